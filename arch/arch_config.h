@@ -1,0 +1,172 @@
+// Architecture configuration in two layers: ArchConfigFile mirrors the JSON file (every field
+// optional, in the file's units), ArchConfig is the validated runtime struct (defaults filled,
+// times converted to cycles, impossible values rejected with the field's path).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/dtype.h"
+#include "arch/isa.h"
+
+namespace npusim {
+
+// ---- Parse layer: exactly what a JSON file may say. ----
+
+struct TensorDTypeFile {
+    std::optional<uint32_t> cyclesPerRow;
+    bool operator==(const TensorDTypeFile&) const = default;
+};
+
+struct TensorUnitFile {
+    std::optional<uint32_t> rows, cols;
+    std::optional<std::string> dataflow;
+    std::optional<std::map<std::string, TensorDTypeFile>> dtypes;
+    bool operator==(const TensorUnitFile&) const = default;
+};
+
+struct VectorUnitFile {
+    std::optional<uint32_t> lanes, pipelineDepth;
+    std::optional<std::map<std::string, uint32_t>> opCycles;
+    bool operator==(const VectorUnitFile&) const = default;
+};
+
+struct MemoryFile {
+    std::optional<uint64_t> sizeKib;
+    std::optional<uint32_t> banks, bankWidthBytes, ports;
+    bool operator==(const MemoryFile&) const = default;
+};
+
+struct DmaFile {
+    std::optional<uint32_t> burstBytes, maxOutstanding;
+    std::optional<bool> transpose;
+    bool operator==(const DmaFile&) const = default;
+};
+
+struct DramFile {
+    std::optional<uint64_t> sizeMib;
+    std::optional<double> bandwidthGbps, latencyNs;
+    bool operator==(const DramFile&) const = default;
+};
+
+struct ControlCoreFile {
+    std::optional<uint32_t> dispatchCycles, validateCycles, fetchBytesPerCycle;
+    bool operator==(const ControlCoreFile&) const = default;
+};
+
+struct HostFile {
+    std::optional<double> mmioLatencyNs, copyGbps, irqLatencyNs;
+    bool operator==(const HostFile&) const = default;
+};
+
+struct ArchConfigFile {
+    std::optional<std::string> name, description;
+    std::optional<double> clockMhz;
+    std::optional<TensorUnitFile> tensor;
+    std::optional<VectorUnitFile> vector;
+    std::optional<MemoryFile> sram, accumulator;
+    std::optional<DmaFile> dma;
+    std::optional<DramFile> dram;
+    std::optional<uint32_t> queueDepth, semaphores;
+    std::optional<ControlCoreFile> controlCore;
+    std::optional<HostFile> host;
+    bool operator==(const ArchConfigFile&) const = default;
+};
+
+/// Parses JSON text (comments allowed); unknown fields and wrong types are errors naming the
+/// field's dotted path. `origin` prefixes messages (a file name or preset name).
+ArchConfigFile parseArchConfigFile(std::string_view jsonText, std::string_view origin);
+/// Writes the parse layer back as JSON (absent fields omitted).
+std::string archConfigFileToJson(const ArchConfigFile& file);
+
+// ---- Validated layer: what the simulator and compiler use. ----
+
+enum class Dataflow : uint8_t { WeightStationary, OutputStationary };
+std::string_view dataflowName(Dataflow dataflow);
+
+struct TensorUnitConfig {
+    uint32_t rows = 0, cols = 0;
+    Dataflow dataflow = Dataflow::WeightStationary;
+    /// Supported operand dtypes and the cycles between consecutive A rows entering the array.
+    std::map<DType, uint32_t> cyclesPerRow;
+
+    bool supports(DType dtype) const { return cyclesPerRow.contains(dtype); }
+    /// MACs per cycle at full streaming rate for this dtype.
+    double peakMacsPerCycle(DType dtype) const;
+};
+
+struct VectorUnitConfig {
+    uint32_t lanes = 0;
+    uint32_t pipelineDepth = 0;
+    /// Cycles per group of `lanes` elements, by isa::VectorOp.
+    std::array<uint32_t, isa::kVectorOpCount> opCycles{};
+};
+
+struct MemoryConfig {
+    uint64_t sizeBytes = 0;
+    uint32_t banks = 0, bankWidthBytes = 0, ports = 0;
+    /// Bytes all banks deliver together per cycle.
+    uint64_t bytesPerCycle() const { return uint64_t{banks} * bankWidthBytes * ports; }
+};
+
+struct DmaConfig {
+    uint32_t burstBytes = 0, maxOutstanding = 0;
+    bool transpose = false;
+};
+
+struct DramConfig {
+    uint64_t sizeBytes = 0;
+    double bandwidthGbps = 0, latencyNs = 0;  ///< as configured
+    double bytesPerCycle = 0;                 ///< derived from bandwidth and clock
+    uint32_t latencyCycles = 0;               ///< derived, rounded up
+};
+
+struct ControlCoreConfig {
+    uint32_t dispatchCycles = 0, validateCycles = 0, fetchBytesPerCycle = 0;
+};
+
+struct HostConfig {
+    double mmioLatencyNs = 0, irqLatencyNs = 0, copyGbps = 0;  ///< as configured
+    uint32_t mmioLatencyCycles = 0, irqLatencyCycles = 0;      ///< derived, rounded up
+    double copyBytesPerCycle = 0;                              ///< derived
+};
+
+struct ArchConfig {
+    std::string name, description;
+    double clockMhz = 0;           ///< as configured
+    double clockHz = 0;            ///< derived
+    uint64_t clockPeriodPs = 0;    ///< derived, rounded to whole picoseconds
+    TensorUnitConfig tensor;
+    VectorUnitConfig vector;
+    MemoryConfig sram, accumulator;
+    DmaConfig dma;
+    DramConfig dram;
+    uint32_t queueDepth = 0, semaphores = 0;
+    ControlCoreConfig controlCore;
+    HostConfig host;
+};
+
+/// Fills defaults, converts units and rejects impossible values (InputError naming the field).
+ArchConfig validateArchConfig(const ArchConfigFile& file);
+/// The validated config back in file form, every field present: `npusim arch show` prints
+/// it, and parsing it again gives the same ArchConfig.
+ArchConfigFile toArchConfigFile(const ArchConfig& config);
+/// Stable hash of the validated config (hex), recorded in artifacts.
+std::string archConfigHash(const ArchConfig& config);
+
+/// Names of the presets built into the binary (arch/presets/*.json).
+std::vector<std::string> archPresetNames();
+/// The JSON text of a built-in preset; nullopt when there is none by that name.
+std::optional<std::string_view> archPresetText(std::string_view name);
+
+/// Loads a preset name or a JSON file path, applies `path.to.field=value` overrides in order,
+/// and validates. Throws InputError naming the preset, file, override or field at fault.
+ArchConfig loadArchConfig(std::string_view presetOrPath, std::span<const std::string> overrides);
+
+}  // namespace npusim

@@ -1,0 +1,256 @@
+// The validated layer of the architecture config: defaults, unit conversion, range checks.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+
+#include "arch/arch_config.h"
+#include "arch/checksum.h"
+#include "arch/error.h"
+
+namespace npusim {
+namespace {
+
+// Defaults for fields a file leaves out: a small edge NPU.
+constexpr double kDefaultClockMhz = 800;
+constexpr uint32_t kDefaultArrayDim = 16;
+constexpr uint32_t kDefaultVectorLanes = 16;
+constexpr uint32_t kDefaultVectorPipelineDepth = 4;
+constexpr uint64_t kDefaultSramKib = 512;
+constexpr uint64_t kDefaultAccumulatorKib = 64;
+constexpr uint32_t kDefaultBanks = 16;
+constexpr uint32_t kDefaultBankWidthBytes = 16;
+constexpr uint32_t kDefaultBurstBytes = 64;
+constexpr uint32_t kDefaultMaxOutstanding = 8;
+constexpr uint64_t kDefaultDramMib = 256;
+constexpr double kDefaultDramGbps = 12.8;
+constexpr double kDefaultDramLatencyNs = 100;
+constexpr uint32_t kDefaultQueueDepth = 16;
+constexpr uint32_t kDefaultSemaphores = 32;
+constexpr uint32_t kDefaultDispatchCycles = 8;
+constexpr uint32_t kDefaultValidateCycles = 2;
+constexpr uint32_t kDefaultFetchBytesPerCycle = 16;
+constexpr double kDefaultMmioLatencyNs = 200;
+constexpr double kDefaultHostCopyGbps = 8;
+constexpr double kDefaultIrqLatencyNs = 1000;
+
+/// The tensor unit's operand types that a config may list.
+constexpr DType kTensorOperandTypes[] = {DType::Int8, DType::UInt8, DType::Fp16, DType::Bf16,
+                                         DType::Fp32};
+
+class Validator {
+public:
+    explicit Validator(std::string origin) : origin_(std::move(origin)) {}
+
+    [[noreturn]] void fail(std::string_view path, const std::string& what) const {
+        throw InputError(origin_ + ": field '" + std::string(path) + "': " + what);
+    }
+
+    template <class T>
+    T inRange(std::string_view path, const std::optional<T>& value, T fallback, T low,
+              T high) const {
+        const T v = value.value_or(fallback);
+        if (v < low || v > high) {
+            fail(path, "must be in [" + number(low) + ", " + number(high) + "], got " + number(v));
+        }
+        return v;
+    }
+
+    uint32_t powerOfTwo(std::string_view path, const std::optional<uint32_t>& value,
+                        uint32_t fallback, uint32_t low, uint32_t high) const {
+        const uint32_t v = inRange(path, value, fallback, low, high);
+        if (!std::has_single_bit(v)) fail(path, "must be a power of two, got " + number(v));
+        return v;
+    }
+
+    MemoryConfig memory(std::string_view name, const std::optional<MemoryFile>& file,
+                        uint64_t defaultKib) const {
+        const MemoryFile m = file.value_or(MemoryFile{});
+        const std::string prefix(name);
+        MemoryConfig config;
+        config.sizeBytes = inRange<uint64_t>(prefix + ".size_kib", m.sizeKib, defaultKib, 1,
+                                             uint64_t{1} << 22) * 1024;
+        config.banks = inRange<uint32_t>(prefix + ".banks", m.banks, kDefaultBanks, 1, 1024);
+        config.bankWidthBytes =
+            powerOfTwo(prefix + ".bank_width_bytes", m.bankWidthBytes, kDefaultBankWidthBytes, 4, 512);
+        config.ports = inRange<uint32_t>(prefix + ".ports", m.ports, 1, 1, 4);
+        if (config.sizeBytes % (uint64_t{config.banks} * config.bankWidthBytes) != 0) {
+            fail(prefix + ".size_kib", "must be a multiple of banks x bank_width_bytes (" +
+                                           number(config.banks * config.bankWidthBytes) + " bytes)");
+        }
+        return config;
+    }
+
+    template <class T>
+    static std::string number(T v) {
+        if constexpr (std::is_floating_point_v<T>) {
+            char buffer[32];
+            std::snprintf(buffer, sizeof buffer, "%g", v);
+            return buffer;
+        } else {
+            return std::to_string(v);
+        }
+    }
+
+private:
+    std::string origin_;
+};
+
+uint32_t nsToCycles(double ns, double clockHz) {
+    return static_cast<uint32_t>(std::ceil(ns * 1e-9 * clockHz - 1e-9));
+}
+
+}  // namespace
+
+std::string_view dataflowName(Dataflow dataflow) {
+    return dataflow == Dataflow::WeightStationary ? "weight_stationary" : "output_stationary";
+}
+
+double TensorUnitConfig::peakMacsPerCycle(DType dtype) const {
+    const auto it = cyclesPerRow.find(dtype);
+    if (it == cyclesPerRow.end()) return 0;
+    return static_cast<double>(rows) * cols / it->second;
+}
+
+ArchConfig validateArchConfig(const ArchConfigFile& file) {
+    const std::string origin = file.name.value_or("arch config");
+    const Validator check(origin);
+    ArchConfig config;
+    config.name = file.name.value_or("custom");
+    config.description = file.description.value_or("");
+
+    config.clockMhz = check.inRange("clock_mhz", file.clockMhz, kDefaultClockMhz, 1.0, 10000.0);
+    config.clockHz = config.clockMhz * 1e6;
+    config.clockPeriodPs = static_cast<uint64_t>(std::llround(1e6 / config.clockMhz));
+
+    const TensorUnitFile tensor = file.tensor.value_or(TensorUnitFile{});
+    config.tensor.rows = check.inRange<uint32_t>("tensor.rows", tensor.rows, kDefaultArrayDim, 1, 1024);
+    config.tensor.cols = check.inRange<uint32_t>("tensor.cols", tensor.cols, kDefaultArrayDim, 1, 1024);
+    const std::string dataflow = tensor.dataflow.value_or("weight_stationary");
+    if (dataflow == "weight_stationary") {
+        config.tensor.dataflow = Dataflow::WeightStationary;
+    } else if (dataflow == "output_stationary") {
+        config.tensor.dataflow = Dataflow::OutputStationary;
+    } else {
+        check.fail("tensor.dataflow",
+                   "must be weight_stationary or output_stationary, got '" + dataflow + "'");
+    }
+    const std::map<std::string, TensorDTypeFile> dtypes = tensor.dtypes.value_or(
+        std::map<std::string, TensorDTypeFile>{{"int8", {1}}, {"uint8", {1}}, {"fp32", {4}}});
+    if (dtypes.empty()) check.fail("tensor.dtypes", "must list at least one dtype");
+    for (const auto& [name, entry] : dtypes) {
+        const std::string path = "tensor.dtypes." + name;
+        const std::optional<DType> dtype = parseDType(name);
+        if (!dtype || std::find(std::begin(kTensorOperandTypes), std::end(kTensorOperandTypes),
+                                *dtype) == std::end(kTensorOperandTypes)) {
+            check.fail(path, "not a tensor operand dtype (int8, uint8, fp16, bf16, fp32)");
+        }
+        config.tensor.cyclesPerRow[*dtype] =
+            check.inRange<uint32_t>(path + ".cycles_per_row", entry.cyclesPerRow, 1, 1, 64);
+    }
+
+    const VectorUnitFile vector = file.vector.value_or(VectorUnitFile{});
+    config.vector.lanes = check.inRange<uint32_t>("vector.lanes", vector.lanes, kDefaultVectorLanes, 1, 4096);
+    config.vector.pipelineDepth = check.inRange<uint32_t>(
+        "vector.pipeline_depth", vector.pipelineDepth, kDefaultVectorPipelineDepth, 1, 64);
+    config.vector.opCycles.fill(1);
+    for (const auto& [name, cycles] : vector.opCycles.value_or(std::map<std::string, uint32_t>{})) {
+        const std::string path = "vector.op_cycles." + name;
+        int op = 0;
+        while (op < isa::kVectorOpCount && isa::vectorOpName(static_cast<isa::VectorOp>(op)) != name) ++op;
+        if (op == isa::kVectorOpCount) check.fail(path, "unknown vector op");
+        config.vector.opCycles[static_cast<size_t>(op)] = check.inRange<uint32_t>(path, cycles, 1, 1, 256);
+    }
+
+    config.sram = check.memory("sram", file.sram, kDefaultSramKib);
+    config.accumulator = check.memory("accumulator", file.accumulator, kDefaultAccumulatorKib);
+
+    const DmaFile dma = file.dma.value_or(DmaFile{});
+    config.dma.burstBytes = check.powerOfTwo("dma.burst_bytes", dma.burstBytes, kDefaultBurstBytes, 4, 4096);
+    config.dma.maxOutstanding =
+        check.inRange<uint32_t>("dma.max_outstanding", dma.maxOutstanding, kDefaultMaxOutstanding, 1, 256);
+    config.dma.transpose = dma.transpose.value_or(true);
+
+    const DramFile dram = file.dram.value_or(DramFile{});
+    config.dram.sizeBytes =
+        check.inRange<uint64_t>("dram.size_mib", dram.sizeMib, kDefaultDramMib, 1, uint64_t{1} << 20) << 20;
+    config.dram.bandwidthGbps =
+        check.inRange("dram.bandwidth_gbps", dram.bandwidthGbps, kDefaultDramGbps, 0.001, 1e5);
+    config.dram.bytesPerCycle = config.dram.bandwidthGbps * 1e9 / config.clockHz;
+    config.dram.latencyNs =
+        check.inRange("dram.latency_ns", dram.latencyNs, kDefaultDramLatencyNs, 0.0, 1e6);
+    config.dram.latencyCycles = nsToCycles(config.dram.latencyNs, config.clockHz);
+
+    config.queueDepth = check.inRange<uint32_t>("queue_depth", file.queueDepth, kDefaultQueueDepth, 1, 4096);
+    config.semaphores = check.inRange<uint32_t>("semaphores", file.semaphores, kDefaultSemaphores, 1, 256);
+
+    const ControlCoreFile core = file.controlCore.value_or(ControlCoreFile{});
+    config.controlCore.dispatchCycles = check.inRange<uint32_t>(
+        "control_core.dispatch_cycles", core.dispatchCycles, kDefaultDispatchCycles, 0, 100000);
+    config.controlCore.validateCycles = check.inRange<uint32_t>(
+        "control_core.validate_cycles", core.validateCycles, kDefaultValidateCycles, 0, 100000);
+    config.controlCore.fetchBytesPerCycle = check.inRange<uint32_t>(
+        "control_core.fetch_bytes_per_cycle", core.fetchBytesPerCycle, kDefaultFetchBytesPerCycle, 1, 4096);
+
+    const HostFile host = file.host.value_or(HostFile{});
+    config.host.mmioLatencyNs =
+        check.inRange("host.mmio_latency_ns", host.mmioLatencyNs, kDefaultMmioLatencyNs, 0.0, 1e6);
+    config.host.mmioLatencyCycles = nsToCycles(config.host.mmioLatencyNs, config.clockHz);
+    config.host.irqLatencyNs =
+        check.inRange("host.irq_latency_ns", host.irqLatencyNs, kDefaultIrqLatencyNs, 0.0, 1e7);
+    config.host.irqLatencyCycles = nsToCycles(config.host.irqLatencyNs, config.clockHz);
+    config.host.copyGbps =
+        check.inRange("host.copy_gbps", host.copyGbps, kDefaultHostCopyGbps, 0.001, 1e5);
+    config.host.copyBytesPerCycle = config.host.copyGbps * 1e9 / config.clockHz;
+    return config;
+}
+
+ArchConfigFile toArchConfigFile(const ArchConfig& config) {
+    ArchConfigFile file;
+    file.name = config.name;
+    file.description = config.description;
+    file.clockMhz = config.clockMhz;
+
+    TensorUnitFile tensor;
+    tensor.rows = config.tensor.rows;
+    tensor.cols = config.tensor.cols;
+    tensor.dataflow = std::string(dataflowName(config.tensor.dataflow));
+    tensor.dtypes.emplace();
+    for (const auto& [dtype, cycles] : config.tensor.cyclesPerRow) {
+        (*tensor.dtypes)[std::string(dtypeName(dtype))] = TensorDTypeFile{cycles};
+    }
+    file.tensor = tensor;
+
+    VectorUnitFile vector;
+    vector.lanes = config.vector.lanes;
+    vector.pipelineDepth = config.vector.pipelineDepth;
+    vector.opCycles.emplace();
+    for (int op = 0; op < isa::kVectorOpCount; ++op) {
+        (*vector.opCycles)[std::string(isa::vectorOpName(static_cast<isa::VectorOp>(op)))] =
+            config.vector.opCycles[static_cast<size_t>(op)];
+    }
+    file.vector = vector;
+
+    auto memory = [](const MemoryConfig& m) {
+        return MemoryFile{m.sizeBytes / 1024, m.banks, m.bankWidthBytes, m.ports};
+    };
+    file.sram = memory(config.sram);
+    file.accumulator = memory(config.accumulator);
+    file.dma = DmaFile{config.dma.burstBytes, config.dma.maxOutstanding, config.dma.transpose};
+    file.dram = DramFile{config.dram.sizeBytes >> 20, config.dram.bandwidthGbps,
+                         config.dram.latencyNs};
+    file.queueDepth = config.queueDepth;
+    file.semaphores = config.semaphores;
+    file.controlCore = ControlCoreFile{config.controlCore.dispatchCycles,
+                                       config.controlCore.validateCycles,
+                                       config.controlCore.fetchBytesPerCycle};
+    file.host = HostFile{config.host.mmioLatencyNs, config.host.copyGbps, config.host.irqLatencyNs};
+    return file;
+}
+
+std::string archConfigHash(const ArchConfig& config) {
+    const std::string canonical = archConfigFileToJson(toArchConfigFile(config));
+    return hexDigest(fnv1a64(std::as_bytes(std::span(canonical))));
+}
+
+}  // namespace npusim

@@ -1,0 +1,190 @@
+// Artifact container: serialisation, parsing and checksum verification.
+#include "arch/artifact.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "arch/atomic_file.h"
+#include "arch/checksum.h"
+#include "arch/error.h"
+
+namespace npusim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr char kMagic[8] = {'N', 'P', 'U', 'A', 'R', 'T', '\r', '\n'};
+constexpr size_t kHeaderBytes = 24;  // magic, u32 version, u32 manifest crc, u64 manifest size
+constexpr size_t kSectionAlignment = 64;
+
+size_t alignUp(size_t value) { return (value + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment; }
+
+template <class T>
+void putLittleEndian(std::vector<std::byte>& out, size_t offset, T value) {
+    for (size_t i = 0; i < sizeof(T); ++i) {
+        out[offset + i] = static_cast<std::byte>((static_cast<uint64_t>(value) >> (8 * i)) & 0xffu);
+    }
+}
+
+template <class T>
+T getLittleEndian(std::span<const std::byte> in, size_t offset) {
+    uint64_t value = 0;
+    for (size_t i = 0; i < sizeof(T); ++i) value |= static_cast<uint64_t>(in[offset + i]) << (8 * i);
+    return static_cast<T>(value);
+}
+
+Json bindingToJson(const TensorBinding& b) {
+    return {{"name", b.name}, {"dtype", dtypeName(b.dtype)}, {"shape", b.shape}, {"dram_offset", b.dramOffset}};
+}
+
+Json opToJson(const OpRecord& op) {
+    return {{"op_id", op.opId}, {"name", op.name},  {"type", op.type},
+            {"dtype", dtypeName(op.dtype)}, {"macs", op.macs}, {"min_dram_bytes", op.minDramBytes}};
+}
+
+DType dtypeFromJson(const Json& j) {
+    const auto dtype = parseDType(j.get<std::string>());
+    if (!dtype) throw std::invalid_argument("unknown dtype '" + j.get<std::string>() + "'");
+    return *dtype;
+}
+
+TensorBinding bindingFromJson(const Json& j) {
+    return {j.at("name").get<std::string>(), dtypeFromJson(j.at("dtype")), j.at("shape").get<Shape>(),
+            j.at("dram_offset").get<uint64_t>()};
+}
+
+OpRecord opFromJson(const Json& j) {
+    return {j.at("op_id").get<uint32_t>(), j.at("name").get<std::string>(),
+            j.at("type").get<std::string>(), dtypeFromJson(j.at("dtype")),
+            j.at("macs").get<uint64_t>(), j.at("min_dram_bytes").get<uint64_t>()};
+}
+
+Json manifestToJson(const ArtifactManifest& m) {
+    Json j;
+    j["format_version"] = m.formatVersion;
+    j["compiler_version"] = m.compilerVersion;
+    j["model"] = {{"name", m.modelName}, {"hash", m.modelHash}};
+    j["arch"] = {{"name", m.archName}, {"hash", m.archHash}, {"config", m.archConfig}};
+    j["inputs"] = Json::array();
+    for (const auto& b : m.inputs) j["inputs"].push_back(bindingToJson(b));
+    j["outputs"] = Json::array();
+    for (const auto& b : m.outputs) j["outputs"].push_back(bindingToJson(b));
+    j["dram_bytes"] = m.dramBytes;
+    j["weights_offset"] = m.weightsOffset;
+    j["ops"] = Json::array();
+    for (const auto& op : m.ops) j["ops"].push_back(opToJson(op));
+    return j;
+}
+
+ArtifactManifest manifestFromJson(const Json& j) {
+    ArtifactManifest m;
+    m.formatVersion = j.at("format_version").get<uint32_t>();
+    m.compilerVersion = j.at("compiler_version").get<std::string>();
+    m.modelName = j.at("model").at("name").get<std::string>();
+    m.modelHash = j.at("model").at("hash").get<std::string>();
+    m.archName = j.at("arch").at("name").get<std::string>();
+    m.archHash = j.at("arch").at("hash").get<std::string>();
+    m.archConfig = j.at("arch").at("config").get<std::string>();
+    for (const auto& b : j.at("inputs")) m.inputs.push_back(bindingFromJson(b));
+    for (const auto& b : j.at("outputs")) m.outputs.push_back(bindingFromJson(b));
+    m.dramBytes = j.at("dram_bytes").get<uint64_t>();
+    m.weightsOffset = j.at("weights_offset").get<uint64_t>();
+    for (const auto& op : j.at("ops")) m.ops.push_back(opFromJson(op));
+    return m;
+}
+
+}  // namespace
+
+std::vector<std::byte> serializeArtifact(const Artifact& artifact) {
+    // Section offsets are relative to the end of the manifest (aligned), so the manifest
+    // can describe them without knowing its own size.
+    Json sections = Json::array();
+    size_t payload = 0;  // end of the last section
+    for (const auto& [name, bytes] : artifact.sections) {
+        const size_t offset = alignUp(payload);
+        sections.push_back({{"name", name}, {"offset", offset}, {"size", bytes.size()},
+                            {"crc32", hexDigest(crc32(bytes))}});
+        payload = offset + bytes.size();
+    }
+    Json manifest = manifestToJson(artifact.manifest);
+    manifest["sections"] = sections;
+    const std::string manifestText = manifest.dump(1);
+
+    const size_t payloadStart = alignUp(kHeaderBytes + manifestText.size());
+    std::vector<std::byte> out(payloadStart + payload, std::byte{0});
+    std::memcpy(out.data(), kMagic, sizeof kMagic);
+    putLittleEndian<uint32_t>(out, 8, kArtifactFormatVersion);
+    putLittleEndian<uint32_t>(out, 12, crc32(std::as_bytes(std::span(manifestText))));
+    putLittleEndian<uint64_t>(out, 16, manifestText.size());
+    std::memcpy(out.data() + kHeaderBytes, manifestText.data(), manifestText.size());
+    for (size_t i = 0; const auto& [name, bytes] : artifact.sections) {
+        const size_t offset = payloadStart + sections[i++]["offset"].get<size_t>();
+        if (!bytes.empty()) std::memcpy(out.data() + offset, bytes.data(), bytes.size());
+    }
+    return out;
+}
+
+Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& origin) {
+    auto fail = [&](const std::string& what) -> InputError {
+        return InputError("artifact '" + origin + "': " + what);
+    };
+    if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+        throw fail("not an npusim artifact (bad magic)");
+    }
+    const auto version = getLittleEndian<uint32_t>(bytes, 8);
+    if (version != kArtifactFormatVersion) {
+        throw fail("format version " + std::to_string(version) + ", this npusim reads version " +
+                   std::to_string(kArtifactFormatVersion));
+    }
+    const auto manifestCrc = getLittleEndian<uint32_t>(bytes, 12);
+    const auto manifestSize = getLittleEndian<uint64_t>(bytes, 16);
+    if (manifestSize > bytes.size() - kHeaderBytes) throw fail("truncated manifest");
+    const auto manifestBytes = bytes.subspan(kHeaderBytes, manifestSize);
+    if (crc32(manifestBytes) != manifestCrc) throw fail("manifest checksum mismatch");
+
+    Artifact artifact;
+    const size_t payloadStart = alignUp(kHeaderBytes + manifestSize);
+    try {
+        const Json manifest = Json::parse(std::string_view(
+            reinterpret_cast<const char*>(manifestBytes.data()), manifestBytes.size()));
+        artifact.manifest = manifestFromJson(manifest);
+        for (const Json& section : manifest.at("sections")) {
+            const std::string name = section.at("name").get<std::string>();
+            const auto offset = section.at("offset").get<uint64_t>();
+            const auto size = section.at("size").get<uint64_t>();
+            if (payloadStart > bytes.size() || offset > bytes.size() - payloadStart ||
+                size > bytes.size() - payloadStart - offset) {
+                throw fail("section '" + name + "' is truncated");
+            }
+            const auto data = bytes.subspan(payloadStart + offset, size);
+            if (hexDigest(crc32(data)) != section.at("crc32").get<std::string>()) {
+                throw fail("section '" + name + "' checksum mismatch");
+            }
+            artifact.sections[name].assign(data.begin(), data.end());
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw fail(std::string("malformed manifest: ") + e.what());
+    } catch (const std::invalid_argument& e) {
+        throw fail(std::string("malformed manifest: ") + e.what());
+    }
+    return artifact;
+}
+
+void writeArtifact(const std::filesystem::path& path, const Artifact& artifact) {
+    writeFileAtomic(path, serializeArtifact(artifact));
+}
+
+Artifact readArtifact(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot read artifact '" + path.string() + "'");
+    std::ostringstream content;
+    content << in.rdbuf();
+    const std::string text = content.str();
+    return parseArtifact(std::as_bytes(std::span(text)), path.string());
+}
+
+}  // namespace npusim

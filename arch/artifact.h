@@ -1,0 +1,73 @@
+// The artifact container: a versioned file holding a manifest (what was compiled, for which
+// architecture, how to bind it) and checksummed sections (command stream, weights image, IR).
+// Layout in docs/ARTIFACT.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "arch/dtype.h"
+#include "arch/tensor.h"
+
+namespace npusim {
+
+inline constexpr uint32_t kArtifactFormatVersion = 1;
+
+/// A model input or output and where it lives inside the context's DRAM window.
+struct TensorBinding {
+    std::string name;
+    DType dtype = DType::Fp32;
+    Shape shape;
+    uint64_t dramOffset = 0;
+    bool operator==(const TensorBinding&) const = default;
+};
+
+/// One graph op as the reports see it.
+struct OpRecord {
+    uint32_t opId = 0;
+    std::string name;  ///< the ONNX node name
+    std::string type;  ///< the ONNX op type
+    DType dtype = DType::Fp32;  ///< the dtype the op computes in
+    uint64_t macs = 0;
+    uint64_t minDramBytes = 0;  ///< compulsory traffic: inputs, weights and outputs once
+    bool operator==(const OpRecord&) const = default;
+};
+
+struct ArtifactManifest {
+    uint32_t formatVersion = kArtifactFormatVersion;
+    std::string compilerVersion;
+    std::string modelName;
+    std::string modelHash;   ///< FNV-1a of the model file
+    std::string archName;
+    std::string archHash;    ///< archConfigHash() of the config compiled for
+    std::string archConfig;  ///< that config as JSON (npusim arch show form)
+    std::vector<TensorBinding> inputs, outputs;
+    uint64_t dramBytes = 0;      ///< size of the DRAM window the job needs
+    uint64_t weightsOffset = 0;  ///< where the "weights" section is placed in the window
+    std::vector<OpRecord> ops;
+    bool operator==(const ArtifactManifest&) const = default;
+};
+
+/// Names of the sections the runtime needs.
+inline constexpr const char* kCommandsSection = "commands";
+inline constexpr const char* kWeightsSection = "weights";
+
+struct Artifact {
+    ArtifactManifest manifest;
+    std::map<std::string, std::vector<std::byte>> sections;
+};
+
+std::vector<std::byte> serializeArtifact(const Artifact& artifact);
+/// Parses and checks magic, version, manifest and every section's checksum; throws InputError
+/// prefixed with `origin`.
+Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& origin);
+
+void writeArtifact(const std::filesystem::path& path, const Artifact& artifact);
+Artifact readArtifact(const std::filesystem::path& path);
+
+}  // namespace npusim

@@ -1,0 +1,38 @@
+// Atomic file writes (temporary file + rename).
+#include "arch/atomic_file.h"
+
+#include <fstream>
+#include <system_error>
+#include <unistd.h>
+
+#include "arch/error.h"
+
+namespace npusim {
+
+void writeFileAtomic(const std::filesystem::path& path, std::span<const std::byte> bytes) {
+    std::filesystem::path temporary = path;
+    temporary += ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (!out) throw RunError("cannot write '" + path.string() + "'");
+        out.write(reinterpret_cast<const char*>(bytes.data()),
+                  static_cast<std::streamsize>(bytes.size()));
+        if (!out) {
+            std::error_code ignored;
+            std::filesystem::remove(temporary, ignored);
+            throw RunError("cannot write '" + path.string() + "'");
+        }
+    }
+    std::error_code error;
+    std::filesystem::rename(temporary, path, error);
+    if (error) {
+        std::filesystem::remove(temporary, error);
+        throw RunError("cannot write '" + path.string() + "': " + error.message());
+    }
+}
+
+void writeFileAtomic(const std::filesystem::path& path, std::string_view text) {
+    writeFileAtomic(path, std::as_bytes(std::span(text.data(), text.size())));
+}
+
+}  // namespace npusim

@@ -1,0 +1,19 @@
+// Checksums and digests used by the artifact container and config hashes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace npusim {
+
+/// CRC-32 (IEEE 802.3 polynomial), as used by zip and PNG.
+uint32_t crc32(std::span<const std::byte> bytes);
+/// 64-bit FNV-1a hash.
+uint64_t fnv1a64(std::span<const std::byte> bytes);
+/// Lower-case hex, zero-padded to the value's width.
+std::string hexDigest(uint64_t value);
+std::string hexDigest(uint32_t value);
+
+}  // namespace npusim

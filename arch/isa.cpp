@@ -1,0 +1,302 @@
+// Encoder, decoder, assembler and disassembler, all driven by the ISA table.
+#include "arch/isa.h"
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+
+#include "arch/error.h"
+#include "arch/isa_table.h"
+
+namespace npusim::isa {
+namespace {
+
+uint64_t widthMask(unsigned width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
+
+uint64_t readBits(const EncodedCommand& bytes, unsigned bit, unsigned width) {
+    uint64_t value = 0;
+    for (unsigned i = 0; i < width; ++i) {
+        const unsigned b = bit + i;
+        const auto byte = static_cast<unsigned>(bytes[b / 8]);
+        value |= static_cast<uint64_t>((byte >> (b % 8)) & 1u) << i;
+    }
+    return value;
+}
+
+void writeBits(EncodedCommand& bytes, unsigned bit, unsigned width, uint64_t value) {
+    for (unsigned i = 0; i < width; ++i) {
+        const unsigned b = bit + i;
+        if ((value >> i) & 1u) bytes[b / 8] |= std::byte{static_cast<unsigned char>(1u << (b % 8))};
+    }
+}
+
+/// Bits of the descriptor that some field of this opcode owns.
+std::array<bool, kCommandBits> ownedBits(const OpcodeInfo& info) {
+    std::array<bool, kCommandBits> owned{};
+    auto own = [&](unsigned bit, unsigned width) {
+        for (unsigned i = 0; i < width; ++i) owned[bit + i] = true;
+    };
+    own(kOpcodeBit, kOpcodeWidth);
+    own(kKindBit, kKindWidth);
+    own(kOpIdBit, kOpIdWidth);
+    own(kTileIdBit, kTileIdWidth);
+    for (const FieldLayout& field : info.fields) own(field.bit, field.width);
+    return owned;
+}
+
+const OpcodeInfo& requireOpcode(Opcode opcode) {
+    const OpcodeInfo* info = findOpcode(opcode);
+    if (!info) {
+        throw InputError("unknown opcode " + std::to_string(static_cast<unsigned>(opcode)));
+    }
+    return *info;
+}
+
+std::string formatValue(const FieldLayout& layout, uint64_t value) {
+    switch (layout.format) {
+        case ValueFormat::Unsigned: return std::to_string(value);
+        case ValueFormat::Signed: {
+            const int64_t signedValue =
+                (layout.width < 64 && (value >> (layout.width - 1)) & 1u)
+                    ? static_cast<int64_t>(value | ~widthMask(layout.width))
+                    : static_cast<int64_t>(value);
+            return std::to_string(signedValue);
+        }
+        case ValueFormat::Hex: {
+            std::ostringstream out;
+            out << "0x" << std::hex << value;
+            return out.str();
+        }
+        case ValueFormat::Enum:
+            if (value < layout.enumNames.size()) return std::string(layout.enumNames[value]);
+            return std::to_string(value);
+    }
+    return std::to_string(value);
+}
+
+uint64_t parseNumber(std::string_view text, std::string_view key) {
+    bool negative = false;
+    if (!text.empty() && text.front() == '-') {
+        negative = true;
+        text.remove_prefix(1);
+    }
+    int base = 10;
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+        base = 16;
+        text.remove_prefix(2);
+    }
+    uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+    if (error != std::errc{} || end != text.data() + text.size() || text.empty()) {
+        throw InputError("bad number '" + std::string(text) + "' for '" + std::string(key) + "'");
+    }
+    return negative ? static_cast<uint64_t>(-static_cast<int64_t>(value)) : value;
+}
+
+uint64_t parseFieldValue(const FieldLayout& layout, std::string_view text) {
+    if (layout.format == ValueFormat::Enum) {
+        const auto it = std::find(layout.enumNames.begin(), layout.enumNames.end(), text);
+        if (it != layout.enumNames.end()) return static_cast<uint64_t>(it - layout.enumNames.begin());
+    }
+    return parseNumber(text, layout.name);
+}
+
+template <class Enum>
+Enum enumFromName(std::span<const std::string_view> names, std::string_view text,
+                  std::string_view what) {
+    const auto it = std::find(names.begin(), names.end(), text);
+    if (it == names.end()) {
+        throw InputError("unknown " + std::string(what) + " '" + std::string(text) + "'");
+    }
+    return static_cast<Enum>(it - names.begin());
+}
+
+}  // namespace
+
+int64_t Command::getSigned(Field field) const {
+    return static_cast<int64_t>(get(field));
+}
+
+Command& Command::setSigned(Field field, int64_t value) {
+    return set(field, static_cast<uint64_t>(value));
+}
+
+EncodedCommand encode(const Command& command) {
+    const OpcodeInfo& info = requireOpcode(command.opcode);
+    EncodedCommand bytes{};
+    writeBits(bytes, kOpcodeBit, kOpcodeWidth, static_cast<uint64_t>(command.opcode));
+    writeBits(bytes, kKindBit, kKindWidth, static_cast<uint64_t>(command.kind));
+    writeBits(bytes, kOpIdBit, kOpIdWidth, command.opId);
+    writeBits(bytes, kTileIdBit, kTileIdWidth, command.tileId);
+    for (size_t f = 0; f < kFieldCount; ++f) {
+        const Field field = static_cast<Field>(f);
+        const uint64_t value = command.get(field);
+        const auto layout = std::find_if(info.fields.begin(), info.fields.end(),
+                                         [&](const FieldLayout& l) { return l.field == field; });
+        if (layout == info.fields.end()) {
+            if (value != 0) {
+                throw InputError(std::string(info.mnemonic) + " has no field #" +
+                                 std::to_string(f) + " but it is set");
+            }
+            continue;
+        }
+        uint64_t stored = value;
+        if (layout->format == ValueFormat::Signed) {
+            const int64_t v = static_cast<int64_t>(value);
+            const int64_t limit = int64_t{1} << (layout->width - 1);
+            if (v < -limit || v >= limit) {
+                throw InputError(std::string(info.mnemonic) + " field '" +
+                                 std::string(layout->name) + "' value " + std::to_string(v) +
+                                 " does not fit in " + std::to_string(layout->width) + " bits");
+            }
+            stored = value & widthMask(layout->width);
+        } else if (value > widthMask(layout->width)) {
+            throw InputError(std::string(info.mnemonic) + " field '" + std::string(layout->name) +
+                             "' value " + std::to_string(value) + " does not fit in " +
+                             std::to_string(layout->width) + " bits");
+        }
+        writeBits(bytes, layout->bit, layout->width, stored);
+    }
+    return bytes;
+}
+
+Command decode(std::span<const std::byte, kCommandBytes> input) {
+    EncodedCommand bytes;
+    std::copy(input.begin(), input.end(), bytes.begin());
+    Command command;
+    command.opcode = static_cast<Opcode>(readBits(bytes, kOpcodeBit, kOpcodeWidth));
+    const OpcodeInfo& info = requireOpcode(command.opcode);
+    const uint64_t kind = readBits(bytes, kKindBit, kKindWidth);
+    if (kind >= kCommandKindCount) throw InputError("unknown command kind " + std::to_string(kind));
+    command.kind = static_cast<CommandKind>(kind);
+    command.opId = static_cast<uint32_t>(readBits(bytes, kOpIdBit, kOpIdWidth));
+    command.tileId = static_cast<uint32_t>(readBits(bytes, kTileIdBit, kTileIdWidth));
+    for (const FieldLayout& layout : info.fields) {
+        uint64_t value = readBits(bytes, layout.bit, layout.width);
+        if (layout.format == ValueFormat::Signed && (value >> (layout.width - 1)) & 1u) {
+            value |= ~widthMask(layout.width);  // sign-extend
+        }
+        command.set(layout.field, value);
+    }
+    const auto owned = ownedBits(info);
+    for (unsigned bit = 0; bit < kCommandBits; ++bit) {
+        if (!owned[bit] && readBits(bytes, bit, 1)) {
+            throw InputError(std::string(info.mnemonic) + " has reserved bit " +
+                             std::to_string(bit) + " set");
+        }
+    }
+    return command;
+}
+
+std::vector<std::byte> encodeStream(std::span<const Command> commands) {
+    std::vector<std::byte> bytes;
+    bytes.reserve(commands.size() * kCommandBytes);
+    for (const Command& command : commands) {
+        const EncodedCommand encoded = encode(command);
+        bytes.insert(bytes.end(), encoded.begin(), encoded.end());
+    }
+    return bytes;
+}
+
+std::vector<Command> decodeStream(std::span<const std::byte> bytes) {
+    if (bytes.size() % kCommandBytes != 0) {
+        throw InputError("command stream of " + std::to_string(bytes.size()) +
+                         " bytes is not a multiple of " + std::to_string(kCommandBytes));
+    }
+    std::vector<Command> commands;
+    commands.reserve(bytes.size() / kCommandBytes);
+    for (size_t offset = 0; offset < bytes.size(); offset += kCommandBytes) {
+        commands.push_back(decode(bytes.subspan(offset).first<kCommandBytes>()));
+    }
+    return commands;
+}
+
+std::string disassemble(const Command& command) {
+    const OpcodeInfo& info = requireOpcode(command.opcode);
+    std::string text(info.mnemonic);
+    text += " kind=" + std::string(commandKindName(command.kind));
+    text += " op=" + std::to_string(command.opId);
+    text += " tile=" + std::to_string(command.tileId);
+    for (const FieldLayout& layout : info.fields) {
+        uint64_t value = command.get(layout.field);
+        if (layout.format == ValueFormat::Signed) value &= widthMask(layout.width);
+        text += ' ';
+        text += layout.name;
+        text += '=';
+        text += formatValue(layout, value);
+    }
+    return text;
+}
+
+Command assemble(std::string_view line) {
+    std::istringstream tokens{std::string(line)};
+    std::string mnemonic;
+    tokens >> mnemonic;
+    const OpcodeInfo* info = findMnemonic(mnemonic);
+    if (!info) throw InputError("unknown mnemonic '" + mnemonic + "'");
+    Command command;
+    command.opcode = info->opcode;
+    command.kind = info->defaultKind;
+    std::string token;
+    while (tokens >> token) {
+        const size_t eq = token.find('=');
+        if (eq == std::string::npos) throw InputError("expected key=value, got '" + token + "'");
+        const std::string key = token.substr(0, eq);
+        const std::string_view value = std::string_view(token).substr(eq + 1);
+        if (key == "kind") {
+            command.kind = enumFromName<CommandKind>(commandKindNames(), value, "kind");
+        } else if (key == "op") {
+            command.opId = static_cast<uint32_t>(parseNumber(value, key));
+        } else if (key == "tile") {
+            command.tileId = static_cast<uint32_t>(parseNumber(value, key));
+        } else {
+            const auto layout = std::find_if(info->fields.begin(), info->fields.end(),
+                                             [&](const FieldLayout& l) { return l.name == key; });
+            if (layout == info->fields.end()) {
+                throw InputError(mnemonic + " has no field '" + key + "'");
+            }
+            uint64_t parsed = parseFieldValue(*layout, value);
+            if (layout->format == ValueFormat::Signed && layout->width < 64 &&
+                (parsed >> (layout->width - 1)) & 1u) {
+                parsed |= ~widthMask(layout->width);
+            }
+            command.set(layout->field, parsed);
+        }
+    }
+    encode(command);  // rejects values that do not fit their fields
+    return command;
+}
+
+Queue queueOf(const Command& command) {
+    switch (command.opcode) {
+        case Opcode::DmaLoad: return Queue::Load;
+        case Opcode::DmaStore: return Queue::Store;
+        case Opcode::Gemm: return Queue::Tensor;
+        case Opcode::Vector: return Queue::Vector;
+        case Opcode::SemSignal:
+        case Opcode::SemWait: return static_cast<Queue>(command.get(Field::Queue));
+        case Opcode::End: return Queue::Load;
+    }
+    return Queue::Load;
+}
+
+std::string_view opcodeName(Opcode opcode) {
+    const OpcodeInfo* info = findOpcode(opcode);
+    return info ? info->mnemonic : "?";
+}
+std::string_view queueName(Queue queue) { return queueNames()[static_cast<size_t>(queue)]; }
+std::string_view commandKindName(CommandKind kind) {
+    return commandKindNames()[static_cast<size_t>(kind)];
+}
+std::string_view memorySpaceName(MemorySpace space) {
+    return memorySpaceNames()[static_cast<size_t>(space)];
+}
+std::string_view vectorOpName(VectorOp op) { return vectorOpNames()[static_cast<size_t>(op)]; }
+
+std::vector<Opcode> allOpcodes() {
+    std::vector<Opcode> opcodes;
+    for (const OpcodeInfo& info : opcodeTable()) opcodes.push_back(info.opcode);
+    return opcodes;
+}
+
+}  // namespace npusim::isa

@@ -1,0 +1,155 @@
+// The NPU command-stream ISA: fixed 64-byte command descriptors, one table (isa_table.cpp)
+// drives the encoder, decoder, assembler and disassembler. Semantics of every opcode are
+// written as loop nests in docs/ISA.md and next to each table entry.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace npusim::isa {
+
+/// Size of one encoded command descriptor.
+inline constexpr size_t kCommandBytes = 64;
+inline constexpr size_t kCommandBits = kCommandBytes * 8;
+
+enum class Opcode : uint8_t {
+    DmaLoad = 1,    ///< DRAM -> on-chip memory, 2D strided, optional transpose
+    DmaStore = 2,   ///< on-chip memory -> DRAM, 2D strided, optional transpose
+    Gemm = 3,       ///< tensor unit: C(acc) (+)= (A - za) x (B - zb)
+    Vector = 4,     ///< vector unit: dst = op(src0, src1)
+    SemSignal = 5,  ///< increment a semaphore once the queue's earlier commands are done
+    SemWait = 6,    ///< block a queue until a semaphore is positive, then decrement it
+    End = 7,        ///< end of the job: completes when every queue has drained
+};
+
+/// The hardware queue a command executes on.
+enum class Queue : uint8_t { Load = 0, Store = 1, Tensor = 2, Vector = 3 };
+inline constexpr int kQueueCount = 4;
+
+/// What a command does for the model, for reports; it never changes execution.
+enum class CommandKind : uint8_t {
+    Compute = 0,
+    Load = 1,
+    Store = 2,
+    Spill = 3,
+    Reformat = 4,
+    Sync = 5,
+};
+inline constexpr int kCommandKindCount = 6;
+
+/// On-chip address spaces addressed by commands.
+enum class MemorySpace : uint8_t { Sram = 0, Accumulator = 1 };
+
+/// Vector unit operations.
+enum class VectorOp : uint8_t { Copy = 0, Add = 1, Sub = 2, Mul = 3, Max = 4, Min = 5, Relu = 6 };
+inline constexpr int kVectorOpCount = 7;
+
+/// How the vector unit reads its second operand for element (r, c).
+enum class Operand1Mode : uint8_t {
+    None = 0,    ///< unary op: no second operand
+    Full = 1,    ///< src1[r * src1_stride + c]
+    Row = 2,     ///< src1[c]: one row broadcast down the rows
+    Column = 3,  ///< src1[r]: one column broadcast across the columns
+    Scalar = 4,  ///< src1[0]
+    Immediate = 5,  ///< the command's imm field
+};
+
+/// Payload fields. Which opcode has which field, and where, is the ISA table.
+enum class Field : uint8_t {
+    DramAddr,      ///< byte offset inside the job's context DRAM window
+    Space,         ///< MemorySpace of the on-chip side
+    Transpose,     ///< 1: the DMA transposes a rows x (row_bytes/elem) block
+    ElemBytes,     ///< element size for a transposing DMA (1, 2, 4)
+    OnchipAddr,    ///< on-chip byte address
+    Rows,
+    RowBytes,
+    DramStride,    ///< bytes between DRAM rows (0 broadcasts one row)
+    OnchipStride,  ///< bytes between on-chip rows
+    AAddr,         ///< GEMM: A tile (SRAM)
+    BAddr,         ///< GEMM: B tile (SRAM)
+    CAddr,         ///< GEMM: C tile (accumulator)
+    M,
+    N,
+    K,
+    DType,
+    Accumulate,
+    AStride,       ///< elements between A rows
+    BStride,       ///< elements between B rows
+    CStride,       ///< elements between C rows
+    AZeroPoint,    ///< signed, subtracted from A elements (integer dtypes)
+    BZeroPoint,    ///< signed, subtracted from B elements (integer dtypes)
+    VectorOp,
+    Operand1Mode,
+    DstSpace,
+    Src0Space,
+    Src1Space,
+    DstAddr,
+    Src0Addr,
+    Src1Addr,
+    Cols,
+    DstStride,     ///< elements between dst rows
+    Src0Stride,    ///< elements between src0 rows
+    Src1Stride,    ///< elements between src1 rows (Full mode)
+    Immediate,     ///< 32 raw bits: fp32 or int32 by dtype
+    Queue,
+    Semaphore,
+};
+inline constexpr int kFieldCount = static_cast<int>(Field::Semaphore) + 1;
+
+/// A decoded command. Payload fields not used by the opcode are zero.
+struct Command {
+    Opcode opcode = Opcode::End;
+    CommandKind kind = CommandKind::Sync;
+    uint32_t opId = 0;
+    uint32_t tileId = 0;
+    std::array<uint64_t, kFieldCount> fields{};
+
+    uint64_t get(Field field) const { return fields[static_cast<size_t>(field)]; }
+    Command& set(Field field, uint64_t value) {
+        fields[static_cast<size_t>(field)] = value;
+        return *this;
+    }
+    /// A signed field (stored as two's complement of its width).
+    int64_t getSigned(Field field) const;
+    Command& setSigned(Field field, int64_t value);
+
+    bool operator==(const Command&) const = default;
+};
+
+using EncodedCommand = std::array<std::byte, kCommandBytes>;
+
+/// Packs a command; throws npusim::InputError naming the field that does not fit.
+EncodedCommand encode(const Command& command);
+/// Unpacks a command; throws npusim::InputError on an unknown opcode or kind, or on set bits
+/// that belong to no field.
+Command decode(std::span<const std::byte, kCommandBytes> bytes);
+
+/// Encodes a whole stream back to back.
+std::vector<std::byte> encodeStream(std::span<const Command> commands);
+/// Decodes a stream whose size must be a multiple of kCommandBytes.
+std::vector<Command> decodeStream(std::span<const std::byte> bytes);
+
+/// One line of assembler text: `gemm op=3 tile=7 kind=compute a=0x0 b=0x400 ...`.
+std::string disassemble(const Command& command);
+/// Inverse of disassemble; throws npusim::InputError with the offending token.
+Command assemble(std::string_view line);
+
+/// The queue that executes a command (SemSignal/SemWait carry it in a field; End has none and
+/// reports Queue::Load, it is handled by the command processor itself).
+Queue queueOf(const Command& command);
+
+std::string_view opcodeName(Opcode opcode);
+std::string_view queueName(Queue queue);
+std::string_view commandKindName(CommandKind kind);
+std::string_view memorySpaceName(MemorySpace space);
+std::string_view vectorOpName(VectorOp op);
+
+/// Every opcode, in encoding order (for tests and tools).
+std::vector<Opcode> allOpcodes();
+
+}  // namespace npusim::isa

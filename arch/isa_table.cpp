@@ -1,0 +1,127 @@
+// The one source of truth for the command encoding. docs/ISA.md describes the same layout.
+#include "arch/isa_table.h"
+
+#include <array>
+
+namespace npusim::isa {
+namespace {
+
+using F = Field;
+using V = ValueFormat;
+
+constexpr std::array<std::string_view, kCommandKindCount> kKindNames = {
+    "compute", "load", "store", "spill", "reformat", "sync"};
+constexpr std::array<std::string_view, kQueueCount> kQueueNames = {"load", "store", "tensor",
+                                                                  "vector"};
+constexpr std::array<std::string_view, 2> kSpaceNames = {"sram", "acc"};
+constexpr std::array<std::string_view, kVectorOpCount> kVectorOpNames = {
+    "copy", "add", "sub", "mul", "max", "min", "relu"};
+constexpr std::array<std::string_view, 8> kDTypeNames = {
+    "int8", "uint8", "int32", "fp32", "fp16", "bf16", "int64", "bool"};
+constexpr std::array<std::string_view, 6> kOperand1ModeNames = {"none",   "full",   "row",
+                                                                "column", "scalar", "imm"};
+
+// DMA_LOAD:  for r < rows: for b < row_bytes:
+//              onchip[space][addr + r*stride + b] = dram[ctx + dram + r*dram_stride + b]
+//   transpose=1 (e = elem bytes, cols = row_bytes/e): for r < rows, c < cols:
+//              onchip[addr + c*stride + r*e .. +e] = dram[ctx + dram + r*dram_stride + c*e .. +e]
+// DMA_STORE: the same two loop nests with source and destination exchanged; with transpose,
+//              dram[ctx + dram + c*dram_stride + r*e] = onchip[addr + r*stride + c*e].
+constexpr std::array<FieldLayout, 9> kDmaFields = {{
+    {F::DramAddr, "dram", 96, 48, V::Hex},
+    {F::Space, "space", 144, 2, V::Enum, kSpaceNames},
+    {F::Transpose, "transpose", 146, 1, V::Unsigned},
+    {F::ElemBytes, "elem", 147, 4, V::Unsigned},
+    {F::OnchipAddr, "addr", 160, 32, V::Hex},
+    {F::Rows, "rows", 192, 16, V::Unsigned},
+    {F::RowBytes, "row_bytes", 224, 32, V::Unsigned},
+    {F::DramStride, "dram_stride", 256, 32, V::Unsigned},
+    {F::OnchipStride, "stride", 288, 32, V::Unsigned},
+}};
+
+// GEMM: for i < m, j < n:
+//         acc = accumulate ? C[i][j] : 0
+//         C[i][j] = acc + sum_{p<k} (A[i][p] - a_zp) * (B[p][j] - b_zp)
+//       A[i][p] at sram[a + (i*a_stride + p)*e], B[p][j] at sram[b + (p*b_stride + j)*e],
+//       C[i][j] at acc[c + (i*c_stride + j)*4]; e = dtype size; C is int32 for integer
+//       dtypes and fp32 otherwise. Requires k <= array rows and n <= array cols.
+constexpr std::array<FieldLayout, 13> kGemmFields = {{
+    {F::AAddr, "a", 96, 32, V::Hex},
+    {F::BAddr, "b", 128, 32, V::Hex},
+    {F::CAddr, "c", 160, 32, V::Hex},
+    {F::M, "m", 192, 16, V::Unsigned},
+    {F::N, "n", 208, 16, V::Unsigned},
+    {F::K, "k", 224, 16, V::Unsigned},
+    {F::DType, "dtype", 240, 4, V::Enum, kDTypeNames},
+    {F::Accumulate, "accumulate", 244, 1, V::Unsigned},
+    {F::AStride, "a_stride", 256, 16, V::Unsigned},
+    {F::BStride, "b_stride", 272, 16, V::Unsigned},
+    {F::CStride, "c_stride", 288, 16, V::Unsigned},
+    {F::AZeroPoint, "a_zp", 304, 16, V::Signed},
+    {F::BZeroPoint, "b_zp", 320, 16, V::Signed},
+}};
+
+// VECTOR: for r < rows, c < cols:
+//           dst[r*dst_stride + c] = op(src0[r*src0_stride + c], operand1(r, c))
+//         operand1 by mode: full src1[r*src1_stride + c], row src1[c], column src1[r],
+//         scalar src1[0], imm the imm field; dtype fp32 or int32 (4-byte elements).
+constexpr std::array<FieldLayout, 15> kVectorFields = {{
+    {F::VectorOp, "func", 96, 8, V::Enum, kVectorOpNames},
+    {F::DType, "dtype", 104, 4, V::Enum, kDTypeNames},
+    {F::Operand1Mode, "mode", 108, 3, V::Enum, kOperand1ModeNames},
+    {F::DstSpace, "dst_space", 112, 2, V::Enum, kSpaceNames},
+    {F::Src0Space, "src0_space", 114, 2, V::Enum, kSpaceNames},
+    {F::Src1Space, "src1_space", 116, 2, V::Enum, kSpaceNames},
+    {F::DstAddr, "dst", 128, 32, V::Hex},
+    {F::Src0Addr, "src0", 160, 32, V::Hex},
+    {F::Src1Addr, "src1", 192, 32, V::Hex},
+    {F::Rows, "rows", 224, 16, V::Unsigned},
+    {F::Cols, "cols", 240, 16, V::Unsigned},
+    {F::DstStride, "dst_stride", 256, 16, V::Unsigned},
+    {F::Src0Stride, "src0_stride", 272, 16, V::Unsigned},
+    {F::Src1Stride, "src1_stride", 288, 16, V::Unsigned},
+    {F::Immediate, "imm", 320, 32, V::Hex},
+}};
+
+// SEM_SIGNAL: on queue q, after its earlier commands: sem[s] += 1
+// SEM_WAIT:   on queue q: wait until sem[s] > 0; sem[s] -= 1
+constexpr std::array<FieldLayout, 2> kSemaphoreFields = {{
+    {F::Queue, "queue", 96, 3, V::Enum, kQueueNames},
+    {F::Semaphore, "sem", 104, 8, V::Unsigned},
+}};
+
+constexpr std::array<OpcodeInfo, 7> kOpcodes = {{
+    {Opcode::DmaLoad, "dma.load", CommandKind::Load, kDmaFields},
+    {Opcode::DmaStore, "dma.store", CommandKind::Store, kDmaFields},
+    {Opcode::Gemm, "gemm", CommandKind::Compute, kGemmFields},
+    {Opcode::Vector, "vec", CommandKind::Compute, kVectorFields},
+    {Opcode::SemSignal, "sem.signal", CommandKind::Sync, kSemaphoreFields},
+    {Opcode::SemWait, "sem.wait", CommandKind::Sync, kSemaphoreFields},
+    // END: the job completes once every queue has drained.
+    {Opcode::End, "end", CommandKind::Sync, {}},
+}};
+
+}  // namespace
+
+std::span<const OpcodeInfo> opcodeTable() { return kOpcodes; }
+
+const OpcodeInfo* findOpcode(Opcode opcode) {
+    for (const OpcodeInfo& info : kOpcodes) {
+        if (info.opcode == opcode) return &info;
+    }
+    return nullptr;
+}
+
+const OpcodeInfo* findMnemonic(std::string_view mnemonic) {
+    for (const OpcodeInfo& info : kOpcodes) {
+        if (info.mnemonic == mnemonic) return &info;
+    }
+    return nullptr;
+}
+
+std::span<const std::string_view> commandKindNames() { return kKindNames; }
+std::span<const std::string_view> queueNames() { return kQueueNames; }
+std::span<const std::string_view> memorySpaceNames() { return kSpaceNames; }
+std::span<const std::string_view> vectorOpNames() { return kVectorOpNames; }
+
+}  // namespace npusim::isa

@@ -1,0 +1,19 @@
+// Trace-event names and the recorder.
+#include "arch/trace_event.h"
+
+#include <array>
+
+namespace npusim::trace {
+
+std::string_view stallReasonName(StallReason reason) {
+    static constexpr std::array<std::string_view, kStallReasonCount> kNames = {
+        "semaphore_wait", "queue_full", "dram_contention", "sram_bank_conflict"};
+    return kNames[static_cast<size_t>(reason)];
+}
+
+uint16_t Recorder::addUnit(std::string name) {
+    units_.push_back(std::move(name));
+    return static_cast<uint16_t>(units_.size() - 1);
+}
+
+}  // namespace npusim::trace

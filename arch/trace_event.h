@@ -1,0 +1,55 @@
+// Trace-event records: what every hardware unit reports about its time, and the one stall
+// taxonomy shared by all units (docs/REPORTS.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arch/isa.h"
+
+namespace npusim::trace {
+
+/// Why a unit waited. Every unit uses these and only these.
+enum class StallReason : uint8_t {
+    SemaphoreWait = 0,     ///< a queue blocked on SEM_WAIT for another queue's signal
+    QueueFull = 1,         ///< the control core could not dispatch: the unit's queue was full
+    DramContention = 2,    ///< a DMA burst waited for DRAM bandwidth used by another master
+    SramBankConflict = 3,  ///< an access waited for an SRAM/accumulator bank held by another unit
+};
+inline constexpr int kStallReasonCount = 4;
+std::string_view stallReasonName(StallReason reason);
+
+enum class EventType : uint8_t { Command, Stall };
+
+/// One interval on one unit's timeline, in cycles since the start of the simulation.
+/// A unit's intervals never overlap: busy (Command) and stalled (Stall) time are disjoint.
+struct Event {
+    EventType type = EventType::Command;
+    uint16_t unit = 0;
+    isa::Opcode opcode = isa::Opcode::End;
+    isa::CommandKind kind = isa::CommandKind::Compute;
+    StallReason reason = StallReason::SemaphoreWait;
+    uint32_t opId = 0, tileId = 0;
+    uint64_t start = 0, end = 0;
+    uint64_t bytes = 0;  ///< bytes moved by the command (DMA) or read/written (units)
+    uint64_t macs = 0;   ///< multiply-accumulates (tensor unit)
+};
+
+/// Collects events from all units of one simulation; bound in by the simulation top.
+class Recorder {
+public:
+    /// Registers a unit's track and returns its index.
+    uint16_t addUnit(std::string name);
+    void record(const Event& event) { events_.push_back(event); }
+
+    const std::vector<std::string>& units() const { return units_; }
+    const std::vector<Event>& events() const { return events_; }
+
+private:
+    std::vector<std::string> units_;
+    std::vector<Event> events_;
+};
+
+}  // namespace npusim::trace

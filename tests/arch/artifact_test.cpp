@@ -1,0 +1,71 @@
+// Artifact container: round trip, and every kind of corruption is caught with a message.
+#include <gtest/gtest.h>
+
+#include "arch/artifact.h"
+#include "arch/error.h"
+
+namespace npusim {
+namespace {
+
+Artifact sampleArtifact() {
+    Artifact artifact;
+    ArtifactManifest& m = artifact.manifest;
+    m.compilerVersion = "test";
+    m.modelName = "matmul";
+    m.modelHash = "0123456789abcdef";
+    m.archName = "edge";
+    m.archHash = "fedcba9876543210";
+    m.archConfig = "{}";
+    m.inputs = {{"a", DType::Fp32, {4, 8}, 0x100}};
+    m.outputs = {{"y", DType::Int32, {4, 2}, 0x400}};
+    m.dramBytes = 0x1000;
+    m.weightsOffset = 0x200;
+    m.ops = {{0, "matmul_0", "MatMul", DType::Fp32, 64, 256}};
+    artifact.sections[kCommandsSection] = std::vector<std::byte>(64 * 3, std::byte{7});
+    artifact.sections[kWeightsSection] = std::vector<std::byte>(33, std::byte{9});
+    return artifact;
+}
+
+std::string errorOf(std::span<const std::byte> bytes) {
+    try {
+        parseArtifact(bytes, "x.npuart");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(Artifact, RoundTrips) {
+    const Artifact artifact = sampleArtifact();
+    const std::vector<std::byte> bytes = serializeArtifact(artifact);
+    const Artifact back = parseArtifact(bytes, "x");
+    EXPECT_EQ(back.manifest, artifact.manifest);
+    EXPECT_EQ(back.sections, artifact.sections);
+}
+
+TEST(Artifact, DetectsCorruptionAndTruncation) {
+    const std::vector<std::byte> good = serializeArtifact(sampleArtifact());
+    std::vector<std::byte> bad = good;
+    bad.back() ^= std::byte{1};  // inside the last section
+    EXPECT_NE(errorOf(bad).find("checksum mismatch"), std::string::npos);
+
+    bad = good;
+    bad[30] ^= std::byte{1};  // inside the manifest
+    EXPECT_NE(errorOf(bad).find("manifest checksum mismatch"), std::string::npos);
+
+    bad.assign(good.begin(), good.begin() + static_cast<long>(good.size() - 40));
+    EXPECT_NE(errorOf(bad).find("truncated"), std::string::npos);
+
+    bad = good;
+    bad[0] = std::byte{'X'};
+    EXPECT_NE(errorOf(bad).find("not an npusim artifact"), std::string::npos);
+
+    bad = good;
+    bad[8] = std::byte{99};
+    EXPECT_NE(errorOf(bad).find("format version 99"), std::string::npos);
+
+    EXPECT_NE(errorOf({}).find("not an npusim artifact"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace npusim
