@@ -56,7 +56,7 @@ struct DramFile {
 };
 
 struct ControlCoreFile {
-    std::optional<uint32_t> dispatchCycles, validateCycles, fetchBytesPerCycle;
+    std::optional<uint32_t> dispatchCycles, validateCycles;
     bool operator==(const ControlCoreFile&) const = default;
 };
 
@@ -87,7 +87,8 @@ std::string archConfigFileToJson(const ArchConfigFile& file);
 
 // ---- Validated layer: what the simulator and compiler use. ----
 
-enum class Dataflow : uint8_t { WeightStationary, OutputStationary };
+/// Systolic dataflow; weights stay in the PEs while activations stream through.
+enum class Dataflow : uint8_t { WeightStationary };
 std::string_view dataflowName(Dataflow dataflow);
 
 struct TensorUnitConfig {
@@ -128,7 +129,7 @@ struct DramConfig {
 };
 
 struct ControlCoreConfig {
-    uint32_t dispatchCycles = 0, validateCycles = 0, fetchBytesPerCycle = 0;
+    uint32_t dispatchCycles = 0, validateCycles = 0;
 };
 
 struct HostConfig {

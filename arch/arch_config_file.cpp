@@ -43,7 +43,6 @@ template <class V> void visitFields(DramFile& s, V& v) {
 template <class V> void visitFields(ControlCoreFile& s, V& v) {
     v("dispatch_cycles", s.dispatchCycles);
     v("validate_cycles", s.validateCycles);
-    v("fetch_bytes_per_cycle", s.fetchBytesPerCycle);
 }
 template <class V> void visitFields(HostFile& s, V& v) {
     v("mmio_latency_ns", s.mmioLatencyNs);

@@ -29,7 +29,6 @@ constexpr uint32_t kDefaultQueueDepth = 16;
 constexpr uint32_t kDefaultSemaphores = 32;
 constexpr uint32_t kDefaultDispatchCycles = 8;
 constexpr uint32_t kDefaultValidateCycles = 2;
-constexpr uint32_t kDefaultFetchBytesPerCycle = 16;
 constexpr double kDefaultMmioLatencyNs = 200;
 constexpr double kDefaultHostCopyGbps = 8;
 constexpr double kDefaultIrqLatencyNs = 1000;
@@ -102,9 +101,7 @@ uint32_t nsToCycles(double ns, double clockHz) {
 
 }  // namespace
 
-std::string_view dataflowName(Dataflow dataflow) {
-    return dataflow == Dataflow::WeightStationary ? "weight_stationary" : "output_stationary";
-}
+std::string_view dataflowName(Dataflow) { return "weight_stationary"; }
 
 double TensorUnitConfig::peakMacsPerCycle(DType dtype) const {
     const auto it = cyclesPerRow.find(dtype);
@@ -127,14 +124,11 @@ ArchConfig validateArchConfig(const ArchConfigFile& file) {
     config.tensor.rows = check.inRange<uint32_t>("tensor.rows", tensor.rows, kDefaultArrayDim, 1, 1024);
     config.tensor.cols = check.inRange<uint32_t>("tensor.cols", tensor.cols, kDefaultArrayDim, 1, 1024);
     const std::string dataflow = tensor.dataflow.value_or("weight_stationary");
-    if (dataflow == "weight_stationary") {
-        config.tensor.dataflow = Dataflow::WeightStationary;
-    } else if (dataflow == "output_stationary") {
-        config.tensor.dataflow = Dataflow::OutputStationary;
-    } else {
-        check.fail("tensor.dataflow",
-                   "must be weight_stationary or output_stationary, got '" + dataflow + "'");
+    if (dataflow != "weight_stationary") {
+        check.fail("tensor.dataflow", "the tensor unit models weight_stationary only, got '" +
+                                          dataflow + "'");
     }
+    config.tensor.dataflow = Dataflow::WeightStationary;
     const std::map<std::string, TensorDTypeFile> dtypes = tensor.dtypes.value_or(
         std::map<std::string, TensorDTypeFile>{{"int8", {1}}, {"uint8", {1}}, {"fp32", {4}}});
     if (dtypes.empty()) check.fail("tensor.dtypes", "must list at least one dtype");
@@ -189,8 +183,6 @@ ArchConfig validateArchConfig(const ArchConfigFile& file) {
         "control_core.dispatch_cycles", core.dispatchCycles, kDefaultDispatchCycles, 0, 100000);
     config.controlCore.validateCycles = check.inRange<uint32_t>(
         "control_core.validate_cycles", core.validateCycles, kDefaultValidateCycles, 0, 100000);
-    config.controlCore.fetchBytesPerCycle = check.inRange<uint32_t>(
-        "control_core.fetch_bytes_per_cycle", core.fetchBytesPerCycle, kDefaultFetchBytesPerCycle, 1, 4096);
 
     const HostFile host = file.host.value_or(HostFile{});
     config.host.mmioLatencyNs =
@@ -241,9 +233,8 @@ ArchConfigFile toArchConfigFile(const ArchConfig& config) {
                          config.dram.latencyNs};
     file.queueDepth = config.queueDepth;
     file.semaphores = config.semaphores;
-    file.controlCore = ControlCoreFile{config.controlCore.dispatchCycles,
-                                       config.controlCore.validateCycles,
-                                       config.controlCore.fetchBytesPerCycle};
+    file.controlCore =
+        ControlCoreFile{config.controlCore.dispatchCycles, config.controlCore.validateCycles};
     file.host = HostFile{config.host.mmioLatencyNs, config.host.copyGbps, config.host.irqLatencyNs};
     return file;
 }

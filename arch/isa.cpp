@@ -267,6 +267,10 @@ Command assemble(std::string_view line) {
     return command;
 }
 
+std::ostream& operator<<(std::ostream& out, const Command& command) {
+    return out << disassemble(command);
+}
+
 Queue queueOf(const Command& command) {
     switch (command.opcode) {
         case Opcode::DmaLoad: return Queue::Load;

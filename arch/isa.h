@@ -6,12 +6,16 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace npusim::isa {
+
+/// op_id of commands that belong to no graph op (job-level work such as END).
+inline constexpr uint32_t kNoOp = UINT32_MAX;
 
 /// Size of one encoded command descriptor.
 inline constexpr size_t kCommandBytes = 64;
@@ -138,6 +142,8 @@ std::vector<Command> decodeStream(std::span<const std::byte> bytes);
 std::string disassemble(const Command& command);
 /// Inverse of disassemble; throws npusim::InputError with the offending token.
 Command assemble(std::string_view line);
+/// Writes disassemble(command).
+std::ostream& operator<<(std::ostream& out, const Command& command);
 
 /// The queue that executes a command (SemSignal/SemWait carry it in a field; End has none and
 /// reports Queue::Load, it is handled by the command processor itself).

@@ -21,12 +21,13 @@ constexpr std::array<std::string_view, 8> kDTypeNames = {
 constexpr std::array<std::string_view, 6> kOperand1ModeNames = {"none",   "full",   "row",
                                                                 "column", "scalar", "imm"};
 
-// DMA_LOAD:  for r < rows: for b < row_bytes:
+// DMA_LOAD:  for r < rows, b < row_bytes:
 //              onchip[space][addr + r*stride + b] = dram[ctx + dram + r*dram_stride + b]
-//   transpose=1 (e = elem bytes, cols = row_bytes/e): for r < rows, c < cols:
-//              onchip[addr + c*stride + r*e .. +e] = dram[ctx + dram + r*dram_stride + c*e .. +e]
-// DMA_STORE: the same two loop nests with source and destination exchanged; with transpose,
-//              dram[ctx + dram + c*dram_stride + r*e] = onchip[addr + r*stride + c*e].
+// DMA_STORE: the same loop nest, copying onchip -> dram.
+// transpose=1 (e = elem bytes, cols = row_bytes/e): the DRAM block is rows x cols and the
+//   on-chip block is its transpose; for r < rows, c < cols, element
+//   dram[ctx + dram + r*dram_stride + c*e] <-> onchip[addr + c*stride + r*e]
+//   (DMA_LOAD copies it to on-chip memory, DMA_STORE back to DRAM).
 constexpr std::array<FieldLayout, 9> kDmaFields = {{
     {F::DramAddr, "dram", 96, 48, V::Hex},
     {F::Space, "space", 144, 2, V::Enum, kSpaceNames},

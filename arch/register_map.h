@@ -65,4 +65,20 @@ enum class ErrorCode : uint32_t {
     CommandFetch = 8,       ///< the command buffer is not inside DRAM
 };
 
+/// snake_case name of an error code, for messages and reports.
+inline const char* errorCodeName(ErrorCode code) {
+    switch (code) {
+        case ErrorCode::None: return "none";
+        case ErrorCode::IllegalOpcode: return "illegal_opcode";
+        case ErrorCode::BadField: return "bad_field";
+        case ErrorCode::DramOutOfWindow: return "dram_out_of_window";
+        case ErrorCode::OnchipOutOfRange: return "onchip_out_of_range";
+        case ErrorCode::UnsupportedDType: return "unsupported_dtype";
+        case ErrorCode::BadSemaphore: return "bad_semaphore";
+        case ErrorCode::MissingEnd: return "missing_end";
+        case ErrorCode::CommandFetch: return "command_fetch";
+    }
+    return "unknown";
+}
+
 }  // namespace npusim::regs

@@ -1,0 +1,100 @@
+// Driver operations: probing, contexts, job submission and completion.
+#include "driver/driver.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "arch/error.h"
+#include "arch/isa.h"
+
+namespace npusim::driver {
+
+Driver::Driver(DeviceBus& bus, uint64_t dramBase, uint64_t dramSize)
+    : bus_(bus), memory_(dramBase, dramSize) {}
+
+void Driver::open() {
+    const uint32_t id = bus_.readRegister(regs::kDeviceId);
+    if (id != regs::kDeviceIdValue) {
+        throw RunError("no NPU found: device id register reads " + std::to_string(id));
+    }
+    bus_.writeRegister(regs::kIrqStatus, ~0u);
+    bus_.writeRegister(regs::kIrqMask, regs::kIrqJobDone | regs::kIrqJobError);
+}
+
+ContextId Driver::createContext(uint64_t windowBytes) {
+    const ContextId id = nextContext_++;
+    contexts_[id] = Context{memory_.allocate(windowBytes), windowBytes};
+    return id;
+}
+
+void Driver::destroyContext(ContextId id) {
+    memory_.release(context(id).base);
+    contexts_.erase(id);
+}
+
+const Driver::Context& Driver::context(ContextId id) const {
+    const auto it = contexts_.find(id);
+    if (it == contexts_.end()) throw std::out_of_range("unknown context " + std::to_string(id));
+    return it->second;
+}
+
+void Driver::write(ContextId id, uint64_t offset, std::span<const std::byte> bytes) {
+    const Context& ctx = context(id);
+    if (offset > ctx.size || bytes.size() > ctx.size - offset) {
+        throw std::out_of_range("write outside context window");
+    }
+    bus_.writeMemory(ctx.base + offset, bytes);
+}
+
+void Driver::read(ContextId id, uint64_t offset, std::span<std::byte> bytes) {
+    const Context& ctx = context(id);
+    if (offset > ctx.size || bytes.size() > ctx.size - offset) {
+        throw std::out_of_range("read outside context window");
+    }
+    bus_.readMemory(ctx.base + offset, bytes);
+}
+
+void Driver::writeWide(uint32_t lo, uint32_t hi, uint64_t value) {
+    bus_.writeRegister(lo, static_cast<uint32_t>(value));
+    bus_.writeRegister(hi, static_cast<uint32_t>(value >> 32));
+}
+
+JobResult Driver::run(ContextId id, std::span<const std::byte> commands, uint64_t timeoutCycles) {
+    const Context& ctx = context(id);
+    // The command buffer lives in driver-owned memory outside every context window.
+    const uint64_t buffer = memory_.allocate(commands.size());
+    struct Release {
+        DeviceMemory& memory;
+        uint64_t address;
+        ~Release() { memory.release(address); }
+    } release{memory_, buffer};
+    bus_.writeMemory(buffer, commands);
+
+    writeWide(regs::kJobAddrLo, regs::kJobAddrHi, buffer);
+    bus_.writeRegister(regs::kJobCommandCount,
+                       static_cast<uint32_t>(commands.size() / isa::kCommandBytes));
+    bus_.writeRegister(regs::kContextId, id);
+    writeWide(regs::kContextBaseLo, regs::kContextBaseHi, ctx.base);
+    writeWide(regs::kContextSizeLo, regs::kContextSizeHi, ctx.size);
+    bus_.writeRegister(regs::kDoorbell, 1);
+    JobResult result;
+    result.startCycle = bus_.nowCycles();
+
+    if (!bus_.waitForInterrupt(timeoutCycles)) {
+        throw RunError("NPU job timed out after " + std::to_string(timeoutCycles) +
+                       " cycles without an interrupt (status " +
+                       std::to_string(bus_.readRegister(regs::kStatus)) + ")");
+    }
+    const uint32_t irq = bus_.readRegister(regs::kIrqStatus);
+    bus_.writeRegister(regs::kIrqStatus, irq);  // acknowledge
+    result.cycles = uint64_t{bus_.readRegister(regs::kJobCyclesLo)} |
+                    (uint64_t{bus_.readRegister(regs::kJobCyclesHi)} << 32);
+    const auto error = static_cast<regs::ErrorCode>(bus_.readRegister(regs::kErrorCode));
+    if ((irq & regs::kIrqJobError) || error != regs::ErrorCode::None) {
+        throw RunError("NPU rejected the job: " + std::string(regs::errorCodeName(error)) +
+                       " at command " + std::to_string(bus_.readRegister(regs::kErrorCommand)));
+    }
+    return result;
+}
+
+}  // namespace npusim::driver

@@ -1,0 +1,57 @@
+// The host driver: owns the NPU's registers and device memory, gives each client a context
+// (a DRAM window the NPU confines its DMAs to), and runs jobs to completion or error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+
+#include "arch/register_map.h"
+#include "driver/device_bus.h"
+#include "driver/device_memory.h"
+
+namespace npusim::driver {
+
+using ContextId = uint32_t;
+
+/// How a job ended, as the NPU reported it.
+struct JobResult {
+    uint64_t startCycle = 0;  ///< the cycle the doorbell reached the NPU
+    uint64_t cycles = 0;      ///< NPU cycles from doorbell to completion
+};
+
+class Driver {
+public:
+    /// `dramBase`/`dramSize`: the physical range of device memory the driver may allocate.
+    Driver(DeviceBus& bus, uint64_t dramBase, uint64_t dramSize);
+
+    /// Checks the device identifies itself and enables its interrupts; throws RunError if not.
+    void open();
+
+    ContextId createContext(uint64_t windowBytes);
+    void destroyContext(ContextId context);
+
+    /// Copies into / out of a context's window; ranges outside it throw std::out_of_range.
+    void write(ContextId context, uint64_t offset, std::span<const std::byte> bytes);
+    void read(ContextId context, uint64_t offset, std::span<std::byte> bytes);
+
+    /// Uploads the encoded command stream, starts the job and waits for its interrupt.
+    /// Throws RunError naming the firmware's error code and command index when the NPU
+    /// rejects the job, or when no interrupt arrives within `timeoutCycles`.
+    JobResult run(ContextId context, std::span<const std::byte> commands, uint64_t timeoutCycles);
+
+private:
+    struct Context {
+        uint64_t base = 0, size = 0;
+    };
+    const Context& context(ContextId id) const;
+    void writeWide(uint32_t lo, uint32_t hi, uint64_t value);
+
+    DeviceBus& bus_;
+    DeviceMemory memory_;
+    std::map<ContextId, Context> contexts_;
+    ContextId nextContext_ = 1;
+};
+
+}  // namespace npusim::driver

@@ -1,0 +1,32 @@
+// The NPU clock: conversions between cycles and SystemC time. Every unit waits in whole
+// cycles, so times stay exact multiples of the period.
+#pragma once
+
+#include <cstdint>
+
+#include <systemc>
+
+namespace npusim::hw {
+
+class Clock {
+public:
+    explicit Clock(uint64_t periodPs) : period_(static_cast<double>(periodPs), sc_core::SC_PS) {}
+
+    sc_core::sc_time period() const { return period_; }
+    sc_core::sc_time cycles(uint64_t count) const { return period_ * static_cast<double>(count); }
+    /// Whole cycles in t, rounding down.
+    uint64_t toCycles(const sc_core::sc_time& t) const {
+        return t.value() / period_.value();
+    }
+    /// Whole cycles in t, rounding up (a partial cycle still occupies the cycle).
+    uint64_t toCyclesCeil(const sc_core::sc_time& t) const {
+        return (t.value() + period_.value() - 1) / period_.value();
+    }
+    /// The current simulation time in cycles.
+    uint64_t now() const { return toCycles(sc_core::sc_time_stamp()); }
+
+private:
+    sc_core::sc_time period_;
+};
+
+}  // namespace npusim::hw

@@ -1,0 +1,42 @@
+// Issuing one tagged, optionally strided, blocking memory access from a unit: the one place
+// where units build TLM payloads and turn error responses into run errors.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+
+#include "hw_model/common/access_extension.h"
+
+namespace npusim::hw {
+
+/// A memory access a unit wants to make.
+struct MemoryRequest {
+    tlm::tlm_command command = tlm::TLM_READ_COMMAND;
+    uint64_t address = 0;
+    std::byte* data = nullptr;  ///< rows * rowBytes bytes, packed
+    uint64_t rows = 1, rowBytes = 0, stride = 0;
+};
+
+/// When the access completed (relative to now) and how long it waited for other initiators.
+struct MemoryResponse {
+    sc_core::sc_time done;
+    uint64_t contentionCycles = 0;
+};
+
+/// The forward interface an initiator socket is bound to.
+template <class InitiatorSocket>
+tlm::tlm_fw_transport_if<>& forwardPath(InitiatorSocket& socket) {
+    return *socket.operator->();
+}
+
+/// Performs the access at `issue` (an offset from the current time) through `target`.
+/// Throws RunError naming `who` and the address when the target answers with an error.
+MemoryResponse accessMemory(tlm::tlm_fw_transport_if<>& target, const MemoryRequest& request,
+                            const AccessTag& tag, const sc_core::sc_time& issue,
+                            const std::string& who);
+
+}  // namespace npusim::hw

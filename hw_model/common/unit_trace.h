@@ -1,0 +1,34 @@
+// A unit's timeline: busy and stall intervals recorded as trace events, when a recorder is
+// bound in. Units never write report files; they only describe their time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "arch/isa.h"
+#include "arch/trace_event.h"
+
+namespace npusim::hw {
+
+class UnitTrace {
+public:
+    /// `recorder` may be null: tracing is then off and recording costs nothing.
+    UnitTrace(trace::Recorder* recorder, std::string name);
+
+    const std::string& name() const { return name_; }
+    /// The unit's index in the recorder (0 when tracing is off), used to tag accesses.
+    uint16_t id() const { return id_; }
+
+    /// [start, end) cycles spent executing `command`.
+    void busy(const isa::Command& command, uint64_t start, uint64_t end, uint64_t bytes = 0,
+              uint64_t macs = 0);
+    /// [start, end) cycles the unit waited, for `command`.
+    void stall(trace::StallReason reason, const isa::Command& command, uint64_t start, uint64_t end);
+
+private:
+    trace::Recorder* recorder_;
+    std::string name_;
+    uint16_t id_ = 0;
+};
+
+}  // namespace npusim::hw

@@ -1,0 +1,73 @@
+// The control core's HAL on top of SystemC: every call advances time as the hardware would.
+#include "hw_model/control/control_core.h"
+
+#include "hw_model/common/memory_access.h"
+
+namespace npusim::hw {
+
+ControlCore::ControlCore(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
+                         NpuRegisters& registers, CommandProcessor& processor,
+                         ContextWindow& window, ControlProgram& program,
+                         trace::Recorder* recorder)
+    : sc_module(name),
+      memSocket("memSocket"),
+      config_(config),
+      clock_(clock),
+      registers_(registers),
+      processor_(processor),
+      window_(window),
+      program_(program),
+      trace_(recorder, this->name()) {
+    SC_HAS_PROCESS(ControlCore);
+    SC_THREAD(run);
+}
+
+void ControlCore::run() { program_.run(*this); }
+
+void ControlCore::waitForDoorbell() { sc_core::wait(registers_.doorbell()); }
+
+bool ControlCore::readMemory(uint64_t address, std::span<std::byte> bytes) {
+    isa::Command fetch;  // job-level work, attributed to no op
+    fetch.opId = isa::kNoOp;
+    AccessTag tag;
+    tag.initiator = trace_.id();
+    tag.opId = isa::kNoOp;
+    tag.kind = isa::CommandKind::Sync;
+    const uint64_t start = clock_.now();
+    try {
+        const MemoryResponse response =
+            accessMemory(forwardPath(memSocket), {tlm::TLM_READ_COMMAND, address, bytes.data(), 1, bytes.size(),
+                                      bytes.size()},
+                         tag, sc_core::SC_ZERO_TIME, trace_.name());
+        sc_core::wait(clock_.cycles(clock_.toCyclesCeil(response.done)));
+    } catch (const std::exception&) {
+        return false;
+    }
+    trace_.busy(fetch, start, clock_.now(), bytes.size());
+    return true;
+}
+
+void ControlCore::spendCycles(uint64_t cycles, const isa::Command& command) {
+    const uint64_t start = clock_.now();
+    sc_core::wait(clock_.cycles(cycles));
+    trace_.busy(command, start, clock_.now());
+}
+
+void ControlCore::dispatch(const isa::Command& command) {
+    const isa::Queue queue = isa::queueOf(command);
+    const uint64_t start = clock_.now();
+    while (processor_.full(queue)) sc_core::wait(processor_.slotFreed(queue));
+    trace_.stall(trace::StallReason::QueueFull, command, start, clock_.now());
+    processor_.push(queue, command);
+}
+
+void ControlCore::waitUntilIdle() {
+    while (!processor_.idle()) sc_core::wait(processor_.activity());
+}
+
+void ControlCore::setContextWindow(uint64_t base, uint64_t size) {
+    window_.base = base;
+    window_.size = size;
+}
+
+}  // namespace npusim::hw

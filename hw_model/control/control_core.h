@@ -1,0 +1,51 @@
+// The control core: runs a ControlProgram (the firmware) in an SC_THREAD and gives it the
+// ControlCoreHal, implemented on the NPU's registers, command processor and memory port.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "hw_model/command/command_processor.h"
+#include "hw_model/common/clock.h"
+#include "hw_model/common/unit_trace.h"
+#include "hw_model/control/context_window.h"
+#include "hw_model/control/control_core_hal.h"
+#include "hw_model/mmio/npu_registers.h"
+
+namespace npusim::hw {
+
+class ControlCore : public sc_core::sc_module, private ControlCoreHal {
+public:
+    /// Physical system addresses (command buffers in DRAM).
+    tlm_utils::simple_initiator_socket<ControlCore> memSocket;
+
+    ControlCore(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
+                NpuRegisters& registers, CommandProcessor& processor, ContextWindow& window,
+                ControlProgram& program, trace::Recorder* recorder);
+
+private:
+    void run();
+
+    void waitForDoorbell() override;
+    uint32_t readRegister(uint32_t offset) override { return registers_.read(offset); }
+    void writeRegister(uint32_t offset, uint32_t value) override { registers_.write(offset, value); }
+    void raiseInterrupt(uint32_t bits) override { registers_.raiseInterrupt(bits); }
+    bool readMemory(uint64_t address, std::span<std::byte> bytes) override;
+    void spendCycles(uint64_t cycles, const isa::Command& command) override;
+    void dispatch(const isa::Command& command) override;
+    void waitUntilIdle() override;
+    void setContextWindow(uint64_t base, uint64_t size) override;
+    uint64_t cycle() override { return clock_.now(); }
+    const ArchConfig& config() const override { return config_; }
+
+    const ArchConfig& config_;
+    const Clock& clock_;
+    NpuRegisters& registers_;
+    CommandProcessor& processor_;
+    ContextWindow& window_;
+    ControlProgram& program_;
+    UnitTrace trace_;
+};
+
+}  // namespace npusim::hw

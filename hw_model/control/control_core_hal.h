@@ -1,0 +1,48 @@
+// The control core's hardware abstraction: what the program running on the core (the
+// firmware) can do. Free of SystemC, so firmware builds and tests without the simulator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "arch/arch_config.h"
+#include "arch/isa.h"
+
+namespace npusim::hw {
+
+class ControlCoreHal {
+public:
+    virtual ~ControlCoreHal() = default;
+
+    /// Blocks until the host rings the doorbell.
+    virtual void waitForDoorbell() = 0;
+    virtual uint32_t readRegister(uint32_t offset) = 0;
+    virtual void writeRegister(uint32_t offset, uint32_t value) = 0;
+    /// Sets IRQ status bits (arch/register_map.h IrqBit) towards the host.
+    virtual void raiseInterrupt(uint32_t bits) = 0;
+    /// Reads system memory (e.g. a command buffer) and blocks for the access time; false when
+    /// the bus answers with an error.
+    virtual bool readMemory(uint64_t address, std::span<std::byte> bytes) = 0;
+    /// Accounts `cycles` of work done by the program on behalf of `command`.
+    virtual void spendCycles(uint64_t cycles, const isa::Command& command) = 0;
+    /// Pushes a command into its unit's queue, blocking while the queue is full.
+    virtual void dispatch(const isa::Command& command) = 0;
+    /// Blocks until every queue has drained and every unit is idle.
+    virtual void waitUntilIdle() = 0;
+    /// Programs the DRAM window that DMA addresses of the job are relative to.
+    virtual void setContextWindow(uint64_t base, uint64_t size) = 0;
+    /// Current cycle.
+    virtual uint64_t cycle() = 0;
+    /// The hardware's parameters, which bound what a command may ask for.
+    virtual const ArchConfig& config() const = 0;
+};
+
+/// A program for the control core; run() never returns while the NPU is powered.
+class ControlProgram {
+public:
+    virtual ~ControlProgram() = default;
+    virtual void run(ControlCoreHal& hal) = 0;
+};
+
+}  // namespace npusim::hw

@@ -1,0 +1,81 @@
+// DRAM storage and bandwidth/latency timing.
+#include "hw_model/dram/dram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "hw_model/common/access_extension.h"
+
+namespace npusim::hw {
+
+Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Clock& clock)
+    : sc_module(name), tSocket("tSocket"), config_(config), clock_(clock) {
+    tSocket.register_b_transport(this, &Dram::b_transport);
+}
+
+sc_core::sc_time Dram::transferTime(uint64_t bytes) const {
+    const double ps = std::ceil(static_cast<double>(bytes) / config_.bytesPerCycle *
+                                static_cast<double>(clock_.period().value()));
+    return sc_core::sc_time(ps, sc_core::SC_PS);
+}
+
+void Dram::copy(uint64_t address, std::byte* data, uint64_t bytes, bool read) {
+    while (bytes > 0) {
+        const uint64_t page = address / kPageBytes;
+        const uint64_t offset = address % kPageBytes;
+        const uint64_t chunk = std::min(bytes, kPageBytes - offset);
+        auto it = pages_.find(page);
+        if (read) {
+            if (it == pages_.end()) {
+                std::memset(data, 0, chunk);  // never written: reads as zero
+            } else {
+                std::memcpy(data, it->second.get() + offset, chunk);
+            }
+        } else {
+            if (it == pages_.end()) {
+                it = pages_.emplace(page, std::make_unique<std::byte[]>(kPageBytes)).first;
+            }
+            std::memcpy(it->second.get() + offset, data, chunk);
+        }
+        address += chunk;
+        data += chunk;
+        bytes -= chunk;
+    }
+}
+
+void Dram::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
+                       sc_core::sc_time& delay) {
+    const Block2d* block = Block2d::of(payload);
+    const uint64_t rows = block ? block->rows : 1;
+    const uint64_t rowBytes = block ? block->rowBytes : payload.get_data_length();
+    const uint64_t stride = block ? block->stride : rowBytes;
+    const uint64_t address = payload.get_address();
+    const uint64_t lastByte = address + (rows - 1) * stride + rowBytes;
+    if (rows == 0 || rowBytes == 0 || lastByte > config_.sizeBytes || lastByte < address) {
+        payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    auto* data = reinterpret_cast<std::byte*>(payload.get_data_ptr());
+    for (uint64_t r = 0; r < rows; ++r) {
+        copy(address + r * stride, data + r * rowBytes, rowBytes, payload.is_read());
+    }
+    const uint64_t bytes = rows * rowBytes;
+    AccessTag* tag = AccessTag::of(payload);
+    if (tag) (payload.is_read() ? bytesRead_ : bytesWritten_) += bytes;
+
+    // Timing: the data phase starts after the access latency, once the bus is free.
+    const int owner = tag ? tag->initiator : -1 - initiatorSocket;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time ready = now + delay + clock_.cycles(config_.latencyCycles);
+    const sc_core::sc_time start = std::max(ready, busFreeAt_);
+    if (tag && busOwner_ != owner && start > ready) {
+        tag->contentionCycles += clock_.toCyclesCeil(start - ready);
+    }
+    busFreeAt_ = start + transferTime(bytes);
+    busOwner_ = owner;
+    delay = busFreeAt_ - now;
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace npusim::hw

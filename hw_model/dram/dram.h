@@ -1,0 +1,47 @@
+// DRAM: sparse storage behind one data bus of configured bandwidth and access latency.
+// Accesses from all masters share the bus in arrival order; time spent waiting for another
+// master's transfer is reported back as contention.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "arch/arch_config.h"
+#include "hw_model/common/clock.h"
+
+namespace npusim::hw {
+
+class Dram : public sc_core::sc_module {
+public:
+    /// Addresses are offsets from the start of DRAM.
+    tlm_utils::multi_passthrough_target_socket<Dram> tSocket;
+
+    Dram(sc_core::sc_module_name name, const DramConfig& config, const Clock& clock);
+
+    /// Bytes moved by the NPU's masters (tagged accesses); host copies are not counted.
+    uint64_t bytesRead() const { return bytesRead_; }
+    uint64_t bytesWritten() const { return bytesWritten_; }
+
+private:
+    static constexpr uint64_t kPageBytes = 64 * 1024;
+
+    void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void copy(uint64_t address, std::byte* data, uint64_t bytes, bool read);
+    /// Transfer time of `bytes` on the data bus, in picoseconds (rounded up).
+    sc_core::sc_time transferTime(uint64_t bytes) const;
+
+    const DramConfig& config_;
+    const Clock& clock_;
+    std::unordered_map<uint64_t, std::unique_ptr<std::byte[]>> pages_;
+    sc_core::sc_time busFreeAt_ = sc_core::SC_ZERO_TIME;
+    int busOwner_ = -1;
+    uint64_t bytesRead_ = 0, bytesWritten_ = 0;
+};
+
+}  // namespace npusim::hw

@@ -1,0 +1,47 @@
+// Banked on-chip memory (SRAM scratchpad or accumulator memory): addresses interleave across
+// banks bank_width bytes at a time; each bank serves `ports` accesses per cycle, and two
+// initiators that need the same bank at the same time are served one after the other.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "arch/arch_config.h"
+#include "hw_model/common/clock.h"
+
+namespace npusim::hw {
+
+class BankedMemory : public sc_core::sc_module {
+public:
+    /// Any number of initiators bind here; accesses may carry AccessTag and Block2d.
+    tlm_utils::multi_passthrough_target_socket<BankedMemory> tSocket;
+
+    BankedMemory(sc_core::sc_module_name name, const MemoryConfig& config, const Clock& clock);
+
+    uint64_t sizeBytes() const { return storage_.size(); }
+    /// Cycles one access occupies its busiest bank (timing model, exposed for tests).
+    uint64_t accessCycles(uint64_t address, uint64_t rows, uint64_t rowBytes, uint64_t stride) const;
+
+private:
+    void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    /// Bank-width chunks the access needs from each bank.
+    std::vector<uint64_t> bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes,
+                                   uint64_t stride) const;
+    uint64_t cyclesFor(const std::vector<uint64_t>& perBank) const;
+    /// Adds the chunks one row touches to the per-bank counts.
+    void countRow(uint64_t address, uint64_t bytes, std::vector<uint64_t>& perBank) const;
+
+    const MemoryConfig& config_;
+    const Clock& clock_;
+    std::vector<std::byte> storage_;
+    std::vector<sc_core::sc_time> bankFreeAt_;
+    std::vector<int> bankOwner_;  ///< initiator of the last access that held each bank
+};
+
+}  // namespace npusim::hw

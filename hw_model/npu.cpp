@@ -1,0 +1,33 @@
+// Construction and binding of the NPU's units.
+#include "hw_model/npu.h"
+
+namespace npusim::hw {
+
+Npu::Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
+         ControlProgram& firmware, trace::Recorder* recorder)
+    : sc_module(name),
+      memoryPort_("memory_port", {AddressRange{0, UINT64_MAX}}),
+      registers_("registers"),
+      processor_("command_processor", config, clock),
+      sram_("sram", config.sram, clock),
+      accumulator_("accumulator", config.accumulator, clock),
+      loadDma_("dma_load", config, clock, processor_, window_, isa::Queue::Load, recorder),
+      storeDma_("dma_store", config, clock, processor_, window_, isa::Queue::Store, recorder),
+      tensor_("tensor", config, clock, processor_, recorder),
+      vector_("vector", config, clock, processor_, recorder),
+      controlCore_("control_core", config, clock, registers_, processor_, window_, firmware,
+                   recorder) {
+    loadDma_.dramSocket.bind(memoryPort_.tSocket);
+    storeDma_.dramSocket.bind(memoryPort_.tSocket);
+    controlCore_.memSocket.bind(memoryPort_.tSocket);
+    loadDma_.sramSocket.bind(sram_.tSocket);
+    storeDma_.sramSocket.bind(sram_.tSocket);
+    tensor_.sramSocket.bind(sram_.tSocket);
+    vector_.sramSocket.bind(sram_.tSocket);
+    loadDma_.accSocket.bind(accumulator_.tSocket);
+    storeDma_.accSocket.bind(accumulator_.tSocket);
+    tensor_.accSocket.bind(accumulator_.tSocket);
+    vector_.accSocket.bind(accumulator_.tSocket);
+}
+
+}  // namespace npusim::hw

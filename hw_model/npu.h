@@ -1,0 +1,50 @@
+// The NPU: control core, command processor, DMA engines, SRAM, accumulator memory, tensor and
+// vector units and the MMIO register file, wired with TLM-2.0 sockets. Outside it are the
+// system bus (MMIO in, memory out) and the interrupt line.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include "arch/arch_config.h"
+#include "arch/trace_event.h"
+#include "hw_model/bus/router.h"
+#include "hw_model/command/command_processor.h"
+#include "hw_model/common/clock.h"
+#include "hw_model/control/context_window.h"
+#include "hw_model/control/control_core.h"
+#include "hw_model/dma/dma_engine.h"
+#include "hw_model/memory/banked_memory.h"
+#include "hw_model/mmio/npu_registers.h"
+#include "hw_model/tensor/tensor_unit.h"
+#include "hw_model/vector/vector_unit.h"
+
+namespace npusim::hw {
+
+class Npu : public sc_core::sc_module {
+public:
+    /// `firmware` runs on the control core; `recorder` may be null (tracing off).
+    Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
+        ControlProgram& firmware, trace::Recorder* recorder);
+
+    /// MMIO registers, addressed by offset from regs::kMmioBase.
+    tlm_utils::simple_target_socket<NpuRegisters>& mmioSocket() { return registers_.tSocket; }
+    /// The NPU's bus master port towards system memory (physical addresses).
+    tlm_utils::multi_passthrough_initiator_socket<Router>& memorySocket() { return memoryPort_.iSocket; }
+    sc_core::sc_out<bool>& irq() { return registers_.irq; }
+
+private:
+    ContextWindow window_;
+    Router memoryPort_;
+    NpuRegisters registers_;
+    CommandProcessor processor_;
+    BankedMemory sram_;
+    BankedMemory accumulator_;
+    DmaEngine loadDma_;
+    DmaEngine storeDma_;
+    TensorUnit tensor_;
+    VectorUnit vector_;
+    ControlCore controlCore_;
+};
+
+}  // namespace npusim::hw

@@ -1,0 +1,98 @@
+// Vector command execution: operand fetch, arithmetic, and lane/pipeline timing.
+#include "hw_model/vector/vector_unit.h"
+
+#include <algorithm>
+
+#include "hw_model/common/memory_access.h"
+#include "hw_model/vector/vector_alu.h"
+
+namespace npusim::hw {
+
+VectorUnit::VectorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
+                       CommandProcessor& processor, trace::Recorder* recorder)
+    : sc_module(name),
+      sramSocket("sramSocket"),
+      accSocket("accSocket"),
+      config_(config),
+      clock_(clock),
+      processor_(processor),
+      trace_(recorder, this->name()) {
+    SC_HAS_PROCESS(VectorUnit);
+    SC_THREAD(run);
+}
+
+void VectorUnit::run() { processor_.serve(isa::Queue::Vector, *this, trace_); }
+
+void VectorUnit::execute(const isa::Command& command) {
+    using isa::Field;
+    VectorBlock block;
+    block.op = static_cast<isa::VectorOp>(command.get(Field::VectorOp));
+    block.dtype = static_cast<DType>(command.get(Field::DType));
+    block.mode = static_cast<isa::Operand1Mode>(command.get(Field::Operand1Mode));
+    block.rows = static_cast<uint32_t>(command.get(Field::Rows));
+    block.cols = static_cast<uint32_t>(command.get(Field::Cols));
+    block.immediate = static_cast<uint32_t>(command.get(Field::Immediate));
+    const uint64_t rowBytes = uint64_t{block.cols} * 4;
+    const uint64_t elements = uint64_t{block.rows} * block.cols;
+    const uint64_t src1Elements = operand1Elements(block.mode, block.rows, block.cols);
+    src0_.resize(elements * 4);
+    src1_.resize(src1Elements * 4);
+    dst_.resize(elements * 4);
+
+    auto socketFor = [&](Field spaceField) -> tlm::tlm_fw_transport_if<>& {
+        const auto space = static_cast<isa::MemorySpace>(command.get(spaceField));
+        return space == isa::MemorySpace::Sram ? forwardPath(sramSocket) : forwardPath(accSocket);
+    };
+    AccessTag tag;
+    tag.initiator = trace_.id();
+    tag.opId = command.opId;
+    tag.tileId = command.tileId;
+    tag.kind = command.kind;
+    const std::string& who = trace_.name();
+    const uint64_t start = clock_.now();
+
+    const MemoryResponse first = accessMemory(
+        socketFor(Field::Src0Space),
+        {tlm::TLM_READ_COMMAND, command.get(Field::Src0Addr), src0_.data(), block.rows, rowBytes,
+         command.get(Field::Src0Stride) * 4},
+        tag, sc_core::SC_ZERO_TIME, who);
+    sc_core::sc_time operandsDone = first.done;
+    uint64_t contention = first.contentionCycles;
+    if (src1Elements > 0) {
+        const bool full = block.mode == isa::Operand1Mode::Full;
+        const MemoryResponse second = accessMemory(
+            socketFor(Field::Src1Space),
+            {tlm::TLM_READ_COMMAND, command.get(Field::Src1Addr), src1_.data(),
+             full ? block.rows : 1, full ? rowBytes : src1Elements * 4,
+             full ? command.get(Field::Src1Stride) * 4 : src1Elements * 4},
+            tag, sc_core::SC_ZERO_TIME, who);
+        operandsDone = std::max(operandsDone, second.done);
+        contention += second.contentionCycles;
+    }
+
+    block.src0 = src0_.data();
+    block.src1 = src1_.data();
+    block.dst = dst_.data();
+    computeVectorBlock(block);
+
+    // Each group of `lanes` elements takes op_cycles; the first result leaves the pipeline
+    // after pipeline_depth cycles, and results stream out to memory as they are produced.
+    const uint64_t groups = (elements + config_.vector.lanes - 1) / config_.vector.lanes;
+    const uint64_t compute =
+        config_.vector.pipelineDepth + groups * config_.vector.opCycles[static_cast<size_t>(block.op)];
+    const MemoryResponse written = accessMemory(
+        socketFor(Field::DstSpace),
+        {tlm::TLM_WRITE_COMMAND, command.get(Field::DstAddr), dst_.data(), block.rows, rowBytes,
+         command.get(Field::DstStride) * 4},
+        tag, clock_.cycles(config_.vector.pipelineDepth), who);
+    contention += written.contentionCycles;
+    const uint64_t total = std::max({compute, clock_.toCyclesCeil(operandsDone) + config_.vector.pipelineDepth,
+                                     clock_.toCyclesCeil(written.done)});
+    sc_core::wait(clock_.cycles(total));
+
+    const uint64_t stall = std::min(contention, total);
+    trace_.stall(trace::StallReason::SramBankConflict, command, start, start + stall);
+    trace_.busy(command, start + stall, start + total, (2 * elements + src1Elements) * 4);
+}
+
+}  // namespace npusim::hw

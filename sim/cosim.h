@@ -1,0 +1,36 @@
+// The co-simulation top: host CPU, system bus, DRAM and the NPU (with its firmware) wired
+// together, running one artifact through runtime -> driver -> firmware -> hardware.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "arch/arch_config.h"
+#include "arch/artifact.h"
+#include "arch/tensor.h"
+#include "arch/trace_event.h"
+#include "driver/driver.h"
+
+namespace npusim::sim {
+
+struct CoSimOptions {
+    bool trace = true;                       ///< record unit timelines
+    uint64_t jobTimeoutCycles = 4'000'000'000;  ///< a job running longer is reported as hung
+};
+
+struct CoSimResult {
+    std::vector<Tensor> outputs;  ///< in manifest order
+    driver::JobResult job;
+    trace::Recorder trace;
+    uint64_t dramBytesRead = 0, dramBytesWritten = 0;  ///< by the NPU during the run
+};
+
+/// Elaborates the system for `config`, loads `artifact`, runs it on `inputs` and returns the
+/// outputs with the job's timing. SystemC allows one elaboration per process: call once.
+/// Throws InputError for inputs that do not match the artifact, RunError when the run fails.
+CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
+                            const std::map<std::string, Tensor>& inputs, const CoSimOptions& options);
+
+}  // namespace npusim::sim
