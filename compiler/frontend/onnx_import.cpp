@@ -1,0 +1,250 @@
+// ONNX frontend: read, name and order the nodes, run ONNX's checker and shape inference, then
+// convert to graph IR, derive every output type with the op table and verify the result.
+#include "compiler/frontend/onnx_import.h"
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <unordered_map>
+
+#include "arch/error.h"
+#include "compiler/frontend/onnx_nodes.h"
+#include "compiler/frontend/onnx_proto_io.h"
+#include "compiler/graph/op_table.h"
+#include "compiler/graph/verifier.h"
+
+namespace npusim::compiler {
+namespace {
+
+using frontend::onnxNodeLabel;
+
+std::string firstLine(const char* text) {
+    const std::string message = text;
+    return message.substr(0, message.find('\n'));
+}
+
+/// The dtype and static shape of a graph input; InputError for anything else.
+std::pair<DType, Shape> staticTensorType(const onnx::TypeProto& type, const std::string& what) {
+    if (!type.has_tensor_type()) throw InputError(what + " is not a tensor");
+    const onnx::TypeProto::Tensor& tensor = type.tensor_type();
+    const DType dtype = frontend::dtypeFromOnnx(tensor.elem_type(), what);
+    if (!tensor.has_shape()) {
+        throw InputError(what + " has no shape; only static shapes are supported");
+    }
+    Shape shape;
+    for (int i = 0; i < tensor.shape().dim_size(); ++i) {
+        const onnx::TensorShapeProto::Dimension& dim = tensor.shape().dim(i);
+        if (dim.has_dim_value()) {
+            shape.push_back(dim.dim_value());
+        } else if (dim.has_dim_param()) {
+            throw InputError(what + " has symbolic dimension '" + dim.dim_param() +
+                             "'; only static shapes are supported");
+        } else {
+            throw InputError(what + " has an unknown dimension " + std::to_string(i) +
+                             "; only static shapes are supported");
+        }
+    }
+    return {dtype, shape};
+}
+
+/// "FLOAT[3,?]" for an ONNX tensor type, as shape inference left it.
+std::string onnxTypeText(const onnx::TypeProto::Tensor& tensor) {
+    std::string text = frontend::onnxTypeName(tensor.elem_type());
+    if (!tensor.has_shape()) return text + "[unknown rank]";
+    text += "[";
+    for (int i = 0; i < tensor.shape().dim_size(); ++i) {
+        const onnx::TensorShapeProto::Dimension& dim = tensor.shape().dim(i);
+        if (i) text += ",";
+        text += dim.has_dim_value()   ? std::to_string(dim.dim_value())
+                : dim.has_dim_param() ? dim.dim_param()
+                                      : "?";
+    }
+    return text + "]";
+}
+
+/// True when what ONNX shape inference knows of a value agrees with npusim's type for it.
+bool agreesWithOnnx(const Value& value, const onnx::TypeProto::Tensor& tensor) {
+    if (tensor.elem_type() != onnx::TensorProto::UNDEFINED &&
+        frontend::findDType(tensor.elem_type()) != value.dtype) {
+        return false;
+    }
+    if (!tensor.has_shape()) return true;
+    if (static_cast<size_t>(tensor.shape().dim_size()) != value.shape.size()) return false;
+    for (int i = 0; i < tensor.shape().dim_size(); ++i) {
+        const onnx::TensorShapeProto::Dimension& dim = tensor.shape().dim(i);
+        if (dim.has_dim_value() && dim.dim_value() != value.shape[i]) return false;
+    }
+    return true;
+}
+
+Attribute convertAttribute(const Node& node, const onnx::AttributeProto& attribute) {
+    switch (attribute.type()) {
+        case onnx::AttributeProto::INT:
+            return attribute.i();
+        case onnx::AttributeProto::FLOAT:
+            return static_cast<double>(attribute.f());
+        case onnx::AttributeProto::STRING:
+            return attribute.s();
+        case onnx::AttributeProto::INTS:
+            return std::vector<int64_t>(attribute.ints().begin(), attribute.ints().end());
+        case onnx::AttributeProto::FLOATS:
+            return std::vector<double>(attribute.floats().begin(), attribute.floats().end());
+        default:
+            opError(node, "attribute '" + attribute.name() + "' has type " +
+                              onnx::AttributeProto::AttributeType_Name(attribute.type()) +
+                              ", which is not supported (supported: INT, FLOAT, STRING, INTS, "
+                              "FLOATS)");
+    }
+}
+
+/// Converts a checked, shape-inferred ONNX graph into graph IR, one ONNX node at a time.
+class GraphConverter {
+  public:
+    explicit GraphConverter(const onnx::GraphProto& proto) : proto_(proto) {
+        for (const auto* infos : {&proto.value_info(), &proto.output()}) {
+            for (const onnx::ValueInfoProto& info : *infos) onnxTypes_[info.name()] = &info.type();
+        }
+    }
+
+    Graph convert(const std::string& model) {
+        graph_.name = proto_.name();
+        if (proto_.sparse_initializer_size() > 0) {
+            throw InputError(model + " has sparse initializers, which are not supported");
+        }
+        for (const onnx::TensorProto& initializer : proto_.initializer()) {
+            addConstant(
+                initializer.name(),
+                frontend::tensorFromProto(initializer, "initializer '" + initializer.name() + "'"));
+        }
+        for (const onnx::ValueInfoProto& input : proto_.input()) {
+            if (ids_.contains(input.name())) continue;  // an initializer: a constant
+            const auto [dtype, shape] =
+                staticTensorType(input.type(), "input '" + input.name() + "'");
+            graph_.inputs.push_back(define(input.name(), dtype, shape));
+        }
+        for (const onnx::NodeProto& node : proto_.node()) {
+            if (node.op_type() == "Constant" && frontend::isDefaultDomain(node.domain())) {
+                addConstantNode(node);
+            } else {
+                addNode(node);
+            }
+        }
+        for (const onnx::ValueInfoProto& output : proto_.output()) {
+            const auto it = ids_.find(output.name());
+            if (it == ids_.end()) {
+                throw InputError(model + ": graph output '" + output.name() +
+                                 "' is not produced by any node");
+            }
+            graph_.outputs.push_back(it->second);
+        }
+        return std::move(graph_);
+    }
+
+  private:
+    /// Adds a value under its ONNX name.
+    ValueId define(const std::string& name, DType dtype, Shape shape,
+                   std::optional<Tensor> constant = std::nullopt, int producer = -1) {
+        const ValueId id =
+            graph_.addValue(Value{name, dtype, std::move(shape), std::move(constant), producer});
+        ids_[name] = id;
+        return id;
+    }
+
+    void addConstant(const std::string& name, Tensor tensor) {
+        const DType dtype = tensor.dtype;
+        Shape shape = tensor.shape;
+        define(name, dtype, std::move(shape), std::move(tensor));
+    }
+
+    void addConstantNode(const onnx::NodeProto& node) {
+        const std::string label = onnxNodeLabel(node);
+        for (const onnx::AttributeProto& attribute : node.attribute()) {
+            if (attribute.name() != "value" || attribute.type() != onnx::AttributeProto::TENSOR) {
+                throw InputError(label + ": only a 'value' tensor attribute is supported, got '" +
+                                 attribute.name() + "'");
+            }
+            addConstant(node.output(0), frontend::tensorFromProto(attribute.t(), label + " value"));
+        }
+    }
+
+    void addNode(const onnx::NodeProto& proto) {
+        const std::optional<OpKind> kind =
+            frontend::isDefaultDomain(proto.domain()) ? findOpKind(proto.op_type()) : std::nullopt;
+        if (!kind) {
+            throw InputError(onnxNodeLabel(proto) +
+                             " is not supported (supported: " + supportedOpList() + ")");
+        }
+        Node node{proto.name(), *kind, {}, {}, {}};
+        for (const onnx::AttributeProto& attribute : proto.attribute()) {
+            node.attributes[attribute.name()] = convertAttribute(node, attribute);
+        }
+        for (const std::string& input : proto.input()) {
+            if (input.empty()) {
+                node.inputs.push_back(kNoValue);
+                continue;
+            }
+            const auto it = ids_.find(input);
+            if (it == ids_.end()) opError(node, "input '" + input + "' is not defined");
+            node.inputs.push_back(it->second);
+        }
+        for (const std::string& output : proto.output()) {
+            if (output.empty() || ids_.contains(output)) {
+                opError(node, "output '" + output + "' must be a new, non-empty name");
+            }
+            // The type function fills in the dtype and shape once the node is complete.
+            const auto producer = static_cast<int>(graph_.nodes.size());
+            node.outputs.push_back(define(output, DType::Fp32, {}, std::nullopt, producer));
+        }
+        graph_.nodes.push_back(std::move(node));
+        const Node& added = graph_.nodes.back();
+        opInfo(added.kind).inferTypes(graph_, added);
+        checkAgainstOnnx(added);
+    }
+
+    /// Cross-checks the op table's output types with ONNX's shape inference.
+    void checkAgainstOnnx(const Node& node) const {
+        for (ValueId id : node.outputs) {
+            const Value& value = graph_.value(id);
+            const auto it = onnxTypes_.find(value.name);
+            if (it == onnxTypes_.end() || !it->second->has_tensor_type()) continue;
+            const onnx::TypeProto::Tensor& tensor = it->second->tensor_type();
+            if (!agreesWithOnnx(value, tensor)) {
+                opError(node, "output '" + value.name + "' is " +
+                                  std::string(dtypeName(value.dtype)) + shapeString(value.shape) +
+                                  " by npusim's rules, but ONNX shape inference gives " +
+                                  onnxTypeText(tensor));
+            }
+        }
+    }
+
+    const onnx::GraphProto& proto_;
+    Graph graph_;
+    std::unordered_map<std::string, ValueId> ids_;
+    std::unordered_map<std::string, const onnx::TypeProto*> onnxTypes_;
+};
+
+}  // namespace
+
+Graph importOnnx(const std::filesystem::path& path) {
+    const std::string model = "model '" + path.string() + "'";
+    onnx::ModelProto proto;
+    frontend::readProtoFile(path, proto, "model", "a valid ONNX file");
+    frontend::nameNodes(*proto.mutable_graph());
+    frontend::sortNodesTopologically(*proto.mutable_graph(), model);
+    try {
+        onnx::checker::check_model(proto);
+    } catch (const std::exception& e) {
+        throw InputError(model + " rejected by the ONNX checker: " + firstLine(e.what()));
+    }
+    try {
+        onnx::shape_inference::InferShapes(proto);
+    } catch (const std::exception& e) {
+        throw InputError(model + " rejected by ONNX shape inference: " + firstLine(e.what()));
+    }
+    Graph graph = GraphConverter(proto.graph()).convert(model);
+    verifyGraph(graph);
+    return graph;
+}
+
+}  // namespace npusim::compiler

@@ -1,0 +1,14 @@
+// Serialized onnx.TensorProto files (ONNX backend test data) into host tensors.
+#include "compiler/frontend/tensor_proto.h"
+
+#include "compiler/frontend/onnx_proto_io.h"
+
+namespace npusim::compiler {
+
+Tensor readTensorProto(const std::filesystem::path& path) {
+    onnx::TensorProto proto;
+    frontend::readProtoFile(path, proto, "tensor file", "a valid onnx.TensorProto");
+    return frontend::tensorFromProto(proto, "tensor file '" + path.string() + "'");
+}
+
+}  // namespace npusim::compiler

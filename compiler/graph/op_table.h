@@ -1,0 +1,37 @@
+// The graph IR's op table: for each OpKind its ONNX name, arity, type/shape function,
+// verifier and reference semantics. Adding an op means adding one entry here.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+
+namespace npusim::compiler {
+
+struct OpInfo {
+    OpKind kind;
+    std::string_view name;  ///< ONNX op type
+    int minInputs, maxInputs, outputs;
+    /// Computes the output dtypes and shapes from the inputs' and writes them into the graph;
+    /// throws InputError (via opError) when the inputs do not fit the op.
+    void (*inferTypes)(Graph& graph, const Node& node);
+    /// Reference semantics on host tensors; absent optional inputs are nullptr.
+    std::vector<Tensor> (*interpret)(const Node& node, std::span<const Tensor* const> inputs);
+};
+
+const OpInfo& opInfo(OpKind kind);
+/// The op kind for an ONNX op type, nullopt when the graph IR does not know it.
+std::optional<OpKind> findOpKind(std::string_view onnxOpType);
+/// Every op type the graph IR knows, for messages ("supported: MatMul, Gemm, ...").
+std::string supportedOpList();
+
+/// A located diagnostic: "op 'gemm_0' (Gemm): <message>".
+std::string opDiagnostic(const Node& node, const std::string& message);
+/// Throws InputError with opDiagnostic(node, message).
+[[noreturn]] void opError(const Node& node, const std::string& message);
+
+}  // namespace npusim::compiler

@@ -1,0 +1,19 @@
+// Textual form of the graph IR (for --emit=graph, artifacts and tests).
+#pragma once
+
+#include <string>
+
+#include "compiler/graph/graph.h"
+
+namespace npusim::compiler {
+
+/// Prints the graph, e.g.
+///   graph @mlp(%x: fp32[1,64]) -> (%y: fp32[1,10]) {
+///     %w0 = constant fp32[64,32]
+///     %h = Gemm(%x, %w0, %b0) {name = "fc1", transB = 1}
+///     return %y
+///   }
+/// Constants print their type only, never their data.
+std::string printGraph(const Graph& graph);
+
+}  // namespace npusim::compiler
