@@ -10,7 +10,7 @@ UnitTrace::UnitTrace(trace::Recorder* recorder, std::string name)
 
 void UnitTrace::busy(const isa::Command& command, uint64_t start, uint64_t end, uint64_t bytes,
                      uint64_t macs) {
-    if (!recorder_ || end <= start) return;
+    if (!recorder_ || end < start) return;
     trace::Event event;
     event.type = trace::EventType::Command;
     event.unit = id_;

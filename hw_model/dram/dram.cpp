@@ -64,17 +64,15 @@ void Dram::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
     AccessTag* tag = AccessTag::of(payload);
     if (tag) (payload.is_read() ? bytesRead_ : bytesWritten_) += bytes;
 
-    // Timing: the data phase starts after the access latency, once the bus is free.
+    // Timing: the data phase starts after the access latency and uses the bus's free time.
     const int owner = tag ? tag->initiator : -1 - initiatorSocket;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time ready = now + delay + clock_.cycles(config_.latencyCycles);
-    const sc_core::sc_time start = std::max(ready, busFreeAt_);
-    if (tag && busOwner_ != owner && start > ready) {
-        tag->contentionCycles += clock_.toCyclesCeil(start - ready);
-    }
-    busFreeAt_ = start + transferTime(bytes);
-    busOwner_ = owner;
-    delay = busFreeAt_ - now;
+    bus_.forgetBefore(now.value());
+    const uint64_t ready = (now + delay + clock_.cycles(config_.latencyCycles)).value();
+    const uint64_t transfer = transferTime(bytes).value();
+    const ResourceTimeline::Grant grant = bus_.use(ready, transfer, owner);
+    if (tag) tag->contentionCycles += clock_.toCyclesCeil(sc_core::sc_time::from_value(grant.waitedForOthers));
+    delay = sc_core::sc_time::from_value(grant.end) - now;
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

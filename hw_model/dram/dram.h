@@ -1,6 +1,6 @@
 // DRAM: sparse storage behind one data bus of configured bandwidth and access latency.
-// Accesses from all masters share the bus in arrival order; time spent waiting for another
-// master's transfer is reported back as contention.
+// Accesses from all masters share the bus; time spent waiting for another master's transfer
+// is reported back as contention.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +14,7 @@
 
 #include "arch/arch_config.h"
 #include "hw_model/common/clock.h"
+#include "hw_model/common/resource_timeline.h"
 
 namespace npusim::hw {
 
@@ -39,8 +40,7 @@ private:
     const DramConfig& config_;
     const Clock& clock_;
     std::unordered_map<uint64_t, std::unique_ptr<std::byte[]>> pages_;
-    sc_core::sc_time busFreeAt_ = sc_core::SC_ZERO_TIME;
-    int busOwner_ = -1;
+    ResourceTimeline bus_;
     uint64_t bytesRead_ = 0, bytesWritten_ = 0;
 };
 

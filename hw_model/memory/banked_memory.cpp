@@ -15,8 +15,7 @@ BankedMemory::BankedMemory(sc_core::sc_module_name name, const MemoryConfig& con
       config_(config),
       clock_(clock),
       storage_(config.sizeBytes, std::byte{0}),
-      bankFreeAt_(config.banks, sc_core::SC_ZERO_TIME),
-      bankOwner_(config.banks, -1) {
+      banks_(config.banks) {
     tSocket.register_b_transport(this, &BankedMemory::b_transport);
 }
 
@@ -75,29 +74,24 @@ void BankedMemory::b_transport(int initiatorSocket, tlm::tlm_generic_payload& pa
         }
     }
 
-    // Timing: the access starts when every bank it needs is free, and holds those banks for
-    // as many cycles as its busiest bank needs.
+    // Timing: each bank serves its chunks, `ports` per cycle, in the cycles it has free from
+    // the issue time on; the access is done when its busiest bank is.
     AccessTag* tag = AccessTag::of(payload);
     const int owner = tag ? tag->initiator : -1 - initiatorSocket;
     const std::vector<uint64_t> perBank = bankLoad(address, rows, rowBytes, stride);
-    const uint64_t cycles = cyclesFor(perBank);
-
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time issue = now + delay;
-    sc_core::sc_time startForOthers = issue, start = issue;
+    const uint64_t issue = (now + delay).value();
+    uint64_t end = issue, waited = 0;
     for (size_t b = 0; b < perBank.size(); ++b) {
         if (perBank[b] == 0) continue;
-        start = std::max(start, bankFreeAt_[b]);
-        if (bankOwner_[b] != owner) startForOthers = std::max(startForOthers, bankFreeAt_[b]);
+        banks_[b].forgetBefore(now.value());
+        const uint64_t cycles = (perBank[b] + config_.ports - 1) / config_.ports;
+        const ResourceTimeline::Grant grant = banks_[b].use(issue, clock_.cycles(cycles).value(), owner);
+        end = std::max(end, grant.end);
+        waited = std::max(waited, grant.waitedForOthers);
     }
-    const sc_core::sc_time end = start + clock_.cycles(cycles);
-    for (size_t b = 0; b < perBank.size(); ++b) {
-        if (perBank[b] == 0) continue;
-        bankFreeAt_[b] = end;
-        bankOwner_[b] = owner;
-    }
-    if (tag) tag->contentionCycles += clock_.toCyclesCeil(startForOthers - issue);
-    delay = end - now;
+    if (tag) tag->contentionCycles += clock_.toCyclesCeil(sc_core::sc_time::from_value(waited));
+    delay = sc_core::sc_time::from_value(end) - now;
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

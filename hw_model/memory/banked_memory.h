@@ -14,6 +14,7 @@
 
 #include "arch/arch_config.h"
 #include "hw_model/common/clock.h"
+#include "hw_model/common/resource_timeline.h"
 
 namespace npusim::hw {
 
@@ -40,8 +41,7 @@ private:
     const MemoryConfig& config_;
     const Clock& clock_;
     std::vector<std::byte> storage_;
-    std::vector<sc_core::sc_time> bankFreeAt_;
-    std::vector<int> bankOwner_;  ///< initiator of the last access that held each bank
+    std::vector<ResourceTimeline> banks_;
 };
 
 }  // namespace npusim::hw

@@ -1,0 +1,35 @@
+// Use of a shared resource (a DRAM data bus, an SRAM bank) over simulated time. A use needs
+// the resource for a number of cycles, not necessarily back to back: it takes the free
+// cycles from its issue time on, as an arbiter that interleaves requesters would give them.
+// Units run ahead of simulated time within a command (temporal decoupling), so requests do
+// not arrive in time order; earlier gaps left between later reservations are still used.
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+namespace npusim::hw {
+
+class ResourceTimeline {
+public:
+    struct Grant {
+        uint64_t end = 0;              ///< when the last needed cycle is done
+        uint64_t waitedForOthers = 0;  ///< time lost to other owners' uses in between
+    };
+
+    /// Takes `duration` of free time from `earliest` on. Times in picoseconds.
+    Grant use(uint64_t earliest, uint64_t duration, int owner);
+    /// Drops uses that end at or before `time`: nothing can be requested before now.
+    void forgetBefore(uint64_t time);
+
+private:
+    struct Use {
+        uint64_t end;
+        int owner;
+    };
+    void insert(uint64_t start, uint64_t end, int owner);
+
+    std::map<uint64_t, Use> uses_;  ///< by start; uses never overlap
+};
+
+}  // namespace npusim::hw
