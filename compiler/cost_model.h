@@ -1,0 +1,35 @@
+// The compiler's analytical cost model: estimated cycles of a tile schedule on an
+// architecture, from the same micro-architectural parameters the simulator uses. Tiling
+// searches candidate schedules with it; `npusim compile --estimate` prints its figures.
+#pragma once
+
+#include <cstdint>
+
+#include "arch/arch_config.h"
+#include "compiler/tile/tile_ir.h"
+
+namespace npusim::compiler {
+
+class CostModel {
+public:
+    explicit CostModel(const ArchConfig& config) : config_(config) {}
+
+    CostEstimate estimateGemm(const GemmProblem& problem, const GemmSchedule& schedule) const;
+    CostEstimate estimateElementwise(const ElementwiseProblem& problem,
+                                     const ElementwiseSchedule& schedule) const;
+
+    /// One array tile: weight load k + stream m*cycles_per_row + fill + drain.
+    double systolicTileCycles(DType dtype, int64_t m, int64_t k) const;
+    /// A DMA of `rows` rows of `rowBytes`: latency plus the slowest of the DRAM transfer, the
+    /// burst issue rate and the outstanding-request window.
+    double dmaCycles(uint64_t rows, uint64_t rowBytes) const;
+    /// One vector command over `elements` elements.
+    double vectorCycles(isa::VectorOp op, int64_t elements) const;
+    /// The control core's cost of fetching, validating and dispatching `commands` commands.
+    double commandOverheadCycles(uint64_t commands) const;
+
+private:
+    const ArchConfig& config_;
+};
+
+}  // namespace npusim::compiler

@@ -1,0 +1,74 @@
+// Memory IR queries and printing.
+#include "compiler/memory/memory_ir.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace npusim::compiler {
+namespace {
+
+const char* roleName(DramRole role) {
+    switch (role) {
+        case DramRole::Weight: return "weight";
+        case DramRole::Input: return "input";
+        case DramRole::Output: return "output";
+        case DramRole::Intermediate: return "intermediate";
+    }
+    return "?";
+}
+
+const char* spaceName(AddressSpace space) {
+    switch (space) {
+        case AddressSpace::Dram: return "dram";
+        case AddressSpace::Sram: return "sram";
+        case AddressSpace::Accumulator: return "acc";
+    }
+    return "?";
+}
+
+}  // namespace
+
+const DramTensor& MemoryPlan::dramTensor(ValueId value) const {
+    for (const DramTensor& tensor : dram) {
+        if (tensor.value == value) return tensor;
+    }
+    throw std::out_of_range("value has no DRAM location");
+}
+
+std::vector<uint32_t> MemoryPlan::overlapping(uint32_t id) const {
+    const OnchipBuffer& self = buffers.at(id);
+    std::vector<uint32_t> result;
+    for (const OnchipBuffer& other : buffers) {
+        if (other.id == id || other.space != self.space) continue;
+        if (other.offset < self.offset + self.bytes && self.offset < other.offset + other.bytes) {
+            result.push_back(other.id);
+        }
+    }
+    return result;
+}
+
+std::string printMemoryPlan(const MemoryPlan& plan, const Graph& graph) {
+    std::ostringstream out;
+    out << "memory.plan dram_window=" << plan.dramBytes << " weights=[" << plan.weightsOffset
+        << ", " << plan.weightsOffset + plan.weights.size() << ") {\n";
+    for (const DramTensor& t : plan.dram) {
+        const Value& v = graph.value(t.value);
+        out << "  dram %" << v.name << " " << roleName(t.role) << " [" << t.offset << ", "
+            << t.offset + t.bytes << ") " << dtypeName(v.dtype) << shapeString(v.shape)
+            << " live ops " << t.firstOp << ".." << t.lastOp << "\n";
+    }
+    for (const auto& [opId, roles] : plan.opBuffers) {
+        out << "  op @" << graph.nodes.at(opId).name << ":";
+        if (roles.aPitch) out << " a_pitch=" << roles.aPitch << " b_pitch=" << roles.bPitch;
+        out << "\n";
+        for (const OnchipBuffer& buffer : plan.buffers) {
+            if (buffer.opId != opId) continue;
+            out << "    " << spaceName(buffer.space) << " " << buffer.name << " [" << buffer.offset
+                << ", " << buffer.offset + buffer.bytes << ")\n";
+        }
+    }
+    out << "}\n";
+    return out.str();
+}
+
+}  // namespace npusim::compiler

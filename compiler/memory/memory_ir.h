@@ -1,0 +1,63 @@
+// Memory IR: where every tensor and on-chip buffer lives. DRAM tensors have offsets inside the
+// job's context window; on-chip buffers have an address space, offset, size and the op whose
+// lifetime they share. Nothing is implicit: a buffer that is not here does not exist.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "arch/tensor.h"
+#include "compiler/graph/graph.h"
+
+namespace npusim::compiler {
+
+enum class AddressSpace : uint8_t { Dram, Sram, Accumulator };
+
+/// What a DRAM tensor is to the job.
+enum class DramRole : uint8_t { Weight, Input, Output, Intermediate };
+
+struct DramTensor {
+    ValueId value = kNoValue;
+    DramRole role = DramRole::Intermediate;
+    uint64_t offset = 0, bytes = 0;
+    /// Ops (by index) between which the tensor is live; weights and inputs are live from the
+    /// job's start, outputs to its end.
+    int firstOp = 0, lastOp = 0;
+};
+
+/// An on-chip buffer slot, owned by one op.
+struct OnchipBuffer {
+    uint32_t id = 0;
+    AddressSpace space = AddressSpace::Sram;
+    uint64_t offset = 0, bytes = 0;
+    uint32_t opId = 0;
+    std::string name;  ///< role and slot, e.g. "a[1]"
+};
+
+/// The buffers an op uses, by role; each role has one or two slots.
+struct OpBuffers {
+    std::vector<uint32_t> a, b, bias, accumulator, data;
+    /// Row pitch in elements of the A and B slots (may exceed the block to avoid bank conflicts).
+    int64_t aPitch = 0, bPitch = 0;
+};
+
+struct MemoryPlan {
+    uint64_t dramBytes = 0;                       ///< size of the context window
+    uint64_t weightsOffset = 0;                   ///< where the weights image goes
+    std::vector<std::byte> weights;               ///< every constant, at its offset - weightsOffset
+    std::vector<DramTensor> dram;
+    std::vector<OnchipBuffer> buffers;            ///< indexed by id
+    std::map<uint32_t, OpBuffers> opBuffers;      ///< by op id
+
+    /// Throws std::out_of_range when the value has no DRAM location.
+    const DramTensor& dramTensor(ValueId value) const;
+    /// Ids of the buffers whose bytes overlap `id`'s (same space), excluding `id`.
+    std::vector<uint32_t> overlapping(uint32_t id) const;
+};
+
+/// Text form (--emit=mem).
+std::string printMemoryPlan(const MemoryPlan& plan, const Graph& graph);
+
+}  // namespace npusim::compiler

@@ -1,0 +1,30 @@
+// Memory planning: lays out DRAM (weights image, inputs, outputs, intermediates) and each op's
+// on-chip buffer slots, bank-aligned, with row pitches padded where a transposing DMA would
+// otherwise hit one bank with every element.
+#pragma once
+
+#include <cstdint>
+
+#include "arch/arch_config.h"
+#include "compiler/memory/memory_ir.h"
+#include "compiler/tile/tile_ir.h"
+
+namespace npusim::compiler {
+
+/// On-chip footprint of one GEMM schedule (bytes per slot; pitches in elements).
+struct GemmFootprint {
+    int64_t aPitch = 0, bPitch = 0;
+    uint64_t aSlot = 0, bSlot = 0, biasSlot = 0, accumulatorSlot = 0;
+    int slots = 1;
+    uint64_t sramBytes = 0, accumulatorBytes = 0;  ///< totals, after bank alignment
+};
+
+GemmFootprint gemmFootprint(const GemmProblem& problem, const GemmSchedule& schedule,
+                            const ArchConfig& config);
+/// Bytes of SRAM an elementwise schedule needs.
+uint64_t elementwiseFootprint(const ElementwiseProblem& problem, const ElementwiseSchedule& schedule,
+                              const ArchConfig& config);
+
+MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const ArchConfig& config);
+
+}  // namespace npusim::compiler

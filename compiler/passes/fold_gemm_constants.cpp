@@ -1,0 +1,63 @@
+// fold-gemm-constants: constant work of a Gemm done at compile time. A transposed constant
+// operand is stored transposed; beta * C of a constant C is stored scaled. Both keep the
+// reference semantics: the folded values are exactly what the op would compute from them.
+#include <cstring>
+
+#include "compiler/passes/graph_pass.h"
+
+namespace npusim::compiler {
+namespace {
+
+ValueId addTransposedConstant(Graph& graph, ValueId id) {
+    const Value& source = graph.value(id);
+    const Tensor& tensor = *source.constant;
+    const int64_t rows = tensor.shape[0], cols = tensor.shape[1];
+    const size_t elem = dtypeSize(tensor.dtype);
+    Tensor transposed = Tensor::zeros(tensor.dtype, {cols, rows});
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+            std::memcpy(transposed.bytes.data() + (c * rows + r) * elem,
+                        tensor.bytes.data() + (r * cols + c) * elem, elem);
+        }
+    }
+    Value value;
+    value.name = source.name + ".T";
+    value.dtype = source.dtype;
+    value.shape = transposed.shape;
+    value.constant = std::move(transposed);
+    return graph.addValue(std::move(value));
+}
+
+ValueId addScaledConstant(Graph& graph, ValueId id, float scale) {
+    const Value& source = graph.value(id);
+    Tensor scaled = *source.constant;
+    for (float& v : scaled.as<float>()) v *= scale;
+    Value value;
+    value.name = source.name + ".scaled";
+    value.dtype = source.dtype;
+    value.shape = source.shape;
+    value.constant = std::move(scaled);
+    return graph.addValue(std::move(value));
+}
+
+}  // namespace
+
+void foldGemmConstants(Graph& graph) {
+    for (Node& node : graph.nodes) {
+        if (node.kind != OpKind::Gemm) continue;
+        for (const auto& [index, attribute] : {std::pair<size_t, const char*>{0, "transA"}, {1, "transB"}}) {
+            if (node.intAttr(attribute, 0) != 0 && graph.value(node.inputs[index]).constant) {
+                node.inputs[index] = addTransposedConstant(graph, node.inputs[index]);
+                node.attributes[attribute] = int64_t{0};
+            }
+        }
+        const auto beta = static_cast<float>(node.floatAttr("beta", 1.0));
+        if (node.inputs.size() > 2 && node.inputs[2] != kNoValue && beta != 1.0f && beta != 0.0f &&
+            graph.value(node.inputs[2]).constant) {
+            node.inputs[2] = addScaledConstant(graph, node.inputs[2], beta);
+            node.attributes["beta"] = 1.0;
+        }
+    }
+}
+
+}  // namespace npusim::compiler

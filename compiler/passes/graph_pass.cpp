@@ -1,0 +1,16 @@
+// The registry of graph passes.
+#include "compiler/passes/graph_pass.h"
+
+#include <array>
+
+namespace npusim::compiler {
+
+std::span<const GraphPass> graphPasses() {
+    static constexpr std::array<GraphPass, 1> kPasses = {{
+        {"fold-gemm-constants",
+         "pre-transpose constant Gemm operands and fold beta into a constant C", foldGemmConstants},
+    }};
+    return kPasses;
+}
+
+}  // namespace npusim::compiler

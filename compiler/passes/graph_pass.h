@@ -1,0 +1,25 @@
+// Graph passes: each is one file with a one-function entry point, registered here with a name
+// and a one-line summary. The pipeline runs them in the order of graphPasses().
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "compiler/graph/graph.h"
+
+namespace npusim::compiler {
+
+struct GraphPass {
+    std::string_view name;
+    std::string_view summary;
+    void (*run)(Graph& graph);
+};
+
+/// The graph pipeline, in order.
+std::span<const GraphPass> graphPasses();
+
+/// Pre-transposes constant Gemm operands (transA/transB) and folds beta into a constant C,
+/// so that weights reach the tensor unit in the layout it reads.
+void foldGemmConstants(Graph& graph);
+
+}  // namespace npusim::compiler

@@ -1,0 +1,111 @@
+// The pipeline and the artifact it produces.
+#include "compiler/pipeline.h"
+
+#include <fstream>
+#include <iterator>
+
+#include "arch/checksum.h"
+#include "compiler/cost_model.h"
+#include "compiler/frontend/onnx_import.h"
+#include "compiler/graph/op_table.h"
+#include "compiler/graph/printer.h"
+#include "compiler/graph/verifier.h"
+#include "compiler/memory/memory_planning.h"
+#include "compiler/passes/graph_pass.h"
+#include "compiler/target/codegen.h"
+#include "compiler/tile/tiling.h"
+
+namespace npusim::compiler {
+namespace {
+
+std::string fileHash(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    return hexDigest(fnv1a64(std::as_bytes(std::span(bytes))));
+}
+
+uint64_t valueBytes(const Value& value) {
+    return static_cast<uint64_t>(elementCount(value.shape)) * dtypeSize(value.dtype);
+}
+
+OpRecord opRecord(const Graph& graph, const Node& node, uint32_t opId, const TileOp& tiles) {
+    OpRecord record;
+    record.opId = opId;
+    record.name = node.name;
+    record.type = std::string(opInfo(node.kind).name);
+    for (ValueId id : node.inputs) {
+        if (id != kNoValue) record.minDramBytes += valueBytes(graph.value(id));
+    }
+    for (ValueId id : node.outputs) record.minDramBytes += valueBytes(graph.value(id));
+    if (const auto* gemm = std::get_if<GemmTiles>(&tiles)) {
+        const GemmProblem& p = gemm->problem;
+        record.dtype = p.operandType;
+        record.macs = static_cast<uint64_t>(p.batch * p.m * p.n * p.k);
+    } else {
+        record.dtype = std::get<ElementwiseTiles>(tiles).problem.dtype;
+    }
+    return record;
+}
+
+TensorBinding binding(const Graph& graph, const MemoryPlan& plan, ValueId id) {
+    const Value& value = graph.value(id);
+    return {value.name, value.dtype, value.shape, plan.dramTensor(id).offset};
+}
+
+std::vector<std::byte> textSection(const std::string& text) {
+    const auto bytes = std::as_bytes(std::span(text));
+    return {bytes.begin(), bytes.end()};
+}
+
+}  // namespace
+
+Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config) {
+    Compilation c;
+    c.source = importOnnx(model);
+    c.graph = c.source;
+    for (const GraphPass& pass : graphPasses()) pass.run(c.graph);
+    verifyGraph(c.graph);
+
+    const CostModel costModel(config);
+    c.tiles = lowerToTiles(c.graph, config, costModel);
+    c.memory = planMemory(c.graph, c.tiles, config);
+    c.commands = generateCommands(c.tiles, c.memory, config);
+
+    ArtifactManifest& m = c.artifact.manifest;
+    m.compilerVersion = NPUSIM_VERSION;
+    m.modelName = model.stem().string();
+    m.modelHash = fileHash(model);
+    m.archName = config.name;
+    m.archHash = archConfigHash(config);
+    m.archConfig = archConfigFileToJson(toArchConfigFile(config));
+    for (ValueId id : c.graph.inputs) m.inputs.push_back(binding(c.graph, c.memory, id));
+    for (ValueId id : c.graph.outputs) m.outputs.push_back(binding(c.graph, c.memory, id));
+    m.dramBytes = c.memory.dramBytes;
+    m.weightsOffset = c.memory.weightsOffset;
+    for (const TileOp& tiles : c.tiles.ops) {
+        const uint32_t opId = tileOpId(tiles);
+        m.ops.push_back(opRecord(c.graph, c.graph.nodes.at(opId), opId, tiles));
+    }
+    c.artifact.sections[kCommandsSection] = isa::encodeStream(c.commands);
+    c.artifact.sections[kWeightsSection] = c.memory.weights;
+    c.artifact.sections["ir.graph"] = textSection(printGraph(c.graph));
+    c.artifact.sections["ir.tile"] = textSection(printTileProgram(c.tiles, c.graph));
+    c.artifact.sections["ir.memory"] = textSection(printMemoryPlan(c.memory, c.graph));
+    return c;
+}
+
+std::string printIr(const Compilation& c, IrLevel level) {
+    switch (level) {
+        case IrLevel::Graph: return printGraph(c.graph);
+        case IrLevel::Tile: return printTileProgram(c.tiles, c.graph);
+        case IrLevel::Memory: return printMemoryPlan(c.memory, c.graph);
+        case IrLevel::Isa: {
+            std::string text;
+            for (const isa::Command& command : c.commands) text += isa::disassemble(command) + "\n";
+            return text;
+        }
+    }
+    return {};
+}
+
+}  // namespace npusim::compiler

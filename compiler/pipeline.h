@@ -1,0 +1,35 @@
+// The compiler pipeline, one readable list: ONNX -> graph IR -> graph passes -> tile IR ->
+// memory IR -> commands -> artifact. Every level's IR is kept, for --emit and for reports.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "arch/arch_config.h"
+#include "arch/artifact.h"
+#include "arch/isa.h"
+#include "compiler/graph/graph.h"
+#include "compiler/memory/memory_ir.h"
+#include "compiler/tile/tile_ir.h"
+
+namespace npusim::compiler {
+
+struct Compilation {
+    Graph source;  ///< as imported: the reference semantics
+    Graph graph;   ///< after the graph passes
+    TileProgram tiles;
+    MemoryPlan memory;
+    std::vector<isa::Command> commands;
+    Artifact artifact;
+};
+
+/// Compiles an ONNX model for an architecture. Throws InputError for a model the frontend or
+/// the NPU cannot take, naming the ONNX node.
+Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config);
+
+/// The IR levels --emit can print.
+enum class IrLevel { Graph, Tile, Memory, Isa };
+std::string printIr(const Compilation& compilation, IrLevel level);
+
+}  // namespace npusim::compiler

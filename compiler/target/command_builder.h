@@ -1,0 +1,49 @@
+// Helpers shared by the per-op code generators: building DMA, GEMM and vector commands, and
+// naming resources for the sync planner. Internal to compiler/target.
+#pragma once
+
+#include <cstdint>
+
+#include "arch/isa.h"
+#include "compiler/graph/graph.h"
+#include "compiler/memory/memory_ir.h"
+#include "compiler/target/sync_planner.h"
+
+namespace npusim::compiler {
+
+/// Sync-planner resource ids: on-chip buffers by id, DRAM tensors after them by value id.
+inline uint32_t bufferResource(uint32_t bufferId) { return bufferId; }
+inline uint32_t dramResource(const MemoryPlan& plan, ValueId value) {
+    return static_cast<uint32_t>(plan.buffers.size()) + value;
+}
+
+/// A 2D DMA between a DRAM tensor region and an on-chip buffer.
+struct DmaSpec {
+    bool load = true;
+    isa::CommandKind kind = isa::CommandKind::Load;
+    uint64_t dramOffset = 0;  ///< inside the context window
+    isa::MemorySpace space = isa::MemorySpace::Sram;
+    uint64_t onchipAddress = 0;
+    uint64_t rows = 1, rowBytes = 0, dramStride = 0, onchipStride = 0;
+    uint64_t transposeElementBytes = 0;  ///< non-zero for a transposing DMA
+};
+
+isa::Command dmaCommand(const DmaSpec& spec, uint32_t opId, uint32_t tileId);
+
+/// A vector command over rows x cols 4-byte elements.
+struct VectorSpec {
+    isa::VectorOp op = isa::VectorOp::Copy;
+    DType dtype = DType::Fp32;
+    isa::Operand1Mode mode = isa::Operand1Mode::None;
+    isa::MemorySpace dstSpace = isa::MemorySpace::Sram, src0Space = isa::MemorySpace::Sram,
+                     src1Space = isa::MemorySpace::Sram;
+    uint64_t dst = 0, src0 = 0, src1 = 0;
+    uint64_t rows = 1, cols = 1, dstStride = 0, src0Stride = 0, src1Stride = 0;
+    uint32_t immediate = 0;
+};
+
+isa::Command vectorCommand(const VectorSpec& spec, uint32_t opId, uint32_t tileId);
+
+isa::MemorySpace isaSpace(AddressSpace space);
+
+}  // namespace npusim::compiler

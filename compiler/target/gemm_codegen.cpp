@@ -1,0 +1,224 @@
+// GEMM code generation: per block, load the A and B blocks that are not resident, run the
+// array tiles on the tensor unit into an accumulator slot, and after the last K block apply
+// alpha and the bias on the vector unit and store the result.
+#include <bit>
+
+#include "compiler/target/command_builder.h"
+#include "compiler/target/op_codegen.h"
+
+namespace npusim::compiler {
+namespace {
+
+class GemmEmitter {
+public:
+    GemmEmitter(const GemmTiles& tiles, const MemoryPlan& plan, const ArchConfig& config, SyncPlanner& out)
+        : p_(tiles.problem),
+          s_(tiles.schedule),
+          plan_(plan),
+          config_(config),
+          out_(out),
+          roles_(plan.opBuffers.at(p_.opId)),
+          elem_(dtypeSize(p_.operandType)),
+          aSlots_(static_cast<int>(roles_.a.size())),
+          bSlots_(static_cast<int>(roles_.b.size())) {}
+
+    void run() {
+        forEachGemmBlock(p_, s_, [&](const GemmBlock& block) {
+            if (block.firstK) accumulatorSlot_ = (accumulatorSlot_ + 1) % roles_.accumulator.size();
+            const uint32_t a = loadA(block);
+            const uint32_t b = loadB(block);
+            computeBlock(block, a, b);
+            if (block.lastK) finishBlock(block);
+            ++tile_;
+        });
+    }
+
+private:
+    const OnchipBuffer& buffer(uint32_t id) const { return plan_.buffers.at(id); }
+    uint64_t dramOffset(ValueId value) const { return plan_.dramTensor(value).offset; }
+
+    void emit(const isa::Command& command, std::initializer_list<Access> accesses) {
+        out_.add(command, std::span<const Access>(accesses.begin(), accesses.size()));
+    }
+
+    uint32_t loadA(const GemmBlock& block) {
+        const SlotCache::Use use = aSlots_.use(gemmKeyA(p_, block));
+        const uint32_t slot = roles_.a[static_cast<size_t>(use.slot)];
+        if (!use.load) return slot;
+        const int64_t base = p_.a.batchOffsets[static_cast<size_t>(block.batch)];
+        DmaSpec dma;
+        dma.onchipAddress = buffer(slot).offset;
+        dma.onchipStride = static_cast<uint64_t>(roles_.aPitch) * elem_;
+        if (p_.a.transposed) {  // A stored K x M
+            dma.dramOffset = dramOffset(p_.a.value) + (base + block.k0 * p_.m + block.m0) * elem_;
+            dma.rows = block.k;
+            dma.rowBytes = block.m * elem_;
+            dma.dramStride = p_.m * elem_;
+            dma.transposeElementBytes = elem_;
+        } else {
+            dma.dramOffset = dramOffset(p_.a.value) + (base + block.m0 * p_.k + block.k0) * elem_;
+            dma.rows = block.m;
+            dma.rowBytes = block.k * elem_;
+            dma.dramStride = p_.k * elem_;
+        }
+        emit(dmaCommand(dma, p_.opId, tile_),
+             {{bufferResource(slot), true}, {dramResource(plan_, p_.a.value), false}});
+        return slot;
+    }
+
+    uint32_t loadB(const GemmBlock& block) {
+        const SlotCache::Use use = bSlots_.use(gemmKeyB(p_, block));
+        const uint32_t slot = roles_.b[static_cast<size_t>(use.slot)];
+        if (!use.load) return slot;
+        const int64_t base = p_.b.batchOffsets[static_cast<size_t>(block.batch)];
+        DmaSpec dma;
+        dma.onchipAddress = buffer(slot).offset;
+        dma.onchipStride = static_cast<uint64_t>(roles_.bPitch) * elem_;
+        if (p_.b.transposed) {  // B stored N x K
+            dma.dramOffset = dramOffset(p_.b.value) + (base + block.n0 * p_.k + block.k0) * elem_;
+            dma.rows = block.n;
+            dma.rowBytes = block.k * elem_;
+            dma.dramStride = p_.k * elem_;
+            dma.transposeElementBytes = elem_;
+        } else {
+            dma.dramOffset = dramOffset(p_.b.value) + (base + block.k0 * p_.n + block.n0) * elem_;
+            dma.rows = block.k;
+            dma.rowBytes = block.n * elem_;
+            dma.dramStride = p_.n * elem_;
+        }
+        emit(dmaCommand(dma, p_.opId, tile_),
+             {{bufferResource(slot), true}, {dramResource(plan_, p_.b.value), false}});
+        return slot;
+    }
+
+    uint32_t accumulator() const { return roles_.accumulator[accumulatorSlot_]; }
+
+    /// Array tiles: k in steps of the array's rows, n in steps of its columns.
+    void computeBlock(const GemmBlock& block, uint32_t a, uint32_t b) {
+        using isa::Field;
+        const int64_t rows = config_.tensor.rows, cols = config_.tensor.cols;
+        for (int64_t kt = 0; kt < block.k; kt += rows) {
+            for (int64_t nt = 0; nt < block.n; nt += cols) {
+                isa::Command gemm;
+                gemm.opcode = isa::Opcode::Gemm;
+                gemm.kind = isa::CommandKind::Compute;
+                gemm.opId = p_.opId;
+                gemm.tileId = tile_;
+                gemm.set(Field::AAddr, buffer(a).offset + kt * elem_)
+                    .set(Field::BAddr, buffer(b).offset + (kt * roles_.bPitch + nt) * elem_)
+                    .set(Field::CAddr, buffer(accumulator()).offset + nt * 4)
+                    .set(Field::M, block.m)
+                    .set(Field::N, std::min(cols, block.n - nt))
+                    .set(Field::K, std::min(rows, block.k - kt))
+                    .set(Field::DType, static_cast<uint64_t>(p_.operandType))
+                    .set(Field::Accumulate, block.firstK && kt == 0 ? 0 : 1)
+                    .set(Field::AStride, roles_.aPitch)
+                    .set(Field::BStride, roles_.bPitch)
+                    .set(Field::CStride, s_.nBlock)
+                    .setSigned(Field::AZeroPoint, p_.aZeroPoint)
+                    .setSigned(Field::BZeroPoint, p_.bZeroPoint);
+                emit(gemm, {{bufferResource(a), false}, {bufferResource(b), false},
+                            {bufferResource(accumulator()), true}});
+            }
+        }
+    }
+
+    VectorSpec onAccumulator(const GemmBlock& block) const {
+        VectorSpec v;
+        v.dtype = p_.accumulatorType;
+        v.dstSpace = v.src0Space = isa::MemorySpace::Accumulator;
+        v.dst = v.src0 = buffer(accumulator()).offset;
+        v.rows = block.m;
+        v.cols = block.n;
+        v.dstStride = v.src0Stride = s_.nBlock;
+        return v;
+    }
+
+    void finishBlock(const GemmBlock& block) {
+        const uint32_t acc = accumulator();
+        if (p_.alpha != 1.0f) {
+            VectorSpec scale = onAccumulator(block);
+            scale.op = isa::VectorOp::Mul;
+            scale.mode = isa::Operand1Mode::Immediate;
+            scale.immediate = std::bit_cast<uint32_t>(p_.alpha);
+            emit(vectorCommand(scale, p_.opId, tile_), {{bufferResource(acc), true}});
+        }
+        if (p_.bias != kNoValue) addBias(block);
+        DmaSpec store;
+        store.load = false;
+        store.kind = isa::CommandKind::Store;
+        store.dramOffset = dramOffset(p_.output) +
+                           static_cast<uint64_t>((block.batch * p_.m + block.m0) * p_.n + block.n0) * 4;
+        store.space = isa::MemorySpace::Accumulator;
+        store.onchipAddress = buffer(acc).offset;
+        store.rows = block.m;
+        store.rowBytes = block.n * 4;
+        store.dramStride = p_.n * 4;
+        store.onchipStride = s_.nBlock * 4;
+        emit(dmaCommand(store, p_.opId, tile_),
+             {{bufferResource(acc), false}, {dramResource(plan_, p_.output), true}});
+    }
+
+    void addBias(const GemmBlock& block) {
+        biasSlot_ = (biasSlot_ + 1) % roles_.bias.size();
+        const uint32_t slot = roles_.bias[biasSlot_];
+        const BiasExtent extent = gemmBiasExtent(p_, block);
+        DmaSpec load;
+        load.dramOffset = dramOffset(p_.bias);
+        switch (p_.biasMode) {
+            case BiasMode::Scalar: break;
+            case BiasMode::Row: load.dramOffset += block.n0 * 4; break;
+            case BiasMode::Column: load.dramOffset += block.m0 * 4; break;
+            case BiasMode::Full: load.dramOffset += (block.m0 * p_.n + block.n0) * 4; break;
+        }
+        load.onchipAddress = buffer(slot).offset;
+        load.rows = extent.rows;
+        load.rowBytes = extent.rowElements * 4;
+        load.dramStride = p_.n * 4;
+        load.onchipStride = extent.rowElements * 4;
+        emit(dmaCommand(load, p_.opId, tile_),
+             {{bufferResource(slot), true}, {dramResource(plan_, p_.bias), false}});
+        if (p_.beta != 1.0f) {  // a runtime C: scale it where it sits
+            VectorSpec scale;
+            scale.op = isa::VectorOp::Mul;
+            scale.mode = isa::Operand1Mode::Immediate;
+            scale.immediate = std::bit_cast<uint32_t>(p_.beta);
+            scale.dst = scale.src0 = buffer(slot).offset;
+            scale.rows = extent.rows;
+            scale.cols = extent.rowElements;
+            scale.dstStride = scale.src0Stride = extent.rowElements;
+            emit(vectorCommand(scale, p_.opId, tile_), {{bufferResource(slot), true}});
+        }
+        VectorSpec add = onAccumulator(block);
+        add.op = isa::VectorOp::Add;
+        add.src1 = buffer(slot).offset;
+        add.src1Stride = extent.rowElements;
+        switch (p_.biasMode) {
+            case BiasMode::Scalar: add.mode = isa::Operand1Mode::Scalar; break;
+            case BiasMode::Row: add.mode = isa::Operand1Mode::Row; break;
+            case BiasMode::Column: add.mode = isa::Operand1Mode::Column; break;
+            case BiasMode::Full: add.mode = isa::Operand1Mode::Full; break;
+        }
+        emit(vectorCommand(add, p_.opId, tile_),
+             {{bufferResource(accumulator()), true}, {bufferResource(slot), false}});
+    }
+
+    const GemmProblem& p_;
+    const GemmSchedule& s_;
+    const MemoryPlan& plan_;
+    const ArchConfig& config_;
+    SyncPlanner& out_;
+    const OpBuffers& roles_;
+    const uint64_t elem_;
+    SlotCache aSlots_, bSlots_;
+    size_t accumulatorSlot_ = SIZE_MAX, biasSlot_ = SIZE_MAX;
+    uint32_t tile_ = 0;
+};
+
+}  // namespace
+
+void emitGemm(const GemmTiles& tiles, const MemoryPlan& plan, const ArchConfig& config, SyncPlanner& out) {
+    GemmEmitter(tiles, plan, config, out).run();
+}
+
+}  // namespace npusim::compiler

@@ -1,0 +1,15 @@
+// Per-op code generators, called by generateCommands in program order. Internal.
+#pragma once
+
+#include "arch/arch_config.h"
+#include "compiler/memory/memory_ir.h"
+#include "compiler/target/sync_planner.h"
+#include "compiler/tile/tile_ir.h"
+
+namespace npusim::compiler {
+
+void emitGemm(const GemmTiles& tiles, const MemoryPlan& plan, const ArchConfig& config,
+              SyncPlanner& out);
+void emitElementwise(const ElementwiseTiles& tiles, const MemoryPlan& plan, SyncPlanner& out);
+
+}  // namespace npusim::compiler

@@ -1,0 +1,79 @@
+// Schedule search: enumerate block sizes, loop orders and buffering that fit on chip and
+// within the ISA's field limits, score each with the cost model, keep the cheapest.
+#include <algorithm>
+#include <limits>
+
+#include "compiler/memory/memory_planning.h"
+#include "compiler/tile/tiling.h"
+
+namespace npusim::compiler {
+namespace {
+
+/// ISA limits: GEMM m/n/k and strides are 16-bit fields, DMA and vector rows too.
+constexpr int64_t kMaxField16 = 65535;
+/// Candidates with more blocks than this are skipped: their command streams would be huge.
+constexpr int64_t kMaxBlocks = 1 << 16;
+
+/// unit, 2*unit, 4*unit, ... below `extent`, then `extent` itself.
+std::vector<int64_t> blockSizes(int64_t extent, int64_t unit) {
+    std::vector<int64_t> sizes;
+    for (int64_t size = std::min(unit, extent); size < extent; size *= 2) sizes.push_back(size);
+    sizes.push_back(extent);
+    return sizes;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool better(const CostEstimate& candidate, const CostEstimate& best) {
+    if (candidate.totalCycles != best.totalCycles) return candidate.totalCycles < best.totalCycles;
+    return candidate.commands < best.commands;
+}
+
+}  // namespace
+
+std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& p, const ArchConfig& config, const CostModel& model) {
+    const int64_t rows = config.tensor.rows, cols = config.tensor.cols;
+    std::optional<GemmSchedule> best;
+    for (int64_t kBlock : blockSizes(p.k, rows)) {
+        for (int64_t nBlock : blockSizes(p.n, cols)) {
+            for (int64_t mBlock : blockSizes(p.m, 16)) {
+                if (mBlock > kMaxField16 || kBlock > kMaxField16 / 2 || nBlock > kMaxField16 / 2) continue;
+                if (p.batch * ceilDiv(p.m, mBlock) * ceilDiv(p.n, nBlock) * ceilDiv(p.k, kBlock) > kMaxBlocks) {
+                    continue;
+                }
+                for (bool doubleBuffer : {true, false}) {
+                    for (GemmLoopOrder order : {GemmLoopOrder::MOuter, GemmLoopOrder::NOuter}) {
+                        GemmSchedule schedule{mBlock, nBlock, kBlock, order, doubleBuffer, {}};
+                        const GemmFootprint f = gemmFootprint(p, schedule, config);
+                        if (f.sramBytes > config.sram.sizeBytes ||
+                            f.accumulatorBytes > config.accumulator.sizeBytes) {
+                            continue;
+                        }
+                        schedule.estimate = model.estimateGemm(p, schedule);
+                        if (!best || better(schedule.estimate, best->estimate)) best = schedule;
+                    }
+                }
+            }
+        }
+    }
+    return best;
+}
+
+std::optional<ElementwiseSchedule> chooseElementwiseSchedule(const ElementwiseProblem& p, const ArchConfig& config,
+                                              const CostModel& model) {
+    const int64_t width = std::min<int64_t>(p.elements, int64_t{config.vector.lanes} * 16);
+    const int64_t totalRows = ceilDiv(p.elements, width);
+    std::optional<ElementwiseSchedule> best;
+    for (int64_t blockRows : blockSizes(std::min(totalRows, kMaxField16), 1)) {
+        for (bool doubleBuffer : {true, false}) {
+            ElementwiseSchedule schedule{width, blockRows, doubleBuffer, {}};
+            if (elementwiseFootprint(p, schedule, config) > config.sram.sizeBytes) continue;
+            if (ceilDiv(totalRows, blockRows) > kMaxBlocks) continue;
+            schedule.estimate = model.estimateElementwise(p, schedule);
+            if (!best || better(schedule.estimate, best->estimate)) best = schedule;
+        }
+    }
+    return best;
+}
+
+}  // namespace npusim::compiler

@@ -1,0 +1,154 @@
+// Tile IR block iteration and printing.
+#include "compiler/tile/tile_ir.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace npusim::compiler {
+namespace {
+
+std::string fixed(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+    return buffer;
+}
+
+std::string estimateText(const CostEstimate& e) {
+    return "estimate " + fixed(e.totalCycles) + " cycles (tensor " + fixed(e.tensorCycles) +
+           ", vector " + fixed(e.vectorCycles) + ", dma " + fixed(e.dmaCycles) + ", overhead " +
+           fixed(e.overheadCycles) + "), dram " + std::to_string(e.dramBytes) + " bytes, " +
+           std::to_string(e.commands) + " commands";
+}
+
+const char* biasModeName(BiasMode mode) {
+    switch (mode) {
+        case BiasMode::Scalar: return "scalar";
+        case BiasMode::Row: return "row";
+        case BiasMode::Column: return "column";
+        case BiasMode::Full: return "full";
+    }
+    return "?";
+}
+
+void printGemm(std::ostringstream& out, const GemmTiles& tiles, const Graph& graph) {
+    const GemmProblem& p = tiles.problem;
+    const GemmSchedule& s = tiles.schedule;
+    const Node& node = graph.nodes.at(p.opId);
+    out << "tile.gemm @" << node.name << " op=" << p.opId << " " << dtypeName(p.operandType)
+        << " -> " << dtypeName(p.accumulatorType) << " batch=" << p.batch << " m=" << p.m
+        << " n=" << p.n << " k=" << p.k;
+    if (p.a.transposed) out << " a=transposed";
+    if (p.b.transposed) out << " b=transposed";
+    if (p.aZeroPoint || p.bZeroPoint) out << " a_zp=" << p.aZeroPoint << " b_zp=" << p.bZeroPoint;
+    if (p.alpha != 1.0f) out << " alpha=" << p.alpha;
+    if (p.bias != kNoValue) out << " bias=" << biasModeName(p.biasMode) << " beta=" << p.beta;
+    out << " {\n";
+    const char* outer = s.order == GemmLoopOrder::MOuter ? "m" : "n";
+    const char* inner = s.order == GemmLoopOrder::MOuter ? "n" : "m";
+    const int64_t outerStep = s.order == GemmLoopOrder::MOuter ? s.mBlock : s.nBlock;
+    const int64_t innerStep = s.order == GemmLoopOrder::MOuter ? s.nBlock : s.mBlock;
+    const int64_t outerExtent = s.order == GemmLoopOrder::MOuter ? p.m : p.n;
+    const int64_t innerExtent = s.order == GemmLoopOrder::MOuter ? p.n : p.m;
+    out << "  for b in [0, " << p.batch << ") step 1 parallel\n";
+    out << "   for " << outer << " in [0, " << outerExtent << ") step " << outerStep << " parallel\n";
+    out << "    for " << inner << " in [0, " << innerExtent << ") step " << innerStep << " parallel\n";
+    out << "     for k in [0, " << p.k << ") step " << s.kBlock << " reduction\n";
+    out << "      gemm.block a[" << s.mBlock << "x" << s.kBlock << "] b[" << s.kBlock << "x"
+        << s.nBlock << "] -> acc[" << s.mBlock << "x" << s.nBlock << "]\n";
+    out << "  buffering " << (s.doubleBuffer ? "double" : "single") << "\n";
+    out << "  " << estimateText(s.estimate) << "\n}\n";
+}
+
+void printElementwise(std::ostringstream& out, const ElementwiseTiles& tiles, const Graph& graph) {
+    const ElementwiseProblem& p = tiles.problem;
+    const ElementwiseSchedule& s = tiles.schedule;
+    out << "tile.vector @" << graph.nodes.at(p.opId).name << " op=" << p.opId << " "
+        << isa::vectorOpName(p.op) << " " << dtypeName(p.dtype) << " elements=" << p.elements
+        << " {\n";
+    out << "  for i in [0, " << p.elements << ") step " << s.width * s.blockRows << " parallel\n";
+    out << "   vector.block [" << s.blockRows << "x" << s.width << "]\n";
+    out << "  buffering " << (s.doubleBuffer ? "double" : "single") << "\n";
+    out << "  " << estimateText(s.estimate) << "\n}\n";
+}
+
+}  // namespace
+
+void forEachGemmBlock(const GemmProblem& problem, const GemmSchedule& schedule,
+                      const std::function<void(const GemmBlock&)>& visit) {
+    const bool mOuter = schedule.order == GemmLoopOrder::MOuter;
+    const int64_t outerExtent = mOuter ? problem.m : problem.n;
+    const int64_t innerExtent = mOuter ? problem.n : problem.m;
+    const int64_t outerStep = mOuter ? schedule.mBlock : schedule.nBlock;
+    const int64_t innerStep = mOuter ? schedule.nBlock : schedule.mBlock;
+    for (int64_t b = 0; b < problem.batch; ++b) {
+        for (int64_t o = 0; o < outerExtent; o += outerStep) {
+            for (int64_t i = 0; i < innerExtent; i += innerStep) {
+                for (int64_t k0 = 0; k0 < problem.k; k0 += schedule.kBlock) {
+                    GemmBlock block;
+                    block.batch = b;
+                    block.m0 = mOuter ? o : i;
+                    block.n0 = mOuter ? i : o;
+                    block.k0 = k0;
+                    block.m = std::min(schedule.mBlock, problem.m - block.m0);
+                    block.n = std::min(schedule.nBlock, problem.n - block.n0);
+                    block.k = std::min(schedule.kBlock, problem.k - k0);
+                    block.firstK = k0 == 0;
+                    block.lastK = k0 + schedule.kBlock >= problem.k;
+                    visit(block);
+                }
+            }
+        }
+    }
+}
+
+SlotCache::Use SlotCache::use(const std::vector<int64_t>& key) {
+    ++clock_;
+    for (size_t slot = 0; slot < keys_.size(); ++slot) {
+        if (lastUse_[slot] >= 0 && keys_[slot] == key) {
+            lastUse_[slot] = clock_;
+            return {static_cast<int>(slot), false};
+        }
+    }
+    const size_t victim = static_cast<size_t>(
+        std::min_element(lastUse_.begin(), lastUse_.end()) - lastUse_.begin());
+    keys_[victim] = key;
+    lastUse_[victim] = clock_;
+    return {static_cast<int>(victim), true};
+}
+
+std::vector<int64_t> gemmKeyA(const GemmProblem& problem, const GemmBlock& block) {
+    return {problem.a.batchOffsets.at(static_cast<size_t>(block.batch)), block.m0, block.k0};
+}
+
+std::vector<int64_t> gemmKeyB(const GemmProblem& problem, const GemmBlock& block) {
+    return {problem.b.batchOffsets.at(static_cast<size_t>(block.batch)), block.k0, block.n0};
+}
+
+BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block) {
+    switch (problem.biasMode) {
+        case BiasMode::Scalar: return {1, 1};
+        case BiasMode::Row: return {1, block.n};
+        case BiasMode::Column: return {1, block.m};
+        case BiasMode::Full: return {block.m, block.n};
+    }
+    return {};
+}
+
+uint32_t tileOpId(const TileOp& op) {
+    return std::visit([](const auto& tiles) { return tiles.problem.opId; }, op);
+}
+
+std::string printTileProgram(const TileProgram& program, const Graph& graph) {
+    std::ostringstream out;
+    for (const TileOp& op : program.ops) {
+        if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
+            printGemm(out, *gemm, graph);
+        } else {
+            printElementwise(out, std::get<ElementwiseTiles>(op), graph);
+        }
+    }
+    return out.str();
+}
+
+}  // namespace npusim::compiler

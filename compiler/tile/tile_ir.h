@@ -1,0 +1,143 @@
+// Tile IR: each NPU op as a loop nest over blocks that fit on chip, with the block sizes,
+// loop order and buffering chosen for the target (the schedule), kept apart from the math
+// (the problem). Codegen and the cost model walk the same block sequence (forEachGemmBlock).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "arch/dtype.h"
+#include "arch/isa.h"
+#include "compiler/graph/graph.h"
+
+namespace npusim::compiler {
+
+/// How the bias of a GEMM broadcasts over the M x N result.
+enum class BiasMode : uint8_t { Scalar, Row, Column, Full };
+
+/// One GEMM operand as stored in DRAM.
+struct GemmOperand {
+    ValueId value = kNoValue;
+    /// Stored transposed (A as K x M, B as N x K): loaded through a transposing DMA.
+    bool transposed = false;
+    /// Element offset of each batch's matrix (broadcast batches repeat an offset).
+    std::vector<int64_t> batchOffsets;
+};
+
+/// The math of one tensor-unit op: for each batch b, Y[b] = alpha * (A[b] - za) x (B[b] - zb)
+/// + beta * bias, with A M x K and B K x N.
+struct GemmProblem {
+    uint32_t opId = 0;
+    DType operandType = DType::Fp32;      ///< A and B
+    DType accumulatorType = DType::Fp32;  ///< Y: int32 for integer operands, else fp32
+    int64_t batch = 1, m = 0, n = 0, k = 0;
+    GemmOperand a, b;
+    int32_t aZeroPoint = 0, bZeroPoint = 0;
+    float alpha = 1.0f;
+    ValueId bias = kNoValue;
+    BiasMode biasMode = BiasMode::Full;
+    float beta = 1.0f;
+    ValueId output = kNoValue;
+};
+
+/// Loop order of the block loops (the K loop is always innermost: a result block is finished
+/// before it is stored).
+enum class GemmLoopOrder : uint8_t { MOuter, NOuter };
+
+/// The cost model's view of a schedule.
+struct CostEstimate {
+    double tensorCycles = 0, vectorCycles = 0, dmaCycles = 0, overheadCycles = 0;
+    double totalCycles = 0;
+    uint64_t dramBytes = 0, commands = 0;
+};
+
+struct GemmSchedule {
+    int64_t mBlock = 0, nBlock = 0, kBlock = 0;
+    GemmLoopOrder order = GemmLoopOrder::MOuter;
+    bool doubleBuffer = true;
+    CostEstimate estimate;
+};
+
+/// One block iteration: the block's origin and extent, in elements.
+struct GemmBlock {
+    int64_t batch = 0, m0 = 0, n0 = 0, k0 = 0;
+    int64_t m = 0, n = 0, k = 0;
+    bool firstK = false, lastK = false;  ///< the reduction starts / completes here
+};
+
+/// Which on-chip slot holds an operand block: a block already resident in a slot is reused,
+/// a new one is loaded into the least recently used slot. Codegen and the cost model both use
+/// it, so the estimate counts exactly the loads the command stream will make.
+class SlotCache {
+public:
+    explicit SlotCache(int slots) : keys_(static_cast<size_t>(slots)), lastUse_(keys_.size(), -1) {}
+
+    struct Use {
+        int slot = 0;
+        bool load = false;  ///< the block must be loaded into the slot
+    };
+    /// `key` identifies the block's contents (e.g. its origin in the source tensor).
+    Use use(const std::vector<int64_t>& key);
+
+private:
+    std::vector<std::vector<int64_t>> keys_;
+    std::vector<int64_t> lastUse_;
+    int64_t clock_ = 0;
+};
+
+/// The content keys of a block's operands.
+std::vector<int64_t> gemmKeyA(const GemmProblem& problem, const GemmBlock& block);
+std::vector<int64_t> gemmKeyB(const GemmProblem& problem, const GemmBlock& block);
+
+/// The part of the bias a result block adds, as a DMA sees it: rows x rowElements elements.
+struct BiasExtent {
+    int64_t rows = 1, rowElements = 1;
+};
+BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block);
+
+/// Visits the blocks of a schedule in execution order.
+void forEachGemmBlock(const GemmProblem& problem, const GemmSchedule& schedule,
+                      const std::function<void(const GemmBlock&)>& visit);
+
+/// An elementwise op on the vector unit: output = op(input) over `elements` values, processed
+/// as blocks of `blockRows` rows of `width` elements.
+struct ElementwiseProblem {
+    uint32_t opId = 0;
+    isa::VectorOp op = isa::VectorOp::Copy;
+    DType dtype = DType::Fp32;
+    int64_t elements = 0;
+    ValueId input = kNoValue, output = kNoValue;
+};
+
+struct ElementwiseSchedule {
+    int64_t width = 0, blockRows = 0;
+    bool doubleBuffer = true;
+    CostEstimate estimate;
+};
+
+struct GemmTiles {
+    GemmProblem problem;
+    GemmSchedule schedule;
+};
+
+struct ElementwiseTiles {
+    ElementwiseProblem problem;
+    ElementwiseSchedule schedule;
+};
+
+using TileOp = std::variant<GemmTiles, ElementwiseTiles>;
+
+/// Every NPU op of a graph, in execution order.
+struct TileProgram {
+    std::vector<TileOp> ops;
+};
+
+uint32_t tileOpId(const TileOp& op);
+
+/// Text form (--emit=tile): one loop nest per op with its schedule and estimate.
+std::string printTileProgram(const TileProgram& program, const Graph& graph);
+
+}  // namespace npusim::compiler

@@ -1,0 +1,27 @@
+// Lowering graph IR to tile IR: each op becomes a problem (its math, normalised for the NPU)
+// and a schedule picked by searching candidates with the cost model.
+#pragma once
+
+#include <optional>
+
+#include "arch/arch_config.h"
+#include "compiler/cost_model.h"
+#include "compiler/graph/graph.h"
+#include "compiler/tile/tile_ir.h"
+
+namespace npusim::compiler {
+
+/// Throws InputError, located at the op, when the NPU cannot run an op of the graph.
+TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const CostModel& model);
+
+/// The normalised GEMM of a MatMul, Gemm or MatMulInteger node.
+GemmProblem gemmProblemFor(const Graph& graph, const Node& node, uint32_t opId,
+                           const ArchConfig& config);
+/// The cheapest schedule that fits on chip; nullopt when none does.
+std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& problem,
+                                               const ArchConfig& config, const CostModel& model);
+std::optional<ElementwiseSchedule> chooseElementwiseSchedule(const ElementwiseProblem& problem,
+                                                             const ArchConfig& config,
+                                                             const CostModel& model);
+
+}  // namespace npusim::compiler
