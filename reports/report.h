@@ -1,0 +1,69 @@
+// The timing report of one run, built from trace events and the artifact's op table (never
+// from hardware-model internals), and its machine-readable and human-readable forms.
+// Schema and stall taxonomy: docs/REPORTS.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arch/arch_config.h"
+#include "arch/artifact.h"
+#include "arch/trace_event.h"
+
+namespace npusim::reports {
+
+/// Everything a run leaves behind for reporting.
+struct RunRecord {
+    const ArchConfig& config;
+    const ArtifactManifest& manifest;
+    const trace::Recorder& trace;
+    uint64_t jobStartCycle = 0, jobCycles = 0;
+    uint64_t dramBytesRead = 0, dramBytesWritten = 0;
+};
+
+/// Outcome of comparing outputs with the reference interpreter.
+struct CheckResult {
+    bool passed = false;
+    double maxAbsError = 0, maxRelError = 0;
+    std::string worstOutput;
+};
+
+struct UnitReport {
+    std::string name;
+    uint64_t busy = 0, idle = 0, commands = 0;
+    std::array<uint64_t, trace::kStallReasonCount> stalls{};
+    double utilization = 0;
+};
+
+struct OpReport {
+    uint32_t opId = 0;
+    std::string name, type, dtype;
+    uint64_t cycles = 0;      ///< first command start to last command end
+    uint64_t macs = 0, dramBytes = 0;
+    uint64_t tensorBusy = 0, vectorBusy = 0, dmaBusy = 0, stallCycles = 0;
+    std::string bound;        ///< compute, memory, sync or dispatch
+    double attainableCycles = 0, efficiency = 0;
+};
+
+struct Report {
+    std::string model, arch;
+    uint64_t totalCycles = 0;
+    double clockHz = 0;
+    std::vector<UnitReport> units;
+    uint64_t dramBytesRead = 0, dramBytesWritten = 0;
+    double dramBytesPerCycle = 0, dramGbps = 0;
+    std::vector<OpReport> ops;
+    double peakMacsPerCycle = 0, peakDramBytesPerCycle = 0, attainableCycles = 0, efficiency = 0;
+    std::optional<CheckResult> check;
+};
+
+Report buildReport(const RunRecord& run);
+std::string reportToJson(const Report& report);
+std::string reportToMarkdown(const Report& report);
+/// Chrome trace-event JSON (opens in Perfetto): one track per unit, slices named by op and kind.
+std::string traceToChromeJson(const RunRecord& run);
+
+}  // namespace npusim::reports

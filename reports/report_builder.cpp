@@ -1,0 +1,116 @@
+// Building the report: per-unit accounting (busy + stalls + idle = total), DRAM traffic,
+// per-op cycles and bounds, and the roofline.
+#include <algorithm>
+#include <map>
+
+#include "reports/report.h"
+
+namespace npusim::reports {
+namespace {
+
+/// Clips an interval to the job window [start, end).
+uint64_t clipped(const trace::Event& e, uint64_t start, uint64_t end) {
+    const uint64_t a = std::max(e.start, start), b = std::min(e.end, end);
+    return b > a ? b - a : 0;
+}
+
+bool isDma(isa::Opcode opcode) { return opcode == isa::Opcode::DmaLoad || opcode == isa::Opcode::DmaStore; }
+
+std::string boundOf(const OpReport& op, uint64_t dispatch) {
+    const uint64_t compute = std::max(op.tensorBusy, op.vectorBusy);
+    const uint64_t largest = std::max({compute, op.dmaBusy, op.stallCycles, dispatch});
+    if (largest == compute) return "compute";
+    if (largest == op.dmaBusy) return "memory";
+    if (largest == dispatch) return "dispatch";
+    return "sync";
+}
+
+}  // namespace
+
+Report buildReport(const RunRecord& run) {
+    Report report;
+    report.model = run.manifest.modelName;
+    report.arch = run.config.name;
+    report.totalCycles = run.jobCycles;
+    report.clockHz = run.config.clockHz;
+    const uint64_t start = run.jobStartCycle, end = run.jobStartCycle + run.jobCycles;
+
+    report.units.resize(run.trace.units().size());
+    for (size_t u = 0; u < report.units.size(); ++u) report.units[u].name = run.trace.units()[u];
+    std::map<uint32_t, OpReport> ops;
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> spans;
+    std::map<uint32_t, uint64_t> dispatch;
+    for (const trace::Event& e : run.trace.events()) {
+        const uint64_t cycles = clipped(e, start, end);
+        UnitReport& unit = report.units.at(e.unit);
+        const bool controlCore = unit.name.ends_with("control_core");
+        if (e.type == trace::EventType::Command) {
+            unit.busy += cycles;
+            ++unit.commands;
+        } else {
+            unit.stalls[static_cast<size_t>(e.reason)] += cycles;
+        }
+        if (e.opId == isa::kNoOp) continue;
+        OpReport& op = ops[e.opId];
+        if (controlCore) {
+            dispatch[e.opId] += cycles;
+            continue;
+        }
+        auto [it, fresh] = spans.emplace(e.opId, std::make_pair(e.start, e.end));
+        if (!fresh) it->second = {std::min(it->second.first, e.start), std::max(it->second.second, e.end)};
+        if (e.type == trace::EventType::Stall) {
+            op.stallCycles += cycles;
+        } else if (e.opcode == isa::Opcode::Gemm) {
+            op.tensorBusy += cycles;
+        } else if (e.opcode == isa::Opcode::Vector) {
+            op.vectorBusy += cycles;
+        } else if (isDma(e.opcode)) {
+            op.dmaBusy += cycles;
+            op.dramBytes += e.bytes;
+        }
+    }
+    for (UnitReport& unit : report.units) {
+        uint64_t stalled = 0;
+        for (uint64_t s : unit.stalls) stalled += s;
+        unit.idle = report.totalCycles - std::min(report.totalCycles, unit.busy + stalled);
+        unit.utilization = report.totalCycles ? static_cast<double>(unit.busy) / report.totalCycles : 0;
+    }
+
+    report.dramBytesRead = run.dramBytesRead;
+    report.dramBytesWritten = run.dramBytesWritten;
+    const double seconds = static_cast<double>(report.totalCycles) / run.config.clockHz;
+    const double dramBytes = static_cast<double>(run.dramBytesRead + run.dramBytesWritten);
+    report.dramBytesPerCycle = report.totalCycles ? dramBytes / report.totalCycles : 0;
+    report.dramGbps = seconds > 0 ? dramBytes / seconds / 1e9 : 0;
+
+    // Roofline: each op is bound by its MACs at the array's peak for its dtype, or by its
+    // compulsory DRAM traffic at full bandwidth, whichever is slower.
+    report.peakDramBytesPerCycle = run.config.dram.bytesPerCycle;
+    uint64_t largestMacs = 0;
+    for (const OpRecord& record : run.manifest.ops) {
+        OpReport op = ops[record.opId];
+        op.opId = record.opId;
+        op.name = record.name;
+        op.type = record.type;
+        op.dtype = std::string(dtypeName(record.dtype));
+        op.macs = record.macs;
+        const auto span = spans.find(record.opId);
+        op.cycles = span == spans.end() ? 0 : span->second.second - span->second.first;
+        op.bound = boundOf(op, dispatch[record.opId]);
+        const double peak = run.config.tensor.peakMacsPerCycle(record.dtype);
+        const double computeBound = peak > 0 ? static_cast<double>(record.macs) / peak : 0;
+        const double memoryBound = static_cast<double>(record.minDramBytes) / run.config.dram.bytesPerCycle;
+        op.attainableCycles = std::max(computeBound, memoryBound);
+        op.efficiency = op.cycles ? op.attainableCycles / static_cast<double>(op.cycles) : 0;
+        report.attainableCycles += op.attainableCycles;
+        if (record.macs >= largestMacs && peak > 0) {
+            largestMacs = record.macs;
+            report.peakMacsPerCycle = peak;
+        }
+        report.ops.push_back(op);
+    }
+    report.efficiency = report.totalCycles ? report.attainableCycles / report.totalCycles : 0;
+    return report;
+}
+
+}  // namespace npusim::reports

@@ -1,0 +1,63 @@
+// report.json: the machine-readable report (schema in docs/REPORTS.md).
+#include <nlohmann/json.hpp>
+
+#include "reports/report.h"
+
+namespace npusim::reports {
+
+std::string reportToJson(const Report& r) {
+    using Json = nlohmann::ordered_json;
+    Json j;
+    j["model"] = r.model;
+    j["arch"] = r.arch;
+    j["total_cycles"] = r.totalCycles;
+    j["clock_hz"] = r.clockHz;
+    j["time_seconds"] = r.clockHz > 0 ? static_cast<double>(r.totalCycles) / r.clockHz : 0.0;
+    j["units"] = Json::object();
+    for (const UnitReport& unit : r.units) {
+        Json stalls = Json::object();
+        for (int reason = 0; reason < trace::kStallReasonCount; ++reason) {
+            stalls[std::string(trace::stallReasonName(static_cast<trace::StallReason>(reason)))] =
+                unit.stalls[static_cast<size_t>(reason)];
+        }
+        j["units"][unit.name] = {{"busy_cycles", unit.busy},
+                                 {"stall_cycles", stalls},
+                                 {"idle_cycles", unit.idle},
+                                 {"commands", unit.commands},
+                                 {"utilization", unit.utilization}};
+    }
+    j["dram"] = {{"bytes_read", r.dramBytesRead},
+                 {"bytes_written", r.dramBytesWritten},
+                 {"bytes_per_cycle", r.dramBytesPerCycle},
+                 {"achieved_gbps", r.dramGbps}};
+    j["ops"] = Json::array();
+    for (const OpReport& op : r.ops) {
+        j["ops"].push_back({{"op_id", op.opId},
+                            {"name", op.name},
+                            {"type", op.type},
+                            {"dtype", op.dtype},
+                            {"cycles", op.cycles},
+                            {"macs", op.macs},
+                            {"dram_bytes", op.dramBytes},
+                            {"tensor_busy_cycles", op.tensorBusy},
+                            {"vector_busy_cycles", op.vectorBusy},
+                            {"dma_busy_cycles", op.dmaBusy},
+                            {"stall_cycles", op.stallCycles},
+                            {"bound", op.bound},
+                            {"attainable_cycles", op.attainableCycles},
+                            {"efficiency", op.efficiency}});
+    }
+    j["roofline"] = {{"peak_macs_per_cycle", r.peakMacsPerCycle},
+                     {"dram_bytes_per_cycle", r.peakDramBytesPerCycle},
+                     {"attainable_cycles", r.attainableCycles},
+                     {"efficiency", r.efficiency}};
+    if (r.check) {
+        j["check"] = {{"passed", r.check->passed},
+                      {"max_abs_error", r.check->maxAbsError},
+                      {"max_rel_error", r.check->maxRelError},
+                      {"worst_output", r.check->worstOutput}};
+    }
+    return j.dump(2) + "\n";
+}
+
+}  // namespace npusim::reports

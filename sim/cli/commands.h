@@ -1,0 +1,32 @@
+// The npusim subcommands. Each registers itself on the CLI11 app; its callback throws
+// InputError (exit 2) or RunError (exit 1) on failure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "arch/arch_config.h"
+
+namespace npusim::cli {
+
+/// --arch PRESET|FILE and repeated --set path=value, shared by every command that takes --arch.
+struct ArchOptions {
+    std::string arch = "edge";
+    std::vector<std::string> overrides;
+    bool archGiven() const { return archOption && archOption->count() > 0; }
+
+    void addTo(CLI::App& command);
+    ArchConfig load() const;
+
+private:
+    CLI::Option* archOption = nullptr;
+};
+
+void addArchCommand(CLI::App& app);
+void addCompileCommand(CLI::App& app);
+void addRunCommand(CLI::App& app);
+void addDisasmCommand(CLI::App& app);
+
+}  // namespace npusim::cli

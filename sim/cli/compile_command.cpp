@@ -1,0 +1,65 @@
+// npusim compile MODEL.onnx --arch ... -o OUT.npuart [--emit LEVEL] [--estimate]
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "arch/error.h"
+#include "compiler/pipeline.h"
+#include "sim/cli/commands.h"
+
+namespace npusim::cli {
+namespace {
+
+struct CompileOptions {
+    std::string model, output, emit;
+    bool estimate = false;
+    ArchOptions arch;
+};
+
+void printEstimates(const compiler::Compilation& c) {
+    double total = 0;
+    std::printf("%-24s %-14s %14s\n", "op", "type", "est. cycles");
+    for (const compiler::TileOp& op : c.tiles.ops) {
+        const uint32_t opId = compiler::tileOpId(op);
+        const double cycles = std::visit([](const auto& t) { return t.schedule.estimate.totalCycles; }, op);
+        for (const OpRecord& record : c.artifact.manifest.ops) {
+            if (record.opId != opId) continue;
+            std::printf("%-24s %-14s %14.0f\n", record.name.c_str(), record.type.c_str(), cycles);
+        }
+        total += cycles;
+    }
+    std::printf("%-24s %-14s %14.0f\n", "total", "", total);
+}
+
+}  // namespace
+
+void addCompileCommand(CLI::App& app) {
+    CLI::App* compile = app.add_subcommand("compile", "compile an ONNX model to an NPU artifact");
+    auto options = std::make_shared<CompileOptions>();
+    compile->add_option("model", options->model, "ONNX model file")->required();
+    compile->add_option("-o,--output", options->output, "artifact file to write (.npuart)");
+    compile->add_option("--emit", options->emit, "print the IR at one level: graph, tile, mem, isa")
+        ->check(CLI::IsMember({"graph", "tile", "mem", "isa"}));
+    compile->add_flag("--estimate", options->estimate, "print the cost model's cycles per op");
+    options->arch.addTo(*compile);
+    compile->callback([options] {
+        if (options->output.empty() && options->emit.empty() && !options->estimate) {
+            throw InputError("compile: give -o OUT.npuart (or --emit / --estimate to only inspect)");
+        }
+        const ArchConfig config = options->arch.load();
+        const compiler::Compilation compilation = compiler::compileModel(options->model, config);
+        const std::map<std::string, compiler::IrLevel> levels = {
+            {"graph", compiler::IrLevel::Graph}, {"tile", compiler::IrLevel::Tile},
+            {"mem", compiler::IrLevel::Memory}, {"isa", compiler::IrLevel::Isa}};
+        if (!options->emit.empty()) std::cout << compiler::printIr(compilation, levels.at(options->emit));
+        if (options->estimate) printEstimates(compilation);
+        if (!options->output.empty()) {
+            writeArtifact(options->output, compilation.artifact);
+            std::cerr << "npusim: wrote " << options->output << " ("
+                      << compilation.commands.size() << " commands, arch " << config.name << ")\n";
+        }
+    });
+}
+
+}  // namespace npusim::cli

@@ -1,0 +1,43 @@
+// npusim: the command-line tool. main() silences the SystemC banner (noise in a tool's
+// output) before SystemC starts, then hands over to SystemC, which calls sc_main.
+#include <cstdlib>
+#include <iostream>
+
+#include <systemc>
+
+#include "arch/error.h"
+#include "sim/cli/commands.h"
+
+int sc_main(int argc, char* argv[]) {
+    CLI::App app{"npusim: NPU hardware-software co-design simulator", "npusim"};
+    app.require_subcommand(1);
+    npusim::cli::addArchCommand(app);
+    npusim::cli::addCompileCommand(app);
+    npusim::cli::addRunCommand(app);
+    npusim::cli::addDisasmCommand(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "npusim: error: " << e.what() << " (see npusim --help)\n";
+        return 2;
+    } catch (const npusim::InputError& e) {
+        std::cerr << "npusim: error: " << e.what() << "\n";
+        return 2;
+    } catch (const npusim::RunError& e) {
+        std::cerr << "npusim: run failed: " << e.what() << "\n";
+        return 1;
+    } catch (const std::exception& e) {
+        std::cerr << "npusim: internal error: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char* argv[]) {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    return sc_core::sc_elab_and_sim(argc, argv);
+}

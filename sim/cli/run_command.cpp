@@ -1,0 +1,164 @@
+// npusim run ARTIFACT|MODEL.onnx [--arch ...] [--inputs DIR|random] [--outputs DIR]
+//            [--report DIR] [--check] [--expected DIR]
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "arch/atomic_file.h"
+#include "arch/checksum.h"
+#include "arch/error.h"
+#include "compiler/frontend/onnx_import.h"
+#include "compiler/graph/interpreter.h"
+#include "compiler/pipeline.h"
+#include "reports/report.h"
+#include "sim/cli/commands.h"
+#include "sim/cosim.h"
+#include "sim/tensor_files.h"
+
+namespace npusim::cli {
+namespace {
+
+struct RunOptions {
+    std::string target, inputs = "random", outputs, report, expected, model;
+    bool check = false;
+    double rtol = 1e-4, atol = 1e-5;
+    uint64_t seed = 1;
+    ArchOptions arch;
+};
+
+bool isArtifactFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot read '" + path + "'");
+    char magic[6] = {};
+    in.read(magic, sizeof magic);
+    return std::string(magic, sizeof magic) == "NPUART";
+}
+
+std::string modelHash(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot read model '" + path + "'");
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    return hexDigest(fnv1a64(std::as_bytes(std::span(bytes))));
+}
+
+/// The artifact to run and the architecture it runs on.
+struct Prepared {
+    Artifact artifact;
+    ArchConfig config;
+    std::optional<compiler::Graph> reference;  ///< the model as imported, for --check
+};
+
+Prepared prepare(const RunOptions& o) {
+    Prepared p;
+    if (isArtifactFile(o.target)) {
+        p.artifact = readArtifact(o.target);
+        p.config = validateArchConfig(parseArchConfigFile(p.artifact.manifest.archConfig, o.target));
+        if (o.arch.archGiven() || !o.arch.overrides.empty()) {
+            const ArchConfig requested = o.arch.load();
+            if (archConfigHash(requested) != p.artifact.manifest.archHash) {
+                throw InputError("artifact '" + o.target + "' was compiled for arch '" +
+                                 p.artifact.manifest.archName + "'; recompile it for '" + requested.name +
+                                 "' or drop --arch/--set");
+            }
+        }
+        if (o.check) {
+            if (o.model.empty()) throw InputError("--check on an artifact needs --model MODEL.onnx");
+            if (modelHash(o.model) != p.artifact.manifest.modelHash) {
+                throw InputError("model '" + o.model + "' is not the one artifact '" + o.target +
+                                 "' was compiled from");
+            }
+            p.reference = compiler::importOnnx(o.model);
+        }
+        return p;
+    }
+    p.config = o.arch.load();
+    compiler::Compilation compilation = compiler::compileModel(o.target, p.config);
+    p.artifact = std::move(compilation.artifact);
+    if (o.check) p.reference = std::move(compilation.source);
+    return p;
+}
+
+void printSummary(const reports::Report& report) {
+    std::printf("%s on %s: %llu cycles (%.1f us), roofline efficiency %.1f%%\n", report.model.c_str(),
+                report.arch.c_str(), static_cast<unsigned long long>(report.totalCycles),
+                static_cast<double>(report.totalCycles) / report.clockHz * 1e6, report.efficiency * 100);
+    for (const reports::UnitReport& unit : report.units) {
+        std::printf("  %-22s busy %5.1f%%  (%llu commands)\n", unit.name.c_str(), unit.utilization * 100,
+                    static_cast<unsigned long long>(unit.commands));
+    }
+    std::printf("  DRAM: %llu bytes read, %llu written (%.2f GB/s)\n",
+                static_cast<unsigned long long>(report.dramBytesRead),
+                static_cast<unsigned long long>(report.dramBytesWritten), report.dramGbps);
+}
+
+void writeReportDirectory(const std::string& directory, const reports::Report& report,
+                          const reports::RunRecord& run) {
+    std::error_code error;
+    std::filesystem::create_directories(directory, error);
+    if (error) throw RunError("cannot create '" + directory + "': " + error.message());
+    const std::filesystem::path dir(directory);
+    writeFileAtomic(dir / "report.json", reports::reportToJson(report));
+    writeFileAtomic(dir / "report.md", reports::reportToMarkdown(report));
+    writeFileAtomic(dir / "trace.json", reports::traceToChromeJson(run));
+}
+
+void run(const RunOptions& o) {
+    const Prepared p = prepare(o);
+    const ArtifactManifest& manifest = p.artifact.manifest;
+    const std::map<std::string, Tensor> inputs =
+        o.inputs == "random" ? sim::randomInputs(manifest.inputs, o.seed) : sim::readInputs(o.inputs, manifest.inputs);
+    std::vector<Tensor> expected;
+    if (!o.expected.empty()) expected = sim::readExpectedOutputs(o.expected, manifest.outputs);
+
+    const sim::CoSimResult result = sim::runCoSimulation(p.config, p.artifact, inputs, {});
+    const reports::RunRecord record{p.config, manifest, result.trace, result.job.startCycle,
+                                    result.job.cycles, result.dramBytesRead, result.dramBytesWritten};
+    reports::Report report = reports::buildReport(record);
+
+    std::vector<std::string> failures;
+    if (p.reference) {
+        const std::vector<Tensor> golden = compiler::interpretGraph(*p.reference, inputs);
+        report.check = sim::compareOutputs(manifest.outputs, result.outputs, golden, o.rtol, o.atol);
+        std::printf("check against the reference interpreter: %s (max abs error %g, max rel error %g)\n",
+                    report.check->passed ? "passed" : "MISMATCH", report.check->maxAbsError,
+                    report.check->maxRelError);
+        if (!report.check->passed) failures.push_back("outputs differ from the reference interpreter");
+    }
+    if (!expected.empty()) {
+        const reports::CheckResult match = sim::compareOutputs(manifest.outputs, result.outputs, expected, o.rtol, o.atol);
+        std::printf("check against %s: %s (max abs error %g)\n", o.expected.c_str(),
+                    match.passed ? "passed" : "MISMATCH", match.maxAbsError);
+        if (!match.passed) failures.push_back("outputs differ from " + o.expected);
+    }
+
+    printSummary(report);
+    if (!o.outputs.empty()) sim::writeOutputs(o.outputs, manifest.outputs, result.outputs);
+    if (!o.report.empty()) {
+        writeReportDirectory(o.report, report, record);
+        std::printf("  report: %s/report.json, report.md, trace.json\n", o.report.c_str());
+    }
+    if (!failures.empty()) throw RunError(failures.front());
+}
+
+}  // namespace
+
+void addRunCommand(CLI::App& app) {
+    CLI::App* command = app.add_subcommand("run", "simulate an artifact (or compile and simulate a model)");
+    auto o = std::make_shared<RunOptions>();
+    command->add_option("target", o->target, "artifact (.npuart) or ONNX model")->required();
+    command->add_option("--inputs", o->inputs, "directory of <name>.npy / input_<i>.pb, or 'random'")
+        ->capture_default_str();
+    command->add_option("--seed", o->seed, "seed for random inputs")->capture_default_str();
+    command->add_option("--outputs", o->outputs, "directory to write <output name>.npy into");
+    command->add_option("--report", o->report, "directory to write report.json, report.md, trace.json");
+    command->add_flag("--check", o->check, "compare outputs with the graph-IR reference interpreter");
+    command->add_option("--model", o->model, "the ONNX model an artifact came from (for --check)");
+    command->add_option("--expected", o->expected, "directory of reference outputs to compare with");
+    command->add_option("--rtol", o->rtol, "relative tolerance for float outputs")->capture_default_str();
+    command->add_option("--atol", o->atol, "absolute tolerance for float outputs")->capture_default_str();
+    o->arch.addTo(*command);
+    command->callback([o] { run(*o); });
+}
+
+}  // namespace npusim::cli

@@ -1,0 +1,125 @@
+// Input/output files and output comparison.
+#include "sim/tensor_files.h"
+
+#include <cmath>
+#include <random>
+
+#include "arch/error.h"
+#include "compiler/frontend/tensor_proto.h"
+#include "sim/npy.h"
+
+namespace npusim::sim {
+namespace {
+
+Tensor readTensorFile(const std::filesystem::path& directory, const std::string& name,
+                      const std::string& protoName, const char* what) {
+    const std::filesystem::path npy = directory / (name + ".npy");
+    const std::filesystem::path proto = directory / protoName;
+    if (std::filesystem::exists(npy)) return readNpy(npy);
+    if (std::filesystem::exists(proto)) return compiler::readTensorProto(proto);
+    throw InputError("no file for " + std::string(what) + " '" + name + "' in '" + directory.string() +
+                     "' (expected " + name + ".npy or " + protoName + ")");
+}
+
+void requireMatch(const TensorBinding& binding, const Tensor& tensor, const char* what) {
+    if (tensor.dtype != binding.dtype || tensor.shape != binding.shape) {
+        throw InputError(std::string(what) + " '" + binding.name + "': expected " +
+                         std::string(dtypeName(binding.dtype)) + shapeString(binding.shape) + ", got " +
+                         std::string(dtypeName(tensor.dtype)) + shapeString(tensor.shape));
+    }
+}
+
+void requireDirectory(const std::filesystem::path& directory) {
+    if (!std::filesystem::is_directory(directory)) {
+        throw InputError("'" + directory.string() + "' is not a directory");
+    }
+}
+
+}  // namespace
+
+std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
+                                         std::span<const TensorBinding> bindings) {
+    requireDirectory(directory);
+    std::map<std::string, Tensor> inputs;
+    for (size_t i = 0; i < bindings.size(); ++i) {
+        Tensor tensor = readTensorFile(directory, bindings[i].name, "input_" + std::to_string(i) + ".pb", "input");
+        requireMatch(bindings[i], tensor, "input");
+        inputs.emplace(bindings[i].name, std::move(tensor));
+    }
+    return inputs;
+}
+
+std::map<std::string, Tensor> randomInputs(std::span<const TensorBinding> bindings, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::map<std::string, Tensor> inputs;
+    for (const TensorBinding& binding : bindings) {
+        Tensor tensor = Tensor::zeros(binding.dtype, binding.shape);
+        switch (binding.dtype) {
+            case DType::Fp32: {
+                std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+                for (float& v : tensor.as<float>()) v = uniform(rng);
+                break;
+            }
+            case DType::Int8:
+                for (int8_t& v : tensor.as<int8_t>()) v = static_cast<int8_t>(rng() % 256 - 128);
+                break;
+            case DType::UInt8:
+                for (uint8_t& v : tensor.as<uint8_t>()) v = static_cast<uint8_t>(rng() % 256);
+                break;
+            case DType::Int32:
+                for (int32_t& v : tensor.as<int32_t>()) v = static_cast<int32_t>(rng() % 2001) - 1000;
+                break;
+            default:
+                throw InputError("input '" + binding.name + "': cannot make random " +
+                                 std::string(dtypeName(binding.dtype)) + " values; give --inputs DIR");
+        }
+        inputs.emplace(binding.name, std::move(tensor));
+    }
+    return inputs;
+}
+
+std::vector<Tensor> readExpectedOutputs(const std::filesystem::path& directory,
+                                        std::span<const TensorBinding> bindings) {
+    requireDirectory(directory);
+    std::vector<Tensor> outputs;
+    for (size_t i = 0; i < bindings.size(); ++i) {
+        Tensor tensor = readTensorFile(directory, bindings[i].name, "output_" + std::to_string(i) + ".pb", "output");
+        requireMatch(bindings[i], tensor, "expected output");
+        outputs.push_back(std::move(tensor));
+    }
+    return outputs;
+}
+
+void writeOutputs(const std::filesystem::path& directory, std::span<const TensorBinding> bindings,
+                  std::span<const Tensor> outputs) {
+    std::error_code error;
+    std::filesystem::create_directories(directory, error);
+    if (error) throw RunError("cannot create '" + directory.string() + "': " + error.message());
+    for (size_t i = 0; i < bindings.size(); ++i) writeNpy(directory / (bindings[i].name + ".npy"), outputs[i]);
+}
+
+reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings, std::span<const Tensor> actual,
+                                    std::span<const Tensor> expected, double rtol, double atol) {
+    reports::CheckResult result;
+    result.passed = true;
+    for (size_t i = 0; i < bindings.size(); ++i) {
+        const Tensor& a = actual[i];
+        const Tensor& e = expected[i];
+        const bool exact = !isFloat(e.dtype);
+        for (int64_t k = 0; k < e.elementCount(); ++k) {
+            const double x = a.valueAt(k), y = e.valueAt(k);
+            const double absError = std::isnan(x) != std::isnan(y) ? INFINITY : (std::isnan(y) ? 0 : std::fabs(x - y));
+            const double relError = absError / std::max(std::fabs(y), 1e-30);
+            const bool ok = exact ? x == y : absError <= atol + rtol * std::fabs(y);
+            if (absError > result.maxAbsError) {
+                result.maxAbsError = absError;
+                result.worstOutput = bindings[i].name;
+            }
+            if (std::fabs(y) > atol) result.maxRelError = std::max(result.maxRelError, relError);
+            result.passed = result.passed && ok;
+        }
+    }
+    return result;
+}
+
+}  // namespace npusim::sim

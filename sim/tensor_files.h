@@ -1,0 +1,37 @@
+// Model inputs and outputs as files: reading a directory (<name>.npy, or input_<i>.pb as in
+// ONNX's backend test data), deterministic random inputs, writing outputs, and comparing
+// outputs with references.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "arch/artifact.h"
+#include "arch/tensor.h"
+#include "reports/report.h"
+
+namespace npusim::sim {
+
+/// Reads every input of `bindings` from `directory`; InputError names a missing or
+/// mismatching input.
+std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
+                                         std::span<const TensorBinding> bindings);
+/// Deterministic pseudo-random inputs (same seed, same values).
+std::map<std::string, Tensor> randomInputs(std::span<const TensorBinding> bindings, uint64_t seed);
+/// Reads reference outputs (<name>.npy or output_<i>.pb) from `directory`.
+std::vector<Tensor> readExpectedOutputs(const std::filesystem::path& directory,
+                                        std::span<const TensorBinding> bindings);
+/// Writes <name>.npy per output into `directory` (created if needed).
+void writeOutputs(const std::filesystem::path& directory, std::span<const TensorBinding> bindings,
+                  std::span<const Tensor> outputs);
+
+/// Floating outputs pass when |actual - expected| <= atol + rtol * |expected| everywhere;
+/// integer outputs must be identical.
+reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings,
+                                    std::span<const Tensor> actual,
+                                    std::span<const Tensor> expected, double rtol, double atol);
+
+}  // namespace npusim::sim
