@@ -11,8 +11,8 @@ std::string_view stallReasonName(StallReason reason) {
     return kNames[static_cast<size_t>(reason)];
 }
 
-uint16_t Recorder::addUnit(std::string name) {
-    units_.push_back(std::move(name));
+uint16_t Recorder::addUnit(std::string name, UnitKind kind) {
+    units_.push_back({std::move(name), kind});
     return static_cast<uint16_t>(units_.size() - 1);
 }
 

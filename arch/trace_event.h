@@ -23,6 +23,14 @@ std::string_view stallReasonName(StallReason reason);
 
 enum class EventType : uint8_t { Command, Stall };
 
+/// What a traced unit is, so reports need not guess from names.
+enum class UnitKind : uint8_t { ControlCore, Dma, Tensor, Vector };
+
+struct UnitInfo {
+    std::string name;
+    UnitKind kind = UnitKind::Dma;
+};
+
 /// One interval on one unit's timeline, in cycles since the start of the simulation.
 /// A unit's intervals never overlap: busy (Command) and stalled (Stall) time are disjoint.
 struct Event {
@@ -41,14 +49,14 @@ struct Event {
 class Recorder {
 public:
     /// Registers a unit's track and returns its index.
-    uint16_t addUnit(std::string name);
+    uint16_t addUnit(std::string name, UnitKind kind);
     void record(const Event& event) { events_.push_back(event); }
 
-    const std::vector<std::string>& units() const { return units_; }
+    const std::vector<UnitInfo>& units() const { return units_; }
     const std::vector<Event>& events() const { return events_; }
 
 private:
-    std::vector<std::string> units_;
+    std::vector<UnitInfo> units_;
     std::vector<Event> events_;
 };
 

@@ -17,7 +17,7 @@ std::string traceToChromeJson(const RunRecord& run) {
     Json events = Json::array();
     for (size_t unit = 0; unit < run.trace.units().size(); ++unit) {
         events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", unit}, {"name", "thread_name"},
-                          {"args", {{"name", run.trace.units()[unit]}}}});
+                          {"args", {{"name", run.trace.units()[unit].name}}}});
     }
     for (const trace::Event& e : run.trace.events()) {
         const std::string op = e.opId < opNames.size() ? opNames[e.opId] : "job";

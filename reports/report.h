@@ -43,8 +43,10 @@ struct OpReport {
     std::string name, type, dtype;
     uint64_t cycles = 0;      ///< first command start to last command end
     uint64_t macs = 0, dramBytes = 0;
-    uint64_t tensorBusy = 0, vectorBusy = 0, dmaBusy = 0, stallCycles = 0;
-    std::string bound;        ///< compute, memory, sync or dispatch
+    uint64_t tensorBusy = 0, vectorBusy = 0, loadBusy = 0, storeBusy = 0, stallCycles = 0;
+    /// What limits the op: compute or memory when that unit kind is busy at least half of the
+    /// op's cycles, else dispatch when the control core is, else sync (units waiting).
+    std::string bound;
     double attainableCycles = 0, efficiency = 0;
 };
 

@@ -14,14 +14,11 @@ uint64_t clipped(const trace::Event& e, uint64_t start, uint64_t end) {
     return b > a ? b - a : 0;
 }
 
-bool isDma(isa::Opcode opcode) { return opcode == isa::Opcode::DmaLoad || opcode == isa::Opcode::DmaStore; }
-
 std::string boundOf(const OpReport& op, uint64_t dispatch) {
     const uint64_t compute = std::max(op.tensorBusy, op.vectorBusy);
-    const uint64_t largest = std::max({compute, op.dmaBusy, op.stallCycles, dispatch});
-    if (largest == compute) return "compute";
-    if (largest == op.dmaBusy) return "memory";
-    if (largest == dispatch) return "dispatch";
+    const uint64_t memory = std::max(op.loadBusy, op.storeBusy);
+    if (2 * std::max(compute, memory) >= op.cycles) return compute >= memory ? "compute" : "memory";
+    if (2 * dispatch >= op.cycles) return "dispatch";
     return "sync";
 }
 
@@ -36,14 +33,24 @@ Report buildReport(const RunRecord& run) {
     const uint64_t start = run.jobStartCycle, end = run.jobStartCycle + run.jobCycles;
 
     report.units.resize(run.trace.units().size());
-    for (size_t u = 0; u < report.units.size(); ++u) report.units[u].name = run.trace.units()[u];
-    std::map<uint32_t, OpReport> ops;
+    for (size_t u = 0; u < report.units.size(); ++u) report.units[u].name = run.trace.units()[u].name;
+    auto isControlCore = [&](const trace::Event& e) {
+        return run.trace.units()[e.unit].kind == trace::UnitKind::ControlCore;
+    };
+
+    // An op's span runs from its first to its last command on the units that execute it.
     std::map<uint32_t, std::pair<uint64_t, uint64_t>> spans;
-    std::map<uint32_t, uint64_t> dispatch;
+    for (const trace::Event& e : run.trace.events()) {
+        if (e.opId == isa::kNoOp || isControlCore(e)) continue;
+        auto [it, fresh] = spans.emplace(e.opId, std::make_pair(e.start, e.end));
+        if (!fresh) it->second = {std::min(it->second.first, e.start), std::max(it->second.second, e.end)};
+    }
+
+    std::map<uint32_t, OpReport> ops;
+    std::map<uint32_t, uint64_t> dispatch;  ///< control core work for the op inside its span
     for (const trace::Event& e : run.trace.events()) {
         const uint64_t cycles = clipped(e, start, end);
         UnitReport& unit = report.units.at(e.unit);
-        const bool controlCore = unit.name.ends_with("control_core");
         if (e.type == trace::EventType::Command) {
             unit.busy += cycles;
             ++unit.commands;
@@ -52,20 +59,22 @@ Report buildReport(const RunRecord& run) {
         }
         if (e.opId == isa::kNoOp) continue;
         OpReport& op = ops[e.opId];
-        if (controlCore) {
-            dispatch[e.opId] += cycles;
-            continue;
-        }
-        auto [it, fresh] = spans.emplace(e.opId, std::make_pair(e.start, e.end));
-        if (!fresh) it->second = {std::min(it->second.first, e.start), std::max(it->second.second, e.end)};
-        if (e.type == trace::EventType::Stall) {
+        if (isControlCore(e)) {
+            const auto span = spans.find(e.opId);
+            if (span != spans.end() && e.type == trace::EventType::Command) {
+                dispatch[e.opId] += clipped(e, span->second.first, span->second.second);
+            }
+        } else if (e.type == trace::EventType::Stall) {
             op.stallCycles += cycles;
         } else if (e.opcode == isa::Opcode::Gemm) {
             op.tensorBusy += cycles;
         } else if (e.opcode == isa::Opcode::Vector) {
             op.vectorBusy += cycles;
-        } else if (isDma(e.opcode)) {
-            op.dmaBusy += cycles;
+        } else if (e.opcode == isa::Opcode::DmaLoad) {
+            op.loadBusy += cycles;
+            op.dramBytes += e.bytes;
+        } else if (e.opcode == isa::Opcode::DmaStore) {
+            op.storeBusy += cycles;
             op.dramBytes += e.bytes;
         }
     }

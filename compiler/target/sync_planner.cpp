@@ -28,14 +28,16 @@ void SyncPlanner::add(const isa::Command& command, std::span<const Access> acces
     const auto q = static_cast<size_t>(queue);
     QueueState& self = queues_[q];
 
-    // Every resource touched, with its aliases: what this command must come after.
-    std::vector<std::pair<uint32_t, bool>> touched;
+    // A command comes after the conflicting uses of what it accesses and of everything whose
+    // storage overlaps it. Uses are recorded on the accessed resource only, so overlap is
+    // never followed twice (an alias of an alias is not an alias).
+    std::vector<std::pair<uint32_t, bool>> checked;
     for (const Access& access : accesses) {
-        touched.emplace_back(access.resource, access.write);
-        for (uint32_t alias : aliases_(access.resource)) touched.emplace_back(alias, access.write);
+        checked.emplace_back(access.resource, access.write);
+        for (uint32_t alias : aliases_(access.resource)) checked.emplace_back(alias, access.write);
     }
     Clock need{-1, -1, -1, -1};
-    for (const auto& [resource, write] : touched) {
+    for (const auto& [resource, write] : checked) {
         const ResourceState& state = resources_[resource];
         for (size_t p = 0; p < isa::kQueueCount; ++p) {
             if (p == q) continue;
@@ -72,9 +74,9 @@ void SyncPlanner::add(const isa::Command& command, std::span<const Access> acces
     self.streamIndex.push_back(stream_.size());
     stream_.push_back({command, {}});
 
-    for (const auto& [resource, write] : touched) {
-        ResourceState& state = resources_[resource];
-        (write ? state.lastWrite : state.lastRead)[q] = index;
+    for (const Access& access : accesses) {
+        ResourceState& state = resources_[access.resource];
+        (access.write ? state.lastWrite : state.lastRead)[q] = index;
     }
 }
 

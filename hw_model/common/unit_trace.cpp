@@ -3,9 +3,9 @@
 
 namespace npusim::hw {
 
-UnitTrace::UnitTrace(trace::Recorder* recorder, std::string name)
+UnitTrace::UnitTrace(trace::Recorder* recorder, std::string name, trace::UnitKind kind)
     : recorder_(recorder), name_(std::move(name)) {
-    if (recorder_) id_ = recorder_->addUnit(name_);
+    if (recorder_) id_ = recorder_->addUnit(name_, kind);
 }
 
 void UnitTrace::busy(const isa::Command& command, uint64_t start, uint64_t end, uint64_t bytes,

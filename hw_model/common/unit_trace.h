@@ -13,7 +13,7 @@ namespace npusim::hw {
 class UnitTrace {
 public:
     /// `recorder` may be null: tracing is then off and recording costs nothing.
-    UnitTrace(trace::Recorder* recorder, std::string name);
+    UnitTrace(trace::Recorder* recorder, std::string name, trace::UnitKind kind);
 
     const std::string& name() const { return name_; }
     /// The unit's index in the recorder (0 when tracing is off), used to tag accesses.

@@ -17,7 +17,7 @@ ControlCore::ControlCore(sc_core::sc_module_name name, const ArchConfig& config,
       processor_(processor),
       window_(window),
       program_(program),
-      trace_(recorder, this->name()) {
+      trace_(recorder, this->name(), trace::UnitKind::ControlCore) {
     SC_HAS_PROCESS(ControlCore);
     SC_THREAD(run);
 }

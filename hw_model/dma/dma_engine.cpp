@@ -21,7 +21,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& config, con
       processor_(processor),
       window_(window),
       queue_(queue),
-      trace_(recorder, this->name()) {
+      trace_(recorder, this->name(), trace::UnitKind::Dma) {
     SC_HAS_PROCESS(DmaEngine);
     SC_THREAD(run);
 }

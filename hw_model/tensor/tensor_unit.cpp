@@ -16,7 +16,7 @@ TensorUnit::TensorUnit(sc_core::sc_module_name name, const ArchConfig& config, c
       config_(config),
       clock_(clock),
       processor_(processor),
-      trace_(recorder, this->name()) {
+      trace_(recorder, this->name(), trace::UnitKind::Tensor) {
     SC_HAS_PROCESS(TensorUnit);
     SC_THREAD(run);
 }

@@ -16,7 +16,7 @@ VectorUnit::VectorUnit(sc_core::sc_module_name name, const ArchConfig& config, c
       config_(config),
       clock_(clock),
       processor_(processor),
-      trace_(recorder, this->name()) {
+      trace_(recorder, this->name(), trace::UnitKind::Vector) {
     SC_HAS_PROCESS(VectorUnit);
     SC_THREAD(run);
 }
