@@ -8,21 +8,40 @@ namespace npusim::hw {
 Router::Router(sc_core::sc_module_name name, std::vector<AddressRange> ranges)
     : sc_module(name), tSocket("tSocket"), iSocket("iSocket"), ranges_(std::move(ranges)) {
     tSocket.register_b_transport(this, &Router::b_transport);
+    tSocket.register_transport_dbg(this, &Router::transport_dbg);
+}
+
+int Router::decode(tlm::tlm_generic_payload& payload) const {
+    const uint64_t extent = blockShapeOf(payload).extent();
+    for (size_t target = 0; target < ranges_.size(); ++target) {
+        if (ranges_[target].contains(payload.get_address(), extent)) return static_cast<int>(target);
+    }
+    return -1;
 }
 
 void Router::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    const uint64_t address = payload.get_address();
-    const Block2d* block = Block2d::of(payload);
-    const uint64_t extent = block ? (block->rows - 1) * block->stride + block->rowBytes
-                                  : payload.get_data_length();
-    for (size_t target = 0; target < ranges_.size(); ++target) {
-        if (!ranges_[target].contains(address, extent)) continue;
-        payload.set_address(address - ranges_[target].base);
-        iSocket[static_cast<int>(target)]->b_transport(payload, delay);
-        payload.set_address(address);
+    const int target = decode(payload);
+    if (target < 0) {
+        payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    const uint64_t address = payload.get_address();
+    payload.set_address(address - ranges_[static_cast<size_t>(target)].base);
+    iSocket[target]->b_transport(payload, delay);
+    payload.set_address(address);
+}
+
+unsigned Router::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+    const int target = decode(payload);
+    if (target < 0) {
+        payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return 0;
+    }
+    const uint64_t address = payload.get_address();
+    payload.set_address(address - ranges_[static_cast<size_t>(target)].base);
+    const unsigned bytes = iSocket[target]->transport_dbg(payload);
+    payload.set_address(address);
+    return bytes;
 }
 
 }  // namespace npusim::hw

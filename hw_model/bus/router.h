@@ -29,6 +29,9 @@ public:
 
 private:
     void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    unsigned transport_dbg(int initiatorSocket, tlm::tlm_generic_payload& payload);
+    /// The target whose range holds the payload's bytes, or -1.
+    int decode(tlm::tlm_generic_payload& payload) const;
 
     std::vector<AddressRange> ranges_;
 };

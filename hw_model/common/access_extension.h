@@ -44,4 +44,20 @@ public:
     }
 };
 
+/// The rows a payload covers: its Block2d, or one linear row.
+struct BlockShape {
+    uint64_t rows = 1, rowBytes = 0, stride = 0;
+    /// Bytes from the first to the last byte touched.
+    uint64_t extent() const { return rows == 0 ? 0 : (rows - 1) * stride + rowBytes; }
+    /// True when the block is non-empty and lies inside [0, size) starting at `address`.
+    bool fits(uint64_t address, uint64_t size) const {
+        return rows > 0 && rowBytes > 0 && extent() <= size && address <= size - extent();
+    }
+};
+
+inline BlockShape blockShapeOf(tlm::tlm_generic_payload& payload) {
+    if (const Block2d* block = Block2d::of(payload)) return {block->rows, block->rowBytes, block->stride};
+    return {1, payload.get_data_length(), payload.get_data_length()};
+}
+
 }  // namespace npusim::hw

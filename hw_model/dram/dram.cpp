@@ -12,6 +12,7 @@ namespace npusim::hw {
 Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Clock& clock)
     : sc_module(name), tSocket("tSocket"), config_(config), clock_(clock) {
     tSocket.register_b_transport(this, &Dram::b_transport);
+    tSocket.register_transport_dbg(this, &Dram::transport_dbg);
 }
 
 sc_core::sc_time Dram::transferTime(uint64_t bytes) const {
@@ -44,23 +45,33 @@ void Dram::copy(uint64_t address, std::byte* data, uint64_t bytes, bool read) {
     }
 }
 
+bool Dram::copyBlock(tlm::tlm_generic_payload& payload) {
+    const BlockShape shape = blockShapeOf(payload);
+    const uint64_t address = payload.get_address();
+    if (!shape.fits(address, config_.sizeBytes)) return false;
+    auto* data = reinterpret_cast<std::byte*>(payload.get_data_ptr());
+    for (uint64_t r = 0; r < shape.rows; ++r) {
+        copy(address + r * shape.stride, data + r * shape.rowBytes, shape.rowBytes, payload.is_read());
+    }
+    return true;
+}
+
+unsigned Dram::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+    if (!copyBlock(payload)) {
+        payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return 0;
+    }
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    return payload.get_data_length();
+}
+
 void Dram::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
                        sc_core::sc_time& delay) {
-    const Block2d* block = Block2d::of(payload);
-    const uint64_t rows = block ? block->rows : 1;
-    const uint64_t rowBytes = block ? block->rowBytes : payload.get_data_length();
-    const uint64_t stride = block ? block->stride : rowBytes;
-    const uint64_t address = payload.get_address();
-    const uint64_t lastByte = address + (rows - 1) * stride + rowBytes;
-    if (rows == 0 || rowBytes == 0 || lastByte > config_.sizeBytes || lastByte < address) {
+    if (!copyBlock(payload)) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    auto* data = reinterpret_cast<std::byte*>(payload.get_data_ptr());
-    for (uint64_t r = 0; r < rows; ++r) {
-        copy(address + r * stride, data + r * rowBytes, rowBytes, payload.is_read());
-    }
-    const uint64_t bytes = rows * rowBytes;
+    const uint64_t bytes = payload.get_data_length();
     AccessTag* tag = AccessTag::of(payload);
     if (tag) (payload.is_read() ? bytesRead_ : bytesWritten_) += bytes;
 

@@ -33,6 +33,10 @@ private:
     static constexpr uint64_t kPageBytes = 64 * 1024;
 
     void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    /// Debug access: copies data without taking time or bandwidth.
+    unsigned transport_dbg(int initiatorSocket, tlm::tlm_generic_payload& payload);
+    /// Copies a block between storage and the payload; false when it is out of range.
+    bool copyBlock(tlm::tlm_generic_payload& payload);
     void copy(uint64_t address, std::byte* data, uint64_t bytes, bool read);
     /// Transfer time of `bytes` on the data bus, in picoseconds (rounded up).
     sc_core::sc_time transferTime(uint64_t bytes) const;

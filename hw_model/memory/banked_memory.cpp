@@ -17,6 +17,7 @@ BankedMemory::BankedMemory(sc_core::sc_module_name name, const MemoryConfig& con
       storage_(config.sizeBytes, std::byte{0}),
       banks_(config.banks) {
     tSocket.register_b_transport(this, &BankedMemory::b_transport);
+    tSocket.register_transport_dbg(this, &BankedMemory::transport_dbg);
 }
 
 std::vector<uint64_t> BankedMemory::bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes,
@@ -24,11 +25,6 @@ std::vector<uint64_t> BankedMemory::bankLoad(uint64_t address, uint64_t rows, ui
     std::vector<uint64_t> perBank(config_.banks, 0);
     for (uint64_t r = 0; r < rows; ++r) countRow(address + r * stride, rowBytes, perBank);
     return perBank;
-}
-
-uint64_t BankedMemory::cyclesFor(const std::vector<uint64_t>& perBank) const {
-    const uint64_t busiest = *std::max_element(perBank.begin(), perBank.end());
-    return (busiest + config_.ports - 1) / config_.ports;
 }
 
 void BankedMemory::countRow(uint64_t address, uint64_t bytes, std::vector<uint64_t>& perBank) const {
@@ -45,40 +41,43 @@ void BankedMemory::countRow(uint64_t address, uint64_t bytes, std::vector<uint64
     }
 }
 
-uint64_t BankedMemory::accessCycles(uint64_t address, uint64_t rows, uint64_t rowBytes,
-                                    uint64_t stride) const {
-    return cyclesFor(bankLoad(address, rows, rowBytes, stride));
+bool BankedMemory::copyBlock(tlm::tlm_generic_payload& payload) {
+    const BlockShape shape = blockShapeOf(payload);
+    const uint64_t address = payload.get_address();
+    if (!shape.fits(address, storage_.size())) return false;
+    auto* data = reinterpret_cast<std::byte*>(payload.get_data_ptr());
+    for (uint64_t r = 0; r < shape.rows; ++r) {
+        std::byte* cell = storage_.data() + address + r * shape.stride;
+        if (payload.is_read()) {
+            std::memcpy(data + r * shape.rowBytes, cell, shape.rowBytes);
+        } else {
+            std::memcpy(cell, data + r * shape.rowBytes, shape.rowBytes);
+        }
+    }
+    return true;
+}
+
+unsigned BankedMemory::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+    if (!copyBlock(payload)) {
+        payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return 0;
+    }
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    return payload.get_data_length();
 }
 
 void BankedMemory::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
                                sc_core::sc_time& delay) {
-    const Block2d* block = Block2d::of(payload);
-    const uint64_t rows = block ? block->rows : 1;
-    const uint64_t rowBytes = block ? block->rowBytes : payload.get_data_length();
-    const uint64_t stride = block ? block->stride : rowBytes;
-    const uint64_t address = payload.get_address();
-    const uint64_t lastByte = address + (rows - 1) * stride + rowBytes;
-    if (rows == 0 || rowBytes == 0 || lastByte > storage_.size() || lastByte < address) {
+    if (!copyBlock(payload)) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-
-    // Data.
-    auto* data = reinterpret_cast<std::byte*>(payload.get_data_ptr());
-    for (uint64_t r = 0; r < rows; ++r) {
-        std::byte* cell = storage_.data() + address + r * stride;
-        if (payload.is_read()) {
-            std::memcpy(data + r * rowBytes, cell, rowBytes);
-        } else {
-            std::memcpy(cell, data + r * rowBytes, rowBytes);
-        }
-    }
-
+    const BlockShape shape = blockShapeOf(payload);
     // Timing: each bank serves its chunks, `ports` per cycle, in the cycles it has free from
     // the issue time on; the access is done when its busiest bank is.
     AccessTag* tag = AccessTag::of(payload);
     const int owner = tag ? tag->initiator : -1 - initiatorSocket;
-    const std::vector<uint64_t> perBank = bankLoad(address, rows, rowBytes, stride);
+    const std::vector<uint64_t> perBank = bankLoad(payload.get_address(), shape.rows, shape.rowBytes, shape.stride);
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const uint64_t issue = (now + delay).value();
     uint64_t end = issue, waited = 0;

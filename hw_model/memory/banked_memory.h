@@ -26,15 +26,16 @@ public:
     BankedMemory(sc_core::sc_module_name name, const MemoryConfig& config, const Clock& clock);
 
     uint64_t sizeBytes() const { return storage_.size(); }
-    /// Cycles one access occupies its busiest bank (timing model, exposed for tests).
-    uint64_t accessCycles(uint64_t address, uint64_t rows, uint64_t rowBytes, uint64_t stride) const;
 
 private:
     void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    /// Debug access: copies data without taking time or bank cycles.
+    unsigned transport_dbg(int initiatorSocket, tlm::tlm_generic_payload& payload);
+    /// Copies a block between storage and the payload; false when it is out of range.
+    bool copyBlock(tlm::tlm_generic_payload& payload);
     /// Bank-width chunks the access needs from each bank.
     std::vector<uint64_t> bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes,
                                    uint64_t stride) const;
-    uint64_t cyclesFor(const std::vector<uint64_t>& perBank) const;
     /// Adds the chunks one row touches to the per-bank counts.
     void countRow(uint64_t address, uint64_t bytes, std::vector<uint64_t>& perBank) const;
 
