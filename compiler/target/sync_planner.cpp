@@ -46,6 +46,15 @@ void SyncPlanner::add(const isa::Command& command, std::span<const Access> acces
         }
     }
 
+    // A needed command whose completion another needed command already implies costs nothing.
+    for (size_t p = 0; p < isa::kQueueCount; ++p) {
+        if (p == q || need[p] <= self.known[p]) continue;
+        for (size_t r = 0; r < isa::kQueueCount; ++r) {
+            if (r == p || r == q || need[r] <= self.known[r]) continue;
+            if (queues_[r].clocks[static_cast<size_t>(need[r])][p] >= need[p]) need[p] = -1;
+        }
+    }
+
     for (size_t p = 0; p < isa::kQueueCount; ++p) {
         if (p == q || need[p] <= self.known[p]) continue;
         const auto producer = static_cast<isa::Queue>(p);

@@ -1,0 +1,143 @@
+// Lowering from graph IR to commands: schedules fit the hardware, every generated command
+// passes the firmware's validation, semaphores balance, and mapping errors name the op.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "arch/arch_config.h"
+#include "compiler/cost_model.h"
+#include "compiler/graph/op_table.h"
+#include "compiler/graph/printer.h"
+#include "compiler/memory/memory_planning.h"
+#include "compiler/passes/graph_pass.h"
+#include "compiler/target/codegen.h"
+#include "compiler/tile/tiling.h"
+#include "firmware/command_validator.h"
+#include "graph_test_support.h"
+
+namespace npusim::compiler {
+namespace {
+
+using testing::inputErrorOf;
+using testing::singleOpGraph;
+
+/// Makes graph input `index` a constant of zeros.
+void makeConstant(Graph& graph, size_t index) {
+    Value& value = graph.value(graph.inputs.at(index));
+    value.constant = Tensor::zeros(value.dtype, value.shape);
+    graph.inputs.erase(graph.inputs.begin() + static_cast<long>(index));
+}
+
+Graph gemmGraph(Shape a, Shape b, std::optional<Shape> c, std::map<std::string, Attribute> attributes) {
+    std::vector<std::optional<Tensor>> inputs = {Tensor::zeros(DType::Fp32, std::move(a)),
+                                                 Tensor::zeros(DType::Fp32, std::move(b))};
+    if (c) inputs.push_back(Tensor::zeros(DType::Fp32, *c));
+    return singleOpGraph(OpKind::Gemm, inputs, std::move(attributes));
+}
+
+struct Lowered {
+    TileProgram tiles;
+    MemoryPlan memory;
+    std::vector<isa::Command> commands;
+};
+
+Lowered lower(const Graph& graph, const ArchConfig& config) {
+    Lowered l;
+    const CostModel model(config);
+    l.tiles = lowerToTiles(graph, config, model);
+    l.memory = planMemory(graph, l.tiles, config);
+    l.commands = generateCommands(l.tiles, l.memory, config);
+    return l;
+}
+
+void expectValidStream(const Lowered& l, const ArchConfig& config) {
+    std::map<uint64_t, int64_t> balance;
+    for (size_t i = 0; i < l.commands.size(); ++i) {
+        const isa::Command& c = l.commands[i];
+        EXPECT_EQ(firmware::validateCommand(c, config, l.memory.dramBytes), regs::ErrorCode::None)
+            << i << ": " << isa::disassemble(c);
+        if (c.opcode == isa::Opcode::SemSignal) ++balance[c.get(isa::Field::Semaphore)];
+        if (c.opcode == isa::Opcode::SemWait) --balance[c.get(isa::Field::Semaphore)];
+    }
+    for (const auto& [sem, count] : balance) EXPECT_EQ(count, 0) << "semaphore " << sem;
+    ASSERT_FALSE(l.commands.empty());
+    EXPECT_EQ(l.commands.back().opcode, isa::Opcode::End);
+}
+
+TEST(Lowering, GemmStreamsAreValidOnEveryPreset) {
+    for (const std::string& preset : archPresetNames()) {
+        const ArchConfig config = loadArchConfig(preset, {});
+        Graph graph = gemmGraph({96, 200}, {300, 200}, Shape{300}, {{"transB", int64_t{1}}, {"alpha", 0.5}});
+        makeConstant(graph, 1);
+        for (const GraphPass& pass : graphPasses()) pass.run(graph);
+        const Lowered l = lower(graph, config);
+        expectValidStream(l, config);
+        const auto& gemm = std::get<GemmTiles>(l.tiles.ops.at(0));
+        const GemmFootprint f = gemmFootprint(gemm.problem, gemm.schedule, config);
+        EXPECT_LE(f.sramBytes, config.sram.sizeBytes) << preset;
+        EXPECT_LE(f.accumulatorBytes, config.accumulator.sizeBytes) << preset;
+    }
+}
+
+TEST(Lowering, RuntimeTransposedOperandUsesATransposingDma) {
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const Graph graph = gemmGraph({64, 40}, {64, 48}, std::nullopt, {{"transA", int64_t{1}}});
+    const Lowered l = lower(graph, edge);
+    expectValidStream(l, edge);
+    bool transposed = false;
+    for (const isa::Command& c : l.commands) transposed = transposed || c.get(isa::Field::Transpose) == 1;
+    EXPECT_TRUE(transposed);
+}
+
+TEST(Lowering, ConstantTransposeIsFoldedIntoTheWeights) {
+    Graph graph = gemmGraph({8, 32}, {16, 32}, std::nullopt, {{"transB", int64_t{1}}});
+    makeConstant(graph, 1);
+    foldGemmConstants(graph);
+    const std::string text = printGraph(graph);
+    EXPECT_NE(text.find("in1.T"), std::string::npos) << text;
+    EXPECT_EQ(graph.nodes[0].intAttr("transB", -1), 0);
+    EXPECT_EQ(graph.value(graph.nodes[0].inputs[1]).shape, (Shape{32, 16}));
+}
+
+TEST(Lowering, MappingErrorsNameTheOp) {
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const CostModel model(edge);
+    const Graph int32MatMul = singleOpGraph(OpKind::MatMul, {Tensor::zeros(DType::Int32, {4, 4}),
+                                                             Tensor::zeros(DType::Int32, {4, 4})});
+    EXPECT_NE(inputErrorOf([&] { lowerToTiles(int32MatMul, edge, model); }).find("op 'op' (MatMul)"),
+              std::string::npos);
+
+    const ArchConfig noTranspose = loadArchConfig("edge", std::vector<std::string>{"dma.transpose=false"});
+    const Graph transposed = gemmGraph({16, 8}, {16, 8}, std::nullopt, {{"transB", int64_t{1}}});
+    EXPECT_NE(inputErrorOf([&] { lowerToTiles(transposed, noTranspose, CostModel(noTranspose)); })
+                  .find("dma.transpose=false"),
+              std::string::npos);
+
+    const Graph int8Relu = singleOpGraph(OpKind::Relu, {Tensor::zeros(DType::Int8, {4, 4})});
+    EXPECT_NE(inputErrorOf([&] { lowerToTiles(int8Relu, edge, model); }).find("vector unit"), std::string::npos);
+}
+
+TEST(Lowering, BlocksReuseResidentOperands) {
+    SlotCache cache(2);
+    EXPECT_TRUE(cache.use({1}).load);
+    EXPECT_TRUE(cache.use({2}).load);
+    EXPECT_FALSE(cache.use({1}).load);  // still resident in slot 0
+    const SlotCache::Use third = cache.use({3});  // evicts {2}, the least recently used
+    EXPECT_TRUE(third.load);
+    EXPECT_EQ(third.slot, 1);
+    EXPECT_FALSE(cache.use({1}).load);
+}
+
+TEST(Lowering, BatchedMatMulBroadcastsOperandOffsets) {
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const Graph graph = singleOpGraph(OpKind::MatMul, {Tensor::zeros(DType::Fp32, {2, 1, 3, 4}),
+                                                       Tensor::zeros(DType::Fp32, {3, 4, 5})});
+    const GemmProblem p = gemmProblemFor(graph, graph.nodes[0], 0, edge);
+    EXPECT_EQ(p.batch, 6);
+    EXPECT_EQ(p.a.batchOffsets, (std::vector<int64_t>{0, 0, 0, 12, 12, 12}));
+    EXPECT_EQ(p.b.batchOffsets, (std::vector<int64_t>{0, 20, 40, 0, 20, 40}));
+    expectValidStream(lower(graph, edge), edge);
+}
+
+}  // namespace
+}  // namespace npusim::compiler
