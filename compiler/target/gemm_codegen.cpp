@@ -41,54 +41,48 @@ private:
         out_.add(command, std::span<const Access>(accesses.begin(), accesses.size()));
     }
 
-    uint32_t loadA(const GemmBlock& block) {
-        const SlotCache::Use use = aSlots_.use(gemmKeyA(p_, block));
-        const uint32_t slot = roles_.a[static_cast<size_t>(use.slot)];
+    /// The block of a logical rows x cols operand matrix at (row0, col0), rows x cols
+    /// elements, stored row-major or transposed (cols x rows) in DRAM.
+    struct OperandBlock {
+        int64_t totalRows, totalCols, row0, col0, rows, cols;
+    };
+
+    /// Loads an operand block into a slot unless it is resident; returns the slot.
+    uint32_t load(const GemmOperand& operand, const std::vector<uint32_t>& slots, SlotCache& cache,
+                  const std::vector<int64_t>& key, int64_t batch, int64_t pitch, const OperandBlock& b) {
+        const SlotCache::Use use = cache.use(key);
+        const uint32_t slot = slots[static_cast<size_t>(use.slot)];
         if (!use.load) return slot;
-        const int64_t base = p_.a.batchOffsets[static_cast<size_t>(block.batch)];
+        const uint64_t matrix = dramOffset(operand.value) +
+                                static_cast<uint64_t>(operand.batchOffsets[static_cast<size_t>(batch)]) * elem_;
         DmaSpec dma;
         dma.onchipAddress = buffer(slot).offset;
-        dma.onchipStride = static_cast<uint64_t>(roles_.aPitch) * elem_;
-        if (p_.a.transposed) {  // A stored K x M
-            dma.dramOffset = dramOffset(p_.a.value) + (base + block.k0 * p_.m + block.m0) * elem_;
-            dma.rows = block.k;
-            dma.rowBytes = block.m * elem_;
-            dma.dramStride = p_.m * elem_;
+        dma.onchipStride = static_cast<uint64_t>(pitch) * elem_;
+        if (operand.transposed) {
+            dma.dramOffset = matrix + static_cast<uint64_t>(b.col0 * b.totalRows + b.row0) * elem_;
+            dma.rows = static_cast<uint64_t>(b.cols);
+            dma.rowBytes = static_cast<uint64_t>(b.rows) * elem_;
+            dma.dramStride = static_cast<uint64_t>(b.totalRows) * elem_;
             dma.transposeElementBytes = elem_;
         } else {
-            dma.dramOffset = dramOffset(p_.a.value) + (base + block.m0 * p_.k + block.k0) * elem_;
-            dma.rows = block.m;
-            dma.rowBytes = block.k * elem_;
-            dma.dramStride = p_.k * elem_;
+            dma.dramOffset = matrix + static_cast<uint64_t>(b.row0 * b.totalCols + b.col0) * elem_;
+            dma.rows = static_cast<uint64_t>(b.rows);
+            dma.rowBytes = static_cast<uint64_t>(b.cols) * elem_;
+            dma.dramStride = static_cast<uint64_t>(b.totalCols) * elem_;
         }
         emit(dmaCommand(dma, p_.opId, tile_),
-             {{bufferResource(slot), true}, {dramResource(plan_, p_.a.value), false}});
+             {{bufferResource(slot), true}, {dramResource(plan_, operand.value), false}});
         return slot;
     }
 
+    uint32_t loadA(const GemmBlock& block) {
+        return load(p_.a, roles_.a, aSlots_, gemmKeyA(p_, block), block.batch, roles_.aPitch,
+                    {p_.m, p_.k, block.m0, block.k0, block.m, block.k});
+    }
+
     uint32_t loadB(const GemmBlock& block) {
-        const SlotCache::Use use = bSlots_.use(gemmKeyB(p_, block));
-        const uint32_t slot = roles_.b[static_cast<size_t>(use.slot)];
-        if (!use.load) return slot;
-        const int64_t base = p_.b.batchOffsets[static_cast<size_t>(block.batch)];
-        DmaSpec dma;
-        dma.onchipAddress = buffer(slot).offset;
-        dma.onchipStride = static_cast<uint64_t>(roles_.bPitch) * elem_;
-        if (p_.b.transposed) {  // B stored N x K
-            dma.dramOffset = dramOffset(p_.b.value) + (base + block.n0 * p_.k + block.k0) * elem_;
-            dma.rows = block.n;
-            dma.rowBytes = block.k * elem_;
-            dma.dramStride = p_.k * elem_;
-            dma.transposeElementBytes = elem_;
-        } else {
-            dma.dramOffset = dramOffset(p_.b.value) + (base + block.k0 * p_.n + block.n0) * elem_;
-            dma.rows = block.k;
-            dma.rowBytes = block.n * elem_;
-            dma.dramStride = p_.n * elem_;
-        }
-        emit(dmaCommand(dma, p_.opId, tile_),
-             {{bufferResource(slot), true}, {dramResource(plan_, p_.b.value), false}});
-        return slot;
+        return load(p_.b, roles_.b, bSlots_, gemmKeyB(p_, block), block.batch, roles_.bPitch,
+                    {p_.k, p_.n, block.k0, block.n0, block.k, block.n});
     }
 
     uint32_t accumulator() const { return roles_.accumulator[accumulatorSlot_]; }

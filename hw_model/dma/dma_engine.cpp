@@ -12,21 +12,11 @@ namespace npusim::hw {
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
                      CommandProcessor& processor, const ContextWindow& window, isa::Queue queue,
                      trace::Recorder* recorder)
-    : sc_module(name),
+    : QueueUnit(name, config, clock, processor, queue, recorder, trace::UnitKind::Dma),
       dramSocket("dramSocket"),
       sramSocket("sramSocket"),
       accSocket("accSocket"),
-      config_(config),
-      clock_(clock),
-      processor_(processor),
-      window_(window),
-      queue_(queue),
-      trace_(recorder, this->name(), trace::UnitKind::Dma) {
-    SC_HAS_PROCESS(DmaEngine);
-    SC_THREAD(run);
-}
-
-void DmaEngine::run() { processor_.serve(queue_, *this, trace_); }
+      window_(window) {}
 
 std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command) const {
     using isa::Field;
@@ -84,11 +74,7 @@ void DmaEngine::execute(const isa::Command& command) {
     }
     const auto space = static_cast<isa::MemorySpace>(command.get(Field::Space));
     auto& onchip = space == isa::MemorySpace::Sram ? sramSocket : accSocket;
-    AccessTag tag;
-    tag.initiator = trace_.id();
-    tag.opId = command.opId;
-    tag.tileId = command.tileId;
-    tag.kind = command.kind;
+    const AccessTag tag = tagFor(command);
 
     staging_.resize(rows * rowBytes);
     const uint64_t start = clock_.now();

@@ -9,15 +9,12 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "arch/arch_config.h"
-#include "hw_model/command/command_processor.h"
-#include "hw_model/common/clock.h"
-#include "hw_model/common/unit_trace.h"
+#include "hw_model/common/queue_unit.h"
 #include "hw_model/control/context_window.h"
 
 namespace npusim::hw {
 
-class DmaEngine : public sc_core::sc_module, public CommandExecutor {
+class DmaEngine : public QueueUnit {
 public:
     /// Physical system addresses (DRAM).
     tlm_utils::simple_initiator_socket<DmaEngine> dramSocket;
@@ -41,15 +38,9 @@ private:
         uint64_t onchipStride;
     };
 
-    void run();
     std::vector<Burst> planBursts(const isa::Command& command) const;
 
-    const ArchConfig& config_;
-    const Clock& clock_;
-    CommandProcessor& processor_;
     const ContextWindow& window_;
-    isa::Queue queue_;
-    UnitTrace trace_;
     std::vector<std::byte> staging_;
 };
 

@@ -10,18 +10,9 @@ namespace npusim::hw {
 
 TensorUnit::TensorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
                        CommandProcessor& processor, trace::Recorder* recorder)
-    : sc_module(name),
+    : QueueUnit(name, config, clock, processor, isa::Queue::Tensor, recorder, trace::UnitKind::Tensor),
       sramSocket("sramSocket"),
-      accSocket("accSocket"),
-      config_(config),
-      clock_(clock),
-      processor_(processor),
-      trace_(recorder, this->name(), trace::UnitKind::Tensor) {
-    SC_HAS_PROCESS(TensorUnit);
-    SC_THREAD(run);
-}
-
-void TensorUnit::run() { processor_.serve(isa::Queue::Tensor, *this, trace_); }
+      accSocket("accSocket") {}
 
 void TensorUnit::execute(const isa::Command& command) {
     using isa::Field;
@@ -41,11 +32,7 @@ void TensorUnit::execute(const isa::Command& command) {
     b_.resize(bBytes);
     c_.resize(cBytes);
 
-    AccessTag tag;
-    tag.initiator = trace_.id();
-    tag.opId = command.opId;
-    tag.tileId = command.tileId;
-    tag.kind = command.kind;
+    const AccessTag tag = tagFor(command);
     const std::string& who = trace_.name();
     const uint64_t start = clock_.now();
     const uint64_t cyclesPerRow = config_.tensor.cyclesPerRow.at(tile.dtype);

@@ -11,14 +11,11 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "arch/arch_config.h"
-#include "hw_model/command/command_processor.h"
-#include "hw_model/common/clock.h"
-#include "hw_model/common/unit_trace.h"
+#include "hw_model/common/queue_unit.h"
 
 namespace npusim::hw {
 
-class TensorUnit : public sc_core::sc_module, public CommandExecutor {
+class TensorUnit : public QueueUnit {
 public:
     tlm_utils::simple_initiator_socket<TensorUnit> sramSocket;
     tlm_utils::simple_initiator_socket<TensorUnit> accSocket;
@@ -29,12 +26,6 @@ public:
     void execute(const isa::Command& command) override;
 
 private:
-    void run();
-
-    const ArchConfig& config_;
-    const Clock& clock_;
-    CommandProcessor& processor_;
-    UnitTrace trace_;
     std::vector<std::byte> a_, b_, c_;
 };
 

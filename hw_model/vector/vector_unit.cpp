@@ -10,18 +10,9 @@ namespace npusim::hw {
 
 VectorUnit::VectorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
                        CommandProcessor& processor, trace::Recorder* recorder)
-    : sc_module(name),
+    : QueueUnit(name, config, clock, processor, isa::Queue::Vector, recorder, trace::UnitKind::Vector),
       sramSocket("sramSocket"),
-      accSocket("accSocket"),
-      config_(config),
-      clock_(clock),
-      processor_(processor),
-      trace_(recorder, this->name(), trace::UnitKind::Vector) {
-    SC_HAS_PROCESS(VectorUnit);
-    SC_THREAD(run);
-}
-
-void VectorUnit::run() { processor_.serve(isa::Queue::Vector, *this, trace_); }
+      accSocket("accSocket") {}
 
 void VectorUnit::execute(const isa::Command& command) {
     using isa::Field;
@@ -43,11 +34,7 @@ void VectorUnit::execute(const isa::Command& command) {
         const auto space = static_cast<isa::MemorySpace>(command.get(spaceField));
         return space == isa::MemorySpace::Sram ? forwardPath(sramSocket) : forwardPath(accSocket);
     };
-    AccessTag tag;
-    tag.initiator = trace_.id();
-    tag.opId = command.opId;
-    tag.tileId = command.tileId;
-    tag.kind = command.kind;
+    const AccessTag tag = tagFor(command);
     const std::string& who = trace_.name();
     const uint64_t start = clock_.now();
 

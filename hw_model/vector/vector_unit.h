@@ -9,14 +9,11 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "arch/arch_config.h"
-#include "hw_model/command/command_processor.h"
-#include "hw_model/common/clock.h"
-#include "hw_model/common/unit_trace.h"
+#include "hw_model/common/queue_unit.h"
 
 namespace npusim::hw {
 
-class VectorUnit : public sc_core::sc_module, public CommandExecutor {
+class VectorUnit : public QueueUnit {
 public:
     tlm_utils::simple_initiator_socket<VectorUnit> sramSocket;
     tlm_utils::simple_initiator_socket<VectorUnit> accSocket;
@@ -27,12 +24,6 @@ public:
     void execute(const isa::Command& command) override;
 
 private:
-    void run();
-
-    const ArchConfig& config_;
-    const Clock& clock_;
-    CommandProcessor& processor_;
-    UnitTrace trace_;
     std::vector<std::byte> src0_, src1_, dst_;
 };
 
