@@ -1,0 +1,102 @@
+"""Shared helpers for the npusim command-line tests: where things are, how to run npusim.
+
+The tests get their paths from the environment (set by tests/cli/CMakeLists.txt):
+    NPUSIM           the npusim executable
+    NPUSIM_EXAMPLES  the directory holding the generated example models
+"""
+import json
+import os
+import struct
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+ONNX_NODE_TESTS = Path("/usr/share/libonnx-testdata/data/node")
+TIMEOUT_SECONDS = 120
+
+# Markers of a crash or an uncaught exception rather than a diagnosed error.
+CRASH_MARKERS = ("terminate", "Segmentation", "internal error", "Aborted", "core dumped")
+
+
+def _required_env(name):
+    value = os.environ.get(name)
+    if not value:
+        raise SystemExit(f"{name} is not set; run these tests through ctest")
+    return value
+
+
+NPUSIM = _required_env("NPUSIM")
+EXAMPLES = Path(_required_env("NPUSIM_EXAMPLES"))
+
+
+def example(name):
+    """Path of a generated example model, e.g. example("matmul_fp32.onnx")."""
+    path = EXAMPLES / name
+    if not path.is_file():
+        raise FileNotFoundError(f"example model {path} is missing; build the example_models target")
+    return path
+
+
+def read_manifest(artifact_bytes):
+    """The manifest JSON of an artifact and the file offset where its section payload starts.
+
+    Layout: 8-byte magic, u32 format version, u32 manifest crc32, u64 manifest size, manifest
+    text, then the sections (offsets relative to the payload start, which ends the file).
+    """
+    (manifest_size,) = struct.unpack_from("<Q", artifact_bytes, 16)
+    manifest = json.loads(artifact_bytes[24:24 + manifest_size])
+    last = max(manifest["sections"], key=lambda s: s["offset"])
+    payload_start = len(artifact_bytes) - (last["offset"] + last["size"])
+    return manifest, payload_start
+
+
+def tree(directory):
+    """Every path under a directory, relative to it (to see what a command left behind)."""
+    return sorted(str(p.relative_to(directory)) for p in Path(directory).rglob("*"))
+
+
+class NpusimTestCase(unittest.TestCase):
+    """Each test gets a fresh temporary directory (self.tmp) that npusim runs in."""
+
+    def setUp(self):
+        directory = tempfile.TemporaryDirectory(prefix="npusim_cli_")
+        self.addCleanup(directory.cleanup)
+        self.tmp = Path(directory.name)
+
+    def npusim(self, *args):
+        """Runs npusim with the given arguments in self.tmp; returns the CompletedProcess."""
+        return subprocess.run([NPUSIM, *map(str, args)], cwd=self.tmp, capture_output=True, text=True,
+                              timeout=TIMEOUT_SECONDS,
+                              env={**os.environ, "SYSTEMC_DISABLE_COPYRIGHT_MESSAGE": "1"})
+
+    def assertNoCrash(self, result):
+        self.assertGreaterEqual(result.returncode, 0, f"npusim died from a signal:\n{result.stderr}")
+        for marker in CRASH_MARKERS:
+            self.assertNotIn(marker, result.stderr + result.stdout)
+
+    def assertSucceeded(self, result):
+        self.assertNoCrash(result)
+        self.assertEqual(result.returncode, 0, f"npusim failed:\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+        return result
+
+    def ok(self, *args):
+        """Runs npusim and asserts it succeeded; returns its stdout."""
+        return self.assertSucceeded(self.npusim(*args)).stdout
+
+    def assertFailsCleanly(self, args, exit_code, words):
+        """Runs npusim, expecting exit_code, ONE stderr line holding every word in `words`, and no
+        file or directory left behind in self.tmp (no partial artifact, outputs or report)."""
+        before = tree(self.tmp)
+        result = self.npusim(*args)
+        self.assertNoCrash(result)
+        self.assertEqual(result.returncode, exit_code,
+                         f"npusim {' '.join(map(str, args))}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, f"expected one stderr line, got:\n{result.stderr}")
+        prefix = "npusim: error:" if exit_code == 2 else "npusim: run failed:"
+        self.assertTrue(lines[0].startswith(prefix), lines[0])
+        for word in words:
+            self.assertIn(str(word), lines[0])
+        self.assertEqual(tree(self.tmp), before, "npusim left files behind after failing")
+        return lines[0]

@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""npusim on bad input: exit 2 (usage/input) or 1 (run failure), one stderr line that names the
+problem, no crash, and no partial artifact, outputs or report left behind."""
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+from npusim_cli import ONNX_NODE_TESTS, NpusimTestCase, example, read_manifest
+
+USAGE, RUN_FAILED = 2, 1
+
+
+class BadModelTest(NpusimTestCase):
+    def compile_and_run_fail(self, model, words):
+        """Both `compile` and `run` of a bad model fail the same way and write nothing."""
+        self.assertFailsCleanly(["compile", model, "-o", "out.npuart"], USAGE, words)
+        self.assertFailsCleanly(["run", model, "--outputs", "out", "--report", "rep"], USAGE, words)
+
+    def test_missing_model_file_is_named(self):
+        self.compile_and_run_fail("missing.onnx", ["missing.onnx"])
+
+    def test_truncated_onnx_file_is_rejected(self):
+        data = example("matmul_fp32.onnx").read_bytes()
+        (self.tmp / "half.onnx").write_bytes(data[: len(data) // 2])
+        self.compile_and_run_fail("half.onnx", ["half.onnx", "ONNX"])
+
+    def test_non_onnx_file_is_rejected(self):
+        (self.tmp / "notes.onnx").write_text("these are notes, not a model\n")
+        self.compile_and_run_fail("notes.onnx", ["notes.onnx", "ONNX"])
+
+    def test_op_outside_the_slice_names_node_and_op_type(self):
+        # The backend model's node is unnamed; npusim names it after its op type and index.
+        model = ONNX_NODE_TESTS / "test_softmax_axis_0" / "model.onnx"
+        self.compile_and_run_fail(model, ["'softmax_0'", "Softmax"])
+
+    def test_op_outside_the_slice_names_the_models_own_node_name(self):
+        graph = helper.make_graph(
+            [helper.make_node("Softmax", ["x"], ["y"], name="attention_probs")], "softmax",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "softmax.onnx")
+        self.compile_and_run_fail("softmax.onnx", ["attention_probs", "Softmax"])
+
+
+class BadArchTest(NpusimTestCase):
+    def fail_everywhere(self, arch_args, words):
+        """`arch show`, `compile` and `run` reject the same bad --arch/--set the same way."""
+        model = example("matmul_fp32.onnx")
+        show_args = arch_args if arch_args[0] != "--arch" else arch_args[1:]
+        if show_args[0] == "--set":
+            show_args = ["edge", *show_args]
+        with self.subTest(command="arch show"):
+            self.assertFailsCleanly(["arch", "show", *show_args], USAGE, words)
+        with self.subTest(command="compile"):
+            self.assertFailsCleanly(["compile", model, *arch_args, "-o", "out.npuart"], USAGE, words)
+        with self.subTest(command="run"):
+            self.assertFailsCleanly(["run", model, *arch_args, "--outputs", "out", "--report", "rep"], USAGE, words)
+
+    def test_unknown_preset_is_named(self):
+        self.fail_everywhere(["--arch", "tiny"], ["'tiny'", "preset"])
+
+    def test_set_of_unknown_field_names_the_field(self):
+        self.fail_everywhere(["--set", "tensor.rowz=3"], ["tensor.rowz", "unknown field"])
+
+    def test_set_with_wrong_value_type_names_field_and_value(self):
+        self.fail_everywhere(["--set", "tensor.rows=many"], ["tensor.rows", "many"])
+
+    def test_set_out_of_range_names_field_and_value(self):
+        self.fail_everywhere(["--set", "tensor.rows=0"], ["tensor.rows", "0"])
+
+    def test_set_without_equals_sign_is_a_usage_error(self):
+        self.fail_everywhere(["--set", "tensor.rows"], ["tensor.rows", "="])
+
+
+class BadRunInputTest(NpusimTestCase):
+    def setUp(self):
+        super().setUp()
+        self.model = example("matmul_fp32.onnx")
+
+    def run_fails(self, extra_args, exit_code, words):
+        return self.assertFailsCleanly(["run", self.model, *extra_args, "--outputs", "out", "--report", "rep"],
+                                       exit_code, words)
+
+    def test_missing_inputs_directory_is_named(self):
+        self.run_fails(["--inputs", "no_such_dir"], USAGE, ["no_such_dir"])
+
+    def test_inputs_directory_without_the_input_names_it(self):
+        (self.tmp / "inputs").mkdir()
+        self.run_fails(["--inputs", "inputs"], USAGE, ["'a'", "a.npy"])
+
+    def test_input_npy_with_wrong_shape_names_input_and_shapes(self):
+        (self.tmp / "inputs").mkdir()
+        np.save(self.tmp / "inputs" / "a.npy", np.zeros((256, 511), np.float32))
+        self.run_fails(["--inputs", "inputs"], USAGE, ["'a'", "[256,512]", "[256,511]"])
+
+    def test_input_npy_with_unsupported_dtype_names_file_and_type(self):
+        (self.tmp / "inputs").mkdir()
+        np.save(self.tmp / "inputs" / "a.npy", np.zeros((256, 512), np.float64))
+        self.run_fails(["--inputs", "inputs"], USAGE, ["a.npy", "<f8"])
+
+    def test_missing_expected_directory_is_named(self):
+        self.run_fails(["--expected", "no_such_dir"], USAGE, ["no_such_dir"])
+
+    def test_device_memory_too_small_is_a_run_failure(self):
+        self.run_fails(["--set", "dram.size_mib=1"], RUN_FAILED, ["device memory"])
+
+    def test_mismatch_with_expected_outputs_exits_1_naming_the_directory(self):
+        # Not assertFailsCleanly: the outputs and report of a mismatching run are its diagnosis.
+        (self.tmp / "expected").mkdir()
+        np.save(self.tmp / "expected" / "y.npy", np.ones((256, 256), np.float32))
+        result = self.npusim("run", self.model, "--expected", "expected")
+        self.assertNoCrash(result)
+        self.assertEqual(result.returncode, RUN_FAILED, result.stderr)
+        self.assertEqual(result.stderr.splitlines(), ["npusim: run failed: outputs differ from expected"])
+        self.assertIn("MISMATCH", result.stdout)
+
+
+class BadOutputPathTest(NpusimTestCase):
+    """Output locations npusim cannot write: exit 1, the real reason, nothing half-written."""
+
+    def test_unwritable_report_directory_is_a_run_failure_leaving_no_outputs(self):
+        (self.tmp / "blocker").write_text("a file where the report directory should go\n")
+        self.assertFailsCleanly(["run", example("matmul_fp32.onnx"), "--outputs", "out", "--report", "blocker/rep"],
+                                RUN_FAILED, ["blocker/rep"])
+
+    def test_artifact_path_that_is_a_directory_gives_the_real_reason(self):
+        (self.tmp / "artifacts").mkdir()
+        line = self.assertFailsCleanly(["compile", example("matmul_fp32.onnx"), "-o", "artifacts"], RUN_FAILED,
+                                       ["'artifacts'"])
+        self.assertNotIn("Success", line)
+
+
+class BadArtifactTest(NpusimTestCase):
+    def setUp(self):
+        super().setUp()
+        self.ok("compile", example("matmul_fp32.onnx"), "--arch", "edge", "-o", "good.npuart")
+        self.artifact = (self.tmp / "good.npuart").read_bytes()
+
+    def write_with_flipped_byte(self, name, offset):
+        data = bytearray(self.artifact)
+        data[offset] ^= 0xFF
+        (self.tmp / name).write_bytes(bytes(data))
+
+    def test_flipped_byte_in_each_section_fails_its_checksum(self):
+        manifest, payload_start = read_manifest(self.artifact)
+        for section in manifest["sections"]:
+            with self.subTest(section=section["name"]):
+                self.write_with_flipped_byte("bad.npuart", payload_start + section["offset"] + section["size"] // 2)
+                words = ["bad.npuart", section["name"], "checksum"]
+                self.assertFailsCleanly(["run", "bad.npuart", "--outputs", "out", "--report", "rep"], USAGE, words)
+                self.assertFailsCleanly(["disasm", "bad.npuart"], USAGE, words)
+
+    def test_flipped_byte_in_manifest_fails_its_checksum(self):
+        self.write_with_flipped_byte("bad.npuart", 40)
+        self.assertFailsCleanly(["run", "bad.npuart", "--outputs", "out", "--report", "rep"], USAGE,
+                                ["bad.npuart", "manifest", "checksum"])
+
+    def test_truncated_artifact_is_rejected(self):
+        (self.tmp / "cut.npuart").write_bytes(self.artifact[: len(self.artifact) // 2])
+        self.assertFailsCleanly(["run", "cut.npuart", "--outputs", "out", "--report", "rep"], USAGE,
+                                ["cut.npuart", "truncated"])
+
+    def test_run_on_another_arch_names_both_archs(self):
+        self.assertFailsCleanly(["run", "good.npuart", "--arch", "mobile", "--outputs", "out", "--report", "rep"],
+                                USAGE, ["good.npuart", "'edge'", "'mobile'"])
+
+    def test_check_of_artifact_needs_the_model(self):
+        self.assertFailsCleanly(["run", "good.npuart", "--check"], USAGE, ["--model"])
+
+    def test_check_of_artifact_against_another_model_is_rejected(self):
+        self.assertFailsCleanly(["run", "good.npuart", "--check", "--model", example("mlp.onnx")], USAGE,
+                                ["mlp.onnx", "good.npuart"])
+
+    def test_disasm_of_missing_file_is_named(self):
+        self.assertFailsCleanly(["disasm", "missing.npuart"], USAGE, ["missing.npuart"])
+
+
+class BadUsageTest(NpusimTestCase):
+    def test_compile_without_output_or_inspection_asks_for_o(self):
+        self.assertFailsCleanly(["compile", example("matmul_fp32.onnx")], USAGE, ["-o", "--emit", "--estimate"])
+
+    def test_compile_with_unknown_emit_level_is_a_usage_error(self):
+        self.assertFailsCleanly(["compile", example("matmul_fp32.onnx"), "--emit", "llvm"], USAGE, ["llvm"])
+
+    def test_unknown_subcommand_is_named(self):
+        self.assertFailsCleanly(["frobnicate"], USAGE, ["frobnicate"])
+
+    def test_no_subcommand_is_a_usage_error(self):
+        self.assertFailsCleanly([], USAGE, ["subcommand"])
+
+    def test_unknown_flag_is_named(self):
+        model = example("matmul_fp32.onnx")
+        for args in (["compile", model, "-o", "out.npuart"], ["run", model, "--outputs", "out"], ["arch", "list"]):
+            with self.subTest(command=args[0]):
+                self.assertFailsCleanly([*args, "--frobnicate"], USAGE, ["--frobnicate"])
+
+    def test_non_numeric_tolerance_is_a_usage_error(self):
+        self.assertFailsCleanly(["run", example("matmul_fp32.onnx"), "--rtol", "tight", "--outputs", "out"],
+                                USAGE, ["--rtol", "tight"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
