@@ -132,9 +132,10 @@ Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& orig
     auto fail = [&](const std::string& what) -> InputError {
         return InputError("artifact '" + origin + "': " + what);
     };
-    if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
         throw fail("not an npusim artifact (bad magic)");
     }
+    if (bytes.size() < kHeaderBytes) throw fail("truncated header");
     const auto version = getLittleEndian<uint32_t>(bytes, 8);
     if (version != kArtifactFormatVersion) {
         throw fail("format version " + std::to_string(version) + ", this npusim reads version " +

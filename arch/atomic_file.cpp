@@ -26,13 +26,10 @@ void writeFileAtomic(const std::filesystem::path& path, std::span<const std::byt
     std::error_code error;
     std::filesystem::rename(temporary, path, error);
     if (error) {
-        std::filesystem::remove(temporary, error);
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
         throw RunError("cannot write '" + path.string() + "': " + error.message());
     }
-}
-
-void writeFileAtomic(const std::filesystem::path& path, std::string_view text) {
-    writeFileAtomic(path, std::as_bytes(std::span(text.data(), text.size())));
 }
 
 }  // namespace npusim

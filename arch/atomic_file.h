@@ -5,12 +5,10 @@
 #include <cstddef>
 #include <filesystem>
 #include <span>
-#include <string_view>
 
 namespace npusim {
 
 /// Writes bytes to path atomically; throws RunError when the file cannot be written.
 void writeFileAtomic(const std::filesystem::path& path, std::span<const std::byte> bytes);
-void writeFileAtomic(const std::filesystem::path& path, std::string_view text);
 
 }  // namespace npusim

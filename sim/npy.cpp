@@ -6,7 +6,6 @@
 #include <iterator>
 #include <regex>
 
-#include "arch/atomic_file.h"
 #include "arch/error.h"
 
 namespace npusim::sim {
@@ -83,7 +82,7 @@ Tensor readNpy(const std::filesystem::path& path) {
     return tensor;
 }
 
-void writeNpy(const std::filesystem::path& path, const Tensor& tensor) {
+std::string npyBytes(const Tensor& tensor) {
     // Python tuple syntax: "()", "(5,)", "(2, 3)".
     std::string shape = "(";
     for (size_t i = 0; i < tensor.shape.size(); ++i) {
@@ -102,7 +101,7 @@ void writeNpy(const std::filesystem::path& path, const Tensor& tensor) {
     file += static_cast<char>(header.size() >> 8);
     file += header;
     file.append(reinterpret_cast<const char*>(tensor.bytes.data()), tensor.bytes.size());
-    writeFileAtomic(path, file);
+    return file;
 }
 
 }  // namespace npusim::sim

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "arch/tensor.h"
 
@@ -9,7 +10,7 @@ namespace npusim::sim {
 
 /// Throws InputError naming the file for a missing, malformed or unsupported file.
 Tensor readNpy(const std::filesystem::path& path);
-/// Writes version 1.0 atomically; throws RunError when the file cannot be written.
-void writeNpy(const std::filesystem::path& path, const Tensor& tensor);
+/// The bytes of a version 1.0 .npy file holding the tensor.
+std::string npyBytes(const Tensor& tensor);
 
 }  // namespace npusim::sim

@@ -90,12 +90,12 @@ std::vector<Tensor> readExpectedOutputs(const std::filesystem::path& directory,
     return outputs;
 }
 
-void writeOutputs(const std::filesystem::path& directory, std::span<const TensorBinding> bindings,
-                  std::span<const Tensor> outputs) {
-    std::error_code error;
-    std::filesystem::create_directories(directory, error);
-    if (error) throw RunError("cannot create '" + directory.string() + "': " + error.message());
-    for (size_t i = 0; i < bindings.size(); ++i) writeNpy(directory / (bindings[i].name + ".npy"), outputs[i]);
+void writeOutputs(OutputFiles& files, const std::filesystem::path& directory,
+                  std::span<const TensorBinding> bindings, std::span<const Tensor> outputs) {
+    files.makeDirectory(directory);
+    for (size_t i = 0; i < bindings.size(); ++i) {
+        files.stage(directory / (bindings[i].name + ".npy"), npyBytes(outputs[i]));
+    }
 }
 
 reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings, std::span<const Tensor> actual,
@@ -106,18 +106,20 @@ reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings, std
         const Tensor& a = actual[i];
         const Tensor& e = expected[i];
         const bool exact = !isFloat(e.dtype);
+        double largest = 0, worst = 0;
         for (int64_t k = 0; k < e.elementCount(); ++k) {
             const double x = a.valueAt(k), y = e.valueAt(k);
-            const double absError = std::isnan(x) != std::isnan(y) ? INFINITY : (std::isnan(y) ? 0 : std::fabs(x - y));
-            const double relError = absError / std::max(std::fabs(y), 1e-30);
-            const bool ok = exact ? x == y : absError <= atol + rtol * std::fabs(y);
-            if (absError > result.maxAbsError) {
-                result.maxAbsError = absError;
-                result.worstOutput = bindings[i].name;
-            }
-            if (std::fabs(y) > atol) result.maxRelError = std::max(result.maxRelError, relError);
-            result.passed = result.passed && ok;
+            const double error = std::isnan(x) != std::isnan(y) ? INFINITY : (std::isnan(y) ? 0 : std::fabs(x - y));
+            result.passed = result.passed && (exact ? x == y : error <= atol + rtol * std::fabs(y));
+            largest = std::max(largest, std::fabs(y));
+            worst = std::max(worst, error);
         }
+        if (result.worstOutput.empty() || worst > result.maxAbsError) {
+            result.maxAbsError = worst;
+            result.worstOutput = bindings[i].name;
+        }
+        // Relative to the output's largest magnitude: elements near zero do not inflate it.
+        result.maxRelError = std::max(result.maxRelError, largest > 0 ? worst / largest : worst);
     }
     return result;
 }

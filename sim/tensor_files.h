@@ -12,6 +12,7 @@
 #include "arch/artifact.h"
 #include "arch/tensor.h"
 #include "reports/report.h"
+#include "sim/output_files.h"
 
 namespace npusim::sim {
 
@@ -24,12 +25,13 @@ std::map<std::string, Tensor> randomInputs(std::span<const TensorBinding> bindin
 /// Reads reference outputs (<name>.npy or output_<i>.pb) from `directory`.
 std::vector<Tensor> readExpectedOutputs(const std::filesystem::path& directory,
                                         std::span<const TensorBinding> bindings);
-/// Writes <name>.npy per output into `directory` (created if needed).
-void writeOutputs(const std::filesystem::path& directory, std::span<const TensorBinding> bindings,
-                  std::span<const Tensor> outputs);
+/// Stages <name>.npy per output into `directory` (created if needed).
+void writeOutputs(OutputFiles& files, const std::filesystem::path& directory,
+                  std::span<const TensorBinding> bindings, std::span<const Tensor> outputs);
 
 /// Floating outputs pass when |actual - expected| <= atol + rtol * |expected| everywhere;
-/// integer outputs must be identical.
+/// integer outputs must be identical. The relative error reported is the largest absolute
+/// error of an output divided by the output's largest magnitude.
 reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings,
                                     std::span<const Tensor> actual,
                                     std::span<const Tensor> expected, double rtol, double atol);

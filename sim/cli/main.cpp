@@ -16,6 +16,16 @@ int sc_main(int argc, char* argv[]) {
     npusim::cli::addRunCommand(app);
     npusim::cli::addDisasmCommand(app);
     try {
+        // CLI11 reports an unknown command only as a missing one; name it.
+        if (argc > 1 && argv[1][0] != '-') {
+            bool known = false;
+            for (const CLI::App* command : app.get_subcommands({})) known = known || command->get_name() == argv[1];
+            if (!known) {
+                std::cerr << "npusim: error: unknown command '" << argv[1]
+                          << "' (commands: arch, compile, run, disasm; see npusim --help)\n";
+                return 2;
+            }
+        }
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);

@@ -5,7 +5,6 @@
 #include <iostream>
 #include <memory>
 
-#include "arch/atomic_file.h"
 #include "arch/checksum.h"
 #include "arch/error.h"
 #include "compiler/frontend/onnx_import.h"
@@ -58,8 +57,9 @@ Prepared prepare(const RunOptions& o) {
             const ArchConfig requested = o.arch.load();
             if (archConfigHash(requested) != p.artifact.manifest.archHash) {
                 throw InputError("artifact '" + o.target + "' was compiled for arch '" +
-                                 p.artifact.manifest.archName + "'; recompile it for '" + requested.name +
-                                 "' or drop --arch/--set");
+                                 p.artifact.manifest.archName + "' (config " + p.artifact.manifest.archHash +
+                                 "), but --arch/--set ask for '" + requested.name + "' (config " +
+                                 archConfigHash(requested) + "); recompile the model for it");
             }
         }
         if (o.check) {
@@ -92,15 +92,12 @@ void printSummary(const reports::Report& report) {
                 static_cast<unsigned long long>(report.dramBytesWritten), report.dramGbps);
 }
 
-void writeReportDirectory(const std::string& directory, const reports::Report& report,
-                          const reports::RunRecord& run) {
-    std::error_code error;
-    std::filesystem::create_directories(directory, error);
-    if (error) throw RunError("cannot create '" + directory + "': " + error.message());
-    const std::filesystem::path dir(directory);
-    writeFileAtomic(dir / "report.json", reports::reportToJson(report));
-    writeFileAtomic(dir / "report.md", reports::reportToMarkdown(report));
-    writeFileAtomic(dir / "trace.json", reports::traceToChromeJson(run));
+void writeReportDirectory(sim::OutputFiles& files, const std::filesystem::path& directory,
+                          const reports::Report& report, const reports::RunRecord& run) {
+    files.makeDirectory(directory);
+    files.stage(directory / "report.json", reports::reportToJson(report));
+    files.stage(directory / "report.md", reports::reportToMarkdown(report));
+    files.stage(directory / "trace.json", reports::traceToChromeJson(run));
 }
 
 void run(const RunOptions& o) {
@@ -133,11 +130,11 @@ void run(const RunOptions& o) {
     }
 
     printSummary(report);
-    if (!o.outputs.empty()) sim::writeOutputs(o.outputs, manifest.outputs, result.outputs);
-    if (!o.report.empty()) {
-        writeReportDirectory(o.report, report, record);
-        std::printf("  report: %s/report.json, report.md, trace.json\n", o.report.c_str());
-    }
+    sim::OutputFiles files;
+    if (!o.outputs.empty()) sim::writeOutputs(files, o.outputs, manifest.outputs, result.outputs);
+    if (!o.report.empty()) writeReportDirectory(files, o.report, report, record);
+    files.commit();
+    if (!o.report.empty()) std::printf("  report: %s/report.json, report.md, trace.json\n", o.report.c_str());
     if (!failures.empty()) throw RunError(failures.front());
 }
 
