@@ -63,6 +63,7 @@ enum class ErrorCode : uint32_t {
     BadSemaphore = 6,       ///< a semaphore index beyond the semaphore file
     MissingEnd = 7,         ///< the command buffer does not end with END
     CommandFetch = 8,       ///< the command buffer is not inside DRAM
+    Deadlock = 9,           ///< every waiting queue waits on a semaphore nobody will signal
 };
 
 /// snake_case name of an error code, for messages and reports.
@@ -77,6 +78,7 @@ inline const char* errorCodeName(ErrorCode code) {
         case ErrorCode::BadSemaphore: return "bad_semaphore";
         case ErrorCode::MissingEnd: return "missing_end";
         case ErrorCode::CommandFetch: return "command_fetch";
+        case ErrorCode::Deadlock: return "deadlock";
     }
     return "unknown";
 }

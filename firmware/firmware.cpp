@@ -35,13 +35,19 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     hal.setContextWindow(readWide(hal, regs::kContextBaseLo, regs::kContextBaseHi),
                          readWide(hal, regs::kContextSizeLo, regs::kContextSizeHi));
     const uint64_t dispatchCycles = hal.config().controlCore.dispatchCycles;
-    for (const isa::Command& command : commands_) {
+    hal.startJob();
+    for (uint32_t index = 0; index < commands_.size(); ++index) {
+        const isa::Command& command = commands_[index];
         if (command.opcode == isa::Opcode::End) break;
         hal.spendCycles(dispatchCycles, command);
-        hal.dispatch(command);
+        if (!hal.dispatch(command, index)) break;  // the job faulted: stop dispatching
     }
-    hal.waitUntilIdle();
-    finishJob(hal, jobStart, regs::ErrorCode::None, 0);
+    const std::optional<hw::JobFault> fault = hal.waitForCompletion();
+    if (fault) {
+        finishJob(hal, jobStart, fault->code, fault->commandIndex);
+    } else {
+        finishJob(hal, jobStart, regs::ErrorCode::None, 0);
+    }
 }
 
 bool Firmware::loadJob(hw::ControlCoreHal& hal, uint64_t jobStart) {

@@ -4,6 +4,7 @@
 
 #include <systemc>
 
+#include "arch/error.h"
 #include "arch/register_map.h"
 #include "firmware/firmware.h"
 #include "hw_model/bus/router.h"
@@ -15,14 +16,12 @@
 
 namespace npusim::sim {
 
-CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
-                            const std::map<std::string, Tensor>& inputs, const CoSimOptions& options) {
-    CoSimResult result;
+DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder,
+                      const std::function<void(driver::Driver&)>& program) {
     // The simulation ends by sc_stop() from the host program; SystemC's info message about
     // that is not news to the user.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     const hw::Clock clock(config.clockPeriodPs);
-    trace::Recorder* recorder = options.trace ? &result.trace : nullptr;
 
     // Signals.
     sc_core::sc_signal<bool> irq("npu_irq");
@@ -36,12 +35,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
     HostCpu host("host", config, clock, [&](driver::DeviceBus& bus) {
         driver::Driver driver(bus, regs::kDramBase, config.dram.sizeBytes);
         driver.open();
-        runtime::Runtime runtime(driver, options.jobTimeoutCycles);
-        const runtime::LoadedModel model = runtime.load(artifact);
-        runtime::RunResult run = runtime.run(model, inputs);
-        runtime.unload(model);
-        result.outputs = std::move(run.outputs);
-        result.job = run.job;
+        program(driver);
     });
     host.busSocket.bind(systemBus.tSocket);
     npu.memorySocket().bind(systemBus.tSocket);
@@ -51,9 +45,33 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
     host.irq.bind(irq);
 
     sc_core::sc_start();
-    if (host.failure()) std::rethrow_exception(host.failure());
-    result.dramBytesRead = dram.bytesRead();
-    result.dramBytesWritten = dram.bytesWritten();
+    if (host.failure()) {
+        try {
+            std::rethrow_exception(host.failure());
+        } catch (const RunError& error) {
+            // The registers carry a code and a command index; the model knows why.
+            const std::optional<hw::JobFault>& fault = npu.lastFault();
+            if (!fault) throw;
+            throw RunError(std::string(error.what()) + ": " + fault->detail);
+        }
+    }
+    return {dram.bytesRead(), dram.bytesWritten()};
+}
+
+CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
+                            const std::map<std::string, Tensor>& inputs, const CoSimOptions& options) {
+    CoSimResult result;
+    const DramTraffic traffic =
+        runSystem(config, options.trace ? &result.trace : nullptr, [&](driver::Driver& driver) {
+            runtime::Runtime runtime(driver, options.jobTimeoutCycles);
+            const runtime::LoadedModel model = runtime.load(artifact);
+            runtime::RunResult run = runtime.run(model, inputs);
+            runtime.unload(model);
+            result.outputs = std::move(run.outputs);
+            result.job = run.job;
+        });
+    result.dramBytesRead = traffic.bytesRead;
+    result.dramBytesWritten = traffic.bytesWritten;
     return result;
 }
 

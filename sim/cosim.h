@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,9 +28,21 @@ struct CoSimResult {
     uint64_t dramBytesRead = 0, dramBytesWritten = 0;  ///< by the NPU during the run
 };
 
-/// Elaborates the system for `config`, loads `artifact`, runs it on `inputs` and returns the
-/// outputs with the job's timing. SystemC allows one elaboration per process: call once.
-/// Throws InputError for inputs that do not match the artifact, RunError when the run fails.
+/// What the NPU's masters moved through DRAM during a simulation.
+struct DramTraffic {
+    uint64_t bytesRead = 0, bytesWritten = 0;
+};
+
+/// Elaborates the system for `config` and runs `program` on the host CPU with an opened
+/// driver for the NPU; returns when the program does. SystemC allows one elaboration per
+/// process: call once. Exceptions of the program propagate; a RunError about a failed job
+/// gains the hardware's explanation of the fault.
+DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder,
+                      const std::function<void(driver::Driver&)>& program);
+
+/// runSystem with one job: loads `artifact`, runs it on `inputs` and returns the outputs with
+/// the job's timing. Throws InputError for inputs that do not match the artifact, RunError
+/// when the run fails.
 CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
                             const std::map<std::string, Tensor>& inputs, const CoSimOptions& options);
 

@@ -1,30 +1,52 @@
-// Queues, semaphores and idle tracking.
+// Queues, semaphores, job completion, faults and deadlock detection.
 #include "hw_model/command/command_processor.h"
 
-#include <string>
+#include <ostream>
 
 namespace npusim::hw {
+
+std::ostream& operator<<(std::ostream& out, const QueuedCommand& queued) {
+    return out << "#" << queued.index << " " << queued.command;
+}
 
 CommandProcessor::CommandProcessor(sc_core::sc_module_name name, const ArchConfig& config,
                                    const Clock& clock)
     : sc_module(name), clock_(clock), semaphores_(config.semaphores, 0) {
     for (int q = 0; q < isa::kQueueCount; ++q) {
         const std::string fifoName = "queue_" + std::string(isa::queueName(static_cast<isa::Queue>(q)));
-        queues_[q].fifo = std::make_unique<sc_core::sc_fifo<isa::Command>>(
+        queues_[q].fifo = std::make_unique<sc_core::sc_fifo<QueuedCommand>>(
             fifoName.c_str(), static_cast<int>(config.queueDepth));
     }
+    SC_HAS_PROCESS(CommandProcessor);
+    SC_METHOD(detectDeadlock);
+    sensitive << blocked_ << activity_;
+    dont_initialize();
 }
 
-void CommandProcessor::push(isa::Queue queue, const isa::Command& command) {
-    queues_[static_cast<size_t>(queue)].fifo->write(command);
+void CommandProcessor::beginJob() {
+    std::fill(semaphores_.begin(), semaphores_.end(), 0);
+    fault_.reset();
+    dispatcher_ = Dispatcher::Dispatching;
 }
 
-bool CommandProcessor::full(isa::Queue queue) const {
-    return queues_[static_cast<size_t>(queue)].fifo->num_free() == 0;
+bool CommandProcessor::push(const isa::Command& command, uint32_t index) {
+    sc_core::sc_fifo<QueuedCommand>& fifo = *queues_[static_cast<size_t>(isa::queueOf(command))].fifo;
+    while (!fault_ && fifo.num_free() == 0) {
+        dispatcher_ = Dispatcher::BlockedOnFullQueue;
+        blocked_.notify(sc_core::SC_ZERO_TIME);
+        sc_core::wait(fifo.data_read_event() | faulted_);
+    }
+    dispatcher_ = Dispatcher::Dispatching;
+    if (fault_) return false;
+    fifo.nb_write({command, index});
+    return true;
 }
 
-const sc_core::sc_event& CommandProcessor::slotFreed(isa::Queue queue) const {
-    return queues_[static_cast<size_t>(queue)].fifo->data_read_event();
+std::optional<JobFault> CommandProcessor::finishJob() {
+    dispatcher_ = Dispatcher::Done;
+    blocked_.notify(sc_core::SC_ZERO_TIME);
+    while (fault_ ? !unitsStopped() : !idle()) sc_core::wait(activity_ | faulted_);
+    return fault_;
 }
 
 bool CommandProcessor::idle() const {
@@ -34,32 +56,87 @@ bool CommandProcessor::idle() const {
     return true;
 }
 
+bool CommandProcessor::unitsStopped() const {
+    for (const QueueState& state : queues_) {
+        if (state.executing) return false;
+    }
+    return true;
+}
+
 void CommandProcessor::serve(isa::Queue queue, CommandExecutor& executor, UnitTrace& trace) {
     QueueState& state = queues_[static_cast<size_t>(queue)];
     while (true) {
-        const isa::Command command = state.fifo->read();
+        const QueuedCommand queued = state.fifo->read();
+        if (fault_) continue;  // the job has stopped: drop what is left
         state.executing = true;
-        switch (command.opcode) {
-            case isa::Opcode::SemWait: waitSemaphore(command, trace); break;
-            case isa::Opcode::SemSignal: signalSemaphore(command); break;
-            default: executor.execute(command); break;
+        state.current = queued;
+        switch (queued.command.opcode) {
+            case isa::Opcode::SemWait: waitSemaphore(state, queued.command, trace); break;
+            case isa::Opcode::SemSignal: signalSemaphore(queued.command); break;
+            default:
+                try {
+                    executor.execute(queued.command);
+                } catch (const UnitFault& unitFault) {
+                    raise({unitFault.code, queued.index, unitFault.detail});
+                }
+                break;
         }
         state.executing = false;
+        state.current.reset();
         activity_.notify(sc_core::SC_ZERO_TIME);
     }
 }
 
-void CommandProcessor::waitSemaphore(const isa::Command& command, UnitTrace& trace) {
+void CommandProcessor::waitSemaphore(QueueState& state, const isa::Command& command, UnitTrace& trace) {
     uint32_t& count = semaphores_.at(command.get(isa::Field::Semaphore));
     const uint64_t start = clock_.now();
-    while (count == 0) sc_core::wait(semaphoreSignalled_);
-    --count;
+    state.waiting = true;
+    while (count == 0 && !fault_) {
+        blocked_.notify(sc_core::SC_ZERO_TIME);
+        sc_core::wait(semaphoreSignalled_ | faulted_);
+    }
+    state.waiting = false;
+    if (!fault_) --count;
     trace.stall(trace::StallReason::SemaphoreWait, command, start, clock_.now());
 }
 
 void CommandProcessor::signalSemaphore(const isa::Command& command) {
     ++semaphores_.at(command.get(isa::Field::Semaphore));
     semaphoreSignalled_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CommandProcessor::raise(JobFault fault) {
+    if (fault_) return;  // the first fault stops the job; later ones are its consequences
+    fault_ = std::move(fault);
+    for (QueueState& state : queues_) {
+        QueuedCommand dropped;
+        while (state.fifo->nb_read(dropped)) {
+        }
+    }
+    faulted_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CommandProcessor::detectDeadlock() {
+    if (fault_ || dispatcher_ == Dispatcher::Dispatching) return;
+    const QueueState* waiter = nullptr;
+    for (const QueueState& state : queues_) {
+        if (state.waiting) {
+            // A waiter whose semaphore is already positive is about to proceed.
+            if (semaphores_.at(state.current->command.get(isa::Field::Semaphore)) > 0) return;
+            // Report the earliest waiting command of the job: the first link of the cycle.
+            if (!waiter || state.current->index < waiter->current->index) waiter = &state;
+        } else if (state.executing || state.fifo->num_available() > 0) {
+            return;  // a unit is working or about to: it may still signal
+        }
+    }
+    if (!waiter) return;
+    std::string waits;
+    for (const QueueState& state : queues_) {
+        if (!state.waiting) continue;
+        waits += (waits.empty() ? "" : ", ") + std::string("#") + std::to_string(state.current->index) +
+                 " " + isa::disassemble(state.current->command);
+    }
+    raise({regs::ErrorCode::Deadlock, waiter->current->index, "no queue can proceed; waiting: " + waits});
 }
 
 }  // namespace npusim::hw

@@ -1,26 +1,41 @@
 // The command processor: one hardware queue per unit (load DMA, store DMA, tensor, vector),
-// the semaphore file that orders queues, and the idle tracking the control core waits on.
+// the semaphore file that orders queues, job completion, and job faults: a unit's fault or a
+// deadlock (every waiting queue waits on a semaphore nobody can signal any more) stops the
+// job, drops its remaining commands and releases every waiting unit.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <systemc>
 
 #include "arch/arch_config.h"
 #include "arch/isa.h"
+#include "arch/register_map.h"
 #include "hw_model/common/clock.h"
+#include "hw_model/common/unit_fault.h"
 #include "hw_model/common/unit_trace.h"
+#include "hw_model/control/control_core_hal.h"
 
 namespace npusim::hw {
+
+/// A command in a unit queue, with its index in the job's command buffer.
+struct QueuedCommand {
+    isa::Command command;
+    uint32_t index = 0;
+};
+std::ostream& operator<<(std::ostream& out, const QueuedCommand& queued);
 
 /// What a unit does with the commands of its queue other than semaphore operations.
 class CommandExecutor {
 public:
     virtual ~CommandExecutor() = default;
-    /// Executes one command, advancing simulated time by its duration.
+    /// Executes one command, advancing simulated time by its duration; throws UnitFault.
     virtual void execute(const isa::Command& command) = 0;
 };
 
@@ -28,36 +43,44 @@ class CommandProcessor : public sc_core::sc_module {
 public:
     CommandProcessor(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock);
 
-    /// Blocking push into a unit queue (the control core's dispatch).
-    void push(isa::Queue queue, const isa::Command& command);
-    bool full(isa::Queue queue) const;
-    /// Notified whenever a queue frees a slot.
-    const sc_core::sc_event& slotFreed(isa::Queue queue) const;
+    /// Starts a job: empty queues, zero semaphores, no fault.
+    void beginJob();
+    /// Dispatches a command into its unit's queue, blocking while the queue is full. Returns
+    /// false, dropping the command, once the job has faulted.
+    bool push(const isa::Command& command, uint32_t index);
+    /// Called when every command is dispatched: blocks until the queues drain and the units
+    /// are idle, or until the job faults and the units have stopped. Returns the fault, if any.
+    std::optional<JobFault> finishJob();
 
     /// Runs a unit's queue forever: takes commands in order, performs SEM_WAIT/SEM_SIGNAL
     /// itself (a blocked wait is recorded as a semaphore_wait stall) and hands every other
     /// command to `executor`. Call from the unit's SC_THREAD.
     [[noreturn]] void serve(isa::Queue queue, CommandExecutor& executor, UnitTrace& trace);
 
-    /// True when every queue is empty and no unit is executing.
-    bool idle() const;
-    /// Notified when a unit finishes a command or a queue drains.
-    const sc_core::sc_event& activity() const { return activity_; }
-
 private:
+    enum class Dispatcher : uint8_t { Dispatching, BlockedOnFullQueue, Done };
     struct QueueState {
-        std::unique_ptr<sc_core::sc_fifo<isa::Command>> fifo;
+        std::unique_ptr<sc_core::sc_fifo<QueuedCommand>> fifo;
         bool executing = false;
+        std::optional<QueuedCommand> current;  ///< the command being executed
+        bool waiting = false;                  ///< blocked on a semaphore
     };
 
-    void waitSemaphore(const isa::Command& command, UnitTrace& trace);
+    void waitSemaphore(QueueState& state, const isa::Command& command, UnitTrace& trace);
     void signalSemaphore(const isa::Command& command);
+    void raise(JobFault fault);
+    bool idle() const;
+    bool unitsStopped() const;
+    /// Deadlock: nothing can make progress. Evaluated whenever a unit or the dispatcher blocks
+    /// and whenever a unit finishes a command.
+    void detectDeadlock();
 
     const Clock& clock_;
     std::array<QueueState, isa::kQueueCount> queues_;
     std::vector<uint32_t> semaphores_;
-    sc_core::sc_event semaphoreSignalled_;
-    sc_core::sc_event activity_;
+    std::optional<JobFault> fault_;
+    Dispatcher dispatcher_ = Dispatcher::Done;
+    sc_core::sc_event semaphoreSignalled_, activity_, faulted_, blocked_;
 };
 
 }  // namespace npusim::hw

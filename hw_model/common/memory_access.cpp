@@ -3,13 +3,13 @@
 
 #include <sstream>
 
-#include "arch/error.h"
+#include "hw_model/common/unit_fault.h"
 
 namespace npusim::hw {
 
 MemoryResponse accessMemory(tlm::tlm_fw_transport_if<>& target, const MemoryRequest& request,
                             const AccessTag& tag, const sc_core::sc_time& issue,
-                            const std::string& who) {
+                            const std::string& who, regs::ErrorCode onError) {
     tlm::tlm_generic_payload payload;
     AccessTag tagExtension = tag;
     Block2d block;
@@ -43,7 +43,7 @@ MemoryResponse accessMemory(tlm::tlm_fw_transport_if<>& target, const MemoryRequ
         message << who << ": " << (request.command == tlm::TLM_READ_COMMAND ? "read" : "write")
                 << " of " << request.rows << "x" << request.rowBytes << " bytes at 0x" << std::hex
                 << request.address << " failed: " << payload.get_response_string();
-        throw RunError(message.str());
+        throw UnitFault{onError, message.str()};
     }
     return {delay, tagExtension.contentionCycles};
 }

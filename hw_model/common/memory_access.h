@@ -9,6 +9,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "arch/register_map.h"
 #include "hw_model/common/access_extension.h"
 
 namespace npusim::hw {
@@ -34,9 +35,10 @@ tlm::tlm_fw_transport_if<>& forwardPath(InitiatorSocket& socket) {
 }
 
 /// Performs the access at `issue` (an offset from the current time) through `target`.
-/// Throws RunError naming `who` and the address when the target answers with an error.
+/// Throws UnitFault with `onError`, naming `who` and the address, when the target answers
+/// with an error.
 MemoryResponse accessMemory(tlm::tlm_fw_transport_if<>& target, const MemoryRequest& request,
                             const AccessTag& tag, const sc_core::sc_time& issue,
-                            const std::string& who);
+                            const std::string& who, regs::ErrorCode onError);
 
 }  // namespace npusim::hw

@@ -38,9 +38,9 @@ bool ControlCore::readMemory(uint64_t address, std::span<std::byte> bytes) {
         const MemoryResponse response =
             accessMemory(forwardPath(memSocket), {tlm::TLM_READ_COMMAND, address, bytes.data(), 1, bytes.size(),
                                       bytes.size()},
-                         tag, sc_core::SC_ZERO_TIME, trace_.name());
+                         tag, sc_core::SC_ZERO_TIME, trace_.name(), regs::ErrorCode::CommandFetch);
         sc_core::wait(clock_.cycles(clock_.toCyclesCeil(response.done)));
-    } catch (const std::exception&) {
+    } catch (const UnitFault&) {
         return false;
     }
     trace_.busy(fetch, start, clock_.now(), bytes.size());
@@ -53,16 +53,22 @@ void ControlCore::spendCycles(uint64_t cycles, const isa::Command& command) {
     trace_.busy(command, start, clock_.now());
 }
 
-void ControlCore::dispatch(const isa::Command& command) {
-    const isa::Queue queue = isa::queueOf(command);
-    const uint64_t start = clock_.now();
-    while (processor_.full(queue)) sc_core::wait(processor_.slotFreed(queue));
-    trace_.stall(trace::StallReason::QueueFull, command, start, clock_.now());
-    processor_.push(queue, command);
+void ControlCore::startJob() {
+    lastFault_.reset();
+    processor_.beginJob();
 }
 
-void ControlCore::waitUntilIdle() {
-    while (!processor_.idle()) sc_core::wait(processor_.activity());
+bool ControlCore::dispatch(const isa::Command& command, uint32_t index) {
+    const uint64_t start = clock_.now();
+    const bool accepted = processor_.push(command, index);
+    trace_.stall(trace::StallReason::QueueFull, command, start, clock_.now());
+    return accepted;
+}
+
+std::optional<JobFault> ControlCore::waitForCompletion() {
+    std::optional<JobFault> fault = processor_.finishJob();
+    if (fault) lastFault_ = fault;
+    return fault;
 }
 
 void ControlCore::setContextWindow(uint64_t base, uint64_t size) {

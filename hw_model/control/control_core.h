@@ -24,6 +24,10 @@ public:
                 NpuRegisters& registers, CommandProcessor& processor, ContextWindow& window,
                 ControlProgram& program, trace::Recorder* recorder);
 
+    /// The fault that stopped the current or last job, if it failed, for messages beyond the
+    /// error registers.
+    const std::optional<JobFault>& lastFault() const { return lastFault_; }
+
 private:
     void run();
 
@@ -33,8 +37,9 @@ private:
     void raiseInterrupt(uint32_t bits) override { registers_.raiseInterrupt(bits); }
     bool readMemory(uint64_t address, std::span<std::byte> bytes) override;
     void spendCycles(uint64_t cycles, const isa::Command& command) override;
-    void dispatch(const isa::Command& command) override;
-    void waitUntilIdle() override;
+    void startJob() override;
+    bool dispatch(const isa::Command& command, uint32_t index) override;
+    std::optional<JobFault> waitForCompletion() override;
     void setContextWindow(uint64_t base, uint64_t size) override;
     uint64_t cycle() override { return clock_.now(); }
     const ArchConfig& config() const override { return config_; }
@@ -46,6 +51,7 @@ private:
     ContextWindow& window_;
     ControlProgram& program_;
     UnitTrace trace_;
+    std::optional<JobFault> lastFault_;
 };
 
 }  // namespace npusim::hw

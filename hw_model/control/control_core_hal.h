@@ -4,12 +4,23 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 
 #include "arch/arch_config.h"
 #include "arch/isa.h"
+#include "arch/register_map.h"
 
 namespace npusim::hw {
+
+/// Why a job stopped: the error code, the index of the command in the job's buffer, and a
+/// sentence for people.
+struct JobFault {
+    regs::ErrorCode code = regs::ErrorCode::None;
+    uint32_t commandIndex = 0;
+    std::string detail;
+};
 
 class ControlCoreHal {
 public:
@@ -26,10 +37,14 @@ public:
     virtual bool readMemory(uint64_t address, std::span<std::byte> bytes) = 0;
     /// Accounts `cycles` of work done by the program on behalf of `command`.
     virtual void spendCycles(uint64_t cycles, const isa::Command& command) = 0;
-    /// Pushes a command into its unit's queue, blocking while the queue is full.
-    virtual void dispatch(const isa::Command& command) = 0;
-    /// Blocks until every queue has drained and every unit is idle.
-    virtual void waitUntilIdle() = 0;
+    /// Prepares the units for a job: empty queues, zero semaphores.
+    virtual void startJob() = 0;
+    /// Pushes command `index` of the job into its unit's queue, blocking while the queue is
+    /// full; false when the job has faulted meanwhile (the command is dropped).
+    virtual bool dispatch(const isa::Command& command, uint32_t index) = 0;
+    /// After the last dispatch: blocks until every queue has drained and every unit is idle,
+    /// or until the job faulted and the units stopped; returns the fault, if any.
+    virtual std::optional<JobFault> waitForCompletion() = 0;
     /// Programs the DRAM window that DMA addresses of the job are relative to.
     virtual void setContextWindow(uint64_t base, uint64_t size) = 0;
     /// Current cycle.

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <deque>
 
-#include "arch/error.h"
 #include "hw_model/common/memory_access.h"
 
 namespace npusim::hw {
@@ -69,9 +68,13 @@ void DmaEngine::execute(const isa::Command& command) {
     const uint64_t lastByte =
         command.get(Field::DramAddr) + (rows - 1) * command.get(Field::DramStride) + rowBytes;
     if (rows == 0 || lastByte > window_.size) {
-        throw RunError(trace_.name() + ": access outside the context window (op " +
-                       std::to_string(command.opId) + ")");
+        throw UnitFault{regs::ErrorCode::DramOutOfWindow,
+                        trace_.name() + ": bytes [" + std::to_string(command.get(Field::DramAddr)) + ", " +
+                            std::to_string(lastByte) + ") lie outside the context window of " +
+                            std::to_string(window_.size) + " bytes"};
     }
+    constexpr regs::ErrorCode dramError = regs::ErrorCode::DramOutOfWindow;
+    constexpr regs::ErrorCode onchipError = regs::ErrorCode::OnchipOutOfRange;
     const auto space = static_cast<isa::MemorySpace>(command.get(Field::Space));
     auto& onchip = space == isa::MemorySpace::Sram ? sramSocket : accSocket;
     const AccessTag tag = tagFor(command);
@@ -95,13 +98,13 @@ void DmaEngine::execute(const isa::Command& command) {
                                     burst.onchipRows, burst.onchipRowBytes, burst.onchipStride};
         MemoryResponse first, second;
         if (load) {
-            first = accessMemory(forwardPath(dramSocket), dramRequest, tag, issue, trace_.name());
-            second = accessMemory(forwardPath(onchip), onchipRequest, tag, first.done, trace_.name());
+            first = accessMemory(forwardPath(dramSocket), dramRequest, tag, issue, trace_.name(), dramError);
+            second = accessMemory(forwardPath(onchip), onchipRequest, tag, first.done, trace_.name(), onchipError);
             dramContention += first.contentionCycles;
             sramConflicts += second.contentionCycles;
         } else {
-            first = accessMemory(forwardPath(onchip), onchipRequest, tag, issue, trace_.name());
-            second = accessMemory(forwardPath(dramSocket), dramRequest, tag, first.done, trace_.name());
+            first = accessMemory(forwardPath(onchip), onchipRequest, tag, issue, trace_.name(), onchipError);
+            second = accessMemory(forwardPath(dramSocket), dramRequest, tag, first.done, trace_.name(), dramError);
             sramConflicts += first.contentionCycles;
             dramContention += second.contentionCycles;
         }

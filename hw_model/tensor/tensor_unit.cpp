@@ -41,7 +41,7 @@ void TensorUnit::execute(const isa::Command& command) {
     const MemoryResponse weights = accessMemory(forwardPath(sramSocket),
         {tlm::TLM_READ_COMMAND, command.get(Field::BAddr), b_.data(), tile.k, tile.n * e,
          command.get(Field::BStride) * e},
-        tag, sc_core::SC_ZERO_TIME, who);
+        tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange);
     const uint64_t weightLoad = std::max<uint64_t>(tile.k, clock_.toCyclesCeil(weights.done));
 
     // Stream: one row of A enters every cycles_per_row cycles; partial sums already in the
@@ -50,13 +50,13 @@ void TensorUnit::execute(const isa::Command& command) {
     const MemoryResponse activations = accessMemory(forwardPath(sramSocket),
         {tlm::TLM_READ_COMMAND, command.get(Field::AAddr), a_.data(), tile.m, tile.k * e,
          command.get(Field::AStride) * e},
-        tag, streamStart, who);
+        tag, streamStart, who, regs::ErrorCode::OnchipOutOfRange);
     const MemoryRequest cRequest{tlm::TLM_READ_COMMAND, command.get(Field::CAddr), c_.data(),
                                  tile.m, uint64_t{tile.n} * 4, command.get(Field::CStride) * 4};
     sc_core::sc_time operandsDone = activations.done;
     uint64_t contention = weights.contentionCycles + activations.contentionCycles;
     if (tile.accumulate) {
-        const MemoryResponse partials = accessMemory(forwardPath(accSocket), cRequest, tag, streamStart, who);
+        const MemoryResponse partials = accessMemory(forwardPath(accSocket), cRequest, tag, streamStart, who, regs::ErrorCode::OnchipOutOfRange);
         operandsDone = std::max(operandsDone, partials.done);
         contention += partials.contentionCycles;
     }
@@ -75,7 +75,7 @@ void TensorUnit::execute(const isa::Command& command) {
     MemoryRequest cWrite = cRequest;
     cWrite.command = tlm::TLM_WRITE_COMMAND;
     const MemoryResponse results =
-        accessMemory(forwardPath(accSocket), cWrite, tag, clock_.cycles(weightLoad + config_.tensor.rows), who);
+        accessMemory(forwardPath(accSocket), cWrite, tag, clock_.cycles(weightLoad + config_.tensor.rows), who, regs::ErrorCode::OnchipOutOfRange);
     contention += results.contentionCycles;
     const uint64_t total = std::max(computeEnd, clock_.toCyclesCeil(results.done));
     sc_core::wait(clock_.cycles(total));

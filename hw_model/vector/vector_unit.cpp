@@ -42,7 +42,7 @@ void VectorUnit::execute(const isa::Command& command) {
         socketFor(Field::Src0Space),
         {tlm::TLM_READ_COMMAND, command.get(Field::Src0Addr), src0_.data(), block.rows, rowBytes,
          command.get(Field::Src0Stride) * 4},
-        tag, sc_core::SC_ZERO_TIME, who);
+        tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange);
     sc_core::sc_time operandsDone = first.done;
     uint64_t contention = first.contentionCycles;
     if (src1Elements > 0) {
@@ -52,7 +52,7 @@ void VectorUnit::execute(const isa::Command& command) {
             {tlm::TLM_READ_COMMAND, command.get(Field::Src1Addr), src1_.data(),
              full ? block.rows : 1, full ? rowBytes : src1Elements * 4,
              full ? command.get(Field::Src1Stride) * 4 : src1Elements * 4},
-            tag, sc_core::SC_ZERO_TIME, who);
+            tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange);
         operandsDone = std::max(operandsDone, second.done);
         contention += second.contentionCycles;
     }
@@ -71,7 +71,7 @@ void VectorUnit::execute(const isa::Command& command) {
         socketFor(Field::DstSpace),
         {tlm::TLM_WRITE_COMMAND, command.get(Field::DstAddr), dst_.data(), block.rows, rowBytes,
          command.get(Field::DstStride) * 4},
-        tag, clock_.cycles(config_.vector.pipelineDepth), who);
+        tag, clock_.cycles(config_.vector.pipelineDepth), who, regs::ErrorCode::OnchipOutOfRange);
     contention += written.contentionCycles;
     const uint64_t total = std::max({compute, clock_.toCyclesCeil(operandsDone) + config_.vector.pipelineDepth,
                                      clock_.toCyclesCeil(written.done)});

@@ -51,9 +51,12 @@ void UnitHarness::run(const std::function<void()>& body) {
 
 uint64_t UnitHarness::execute(const std::vector<isa::Command>& commands) {
     const uint64_t start = clock_.now();
-    for (const isa::Command& command : commands) processor_.push(isa::queueOf(command), command);
+    processor_.beginJob();
+    for (uint32_t index = 0; index < commands.size(); ++index) {
+        if (!processor_.push(commands[index], index)) break;
+    }
     sc_core::wait(sc_core::SC_ZERO_TIME);  // let the units take their first commands
-    while (!processor_.idle()) sc_core::wait(processor_.activity());
+    fault_ = processor_.finishJob();
     return clock_.now() - start;
 }
 

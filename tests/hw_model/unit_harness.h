@@ -32,9 +32,11 @@ public:
     /// Runs `body` in the driver thread until it returns.
     void run(const std::function<void()>& body);
 
-    /// From the body: dispatches the commands and waits until every unit is idle; returns the
-    /// cycles that took.
+    /// From the body: runs the commands as one job until every unit is idle or the job
+    /// faults; returns the cycles that took.
     uint64_t execute(const std::vector<isa::Command>& commands);
+    /// The fault that stopped the last execute(), if any.
+    const std::optional<hw::JobFault>& fault() const { return fault_; }
     /// Untimed access to a memory, from the body or after run() (sockets are bound at the end
     /// of elaboration). DRAM offsets are relative to the context window, which starts at the
     /// beginning of DRAM.
@@ -60,6 +62,7 @@ private:
     hw::VectorUnit vector_;
     tlm_utils::simple_initiator_socket<UnitHarness> debugDram_, debugSram_, debugAccumulator_;
     std::function<void()> body_;
+    std::optional<hw::JobFault> fault_;
 };
 
 }  // namespace npusim::test

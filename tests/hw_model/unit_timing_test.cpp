@@ -253,3 +253,46 @@ TEST_F(UnitTiming, TwoUnitsOnOneSramBankSerialise) {
 
 }  // namespace
 }  // namespace npusim::test
+
+namespace npusim::test {
+namespace {
+
+TEST_F(UnitTiming, DeadlockIsDetectedWithTheWaitingCommands) {
+    uint64_t cycles = 0;
+    harness.run([&] {
+        cycles = harness.execute({dma(isa::Opcode::DmaLoad, 0, 0, 1, 256),
+                                  semaphore(isa::Opcode::SemWait, isa::Queue::Tensor, 5),
+                                  gemm(DType::Int8, 64, 16, 16, 0, 0x1000, false),
+                                  semaphore(isa::Opcode::SemWait, isa::Queue::Store, 6)});
+    });
+    // Nobody signals 5 or 6: once the load is done (97 cycles) no queue can move.
+    ASSERT_TRUE(harness.fault());
+    EXPECT_EQ(harness.fault()->code, regs::ErrorCode::Deadlock);
+    EXPECT_EQ(harness.fault()->commandIndex, 1u);  // the earliest of the waiting commands
+    EXPECT_NE(harness.fault()->detail.find("sem.wait"), std::string::npos) << harness.fault()->detail;
+    EXPECT_EQ(cycles, 97u);
+}
+
+TEST_F(UnitTiming, ASemaphoreSignalledLaterIsNotADeadlock) {
+    harness.run([&] {
+        harness.execute({semaphore(isa::Opcode::SemWait, isa::Queue::Tensor, 5),
+                         dma(isa::Opcode::DmaLoad, 0, 0, 1, 256),
+                         semaphore(isa::Opcode::SemSignal, isa::Queue::Load, 5)});
+    });
+    EXPECT_FALSE(harness.fault());
+}
+
+TEST_F(UnitTiming, AnAccessBeyondSramFaultsTheJobAndDropsTheRest) {
+    uint64_t cycles = 0;
+    harness.run([&] {
+        cycles = harness.execute({gemm(DType::Int8, 64, 16, 16, 0x7ff00, 0, false),
+                                  gemm(DType::Int8, 64, 16, 16, 0, 0x1000, false)});
+    });
+    ASSERT_TRUE(harness.fault());
+    EXPECT_EQ(harness.fault()->code, regs::ErrorCode::OnchipOutOfRange);
+    EXPECT_EQ(harness.fault()->commandIndex, 0u);
+    EXPECT_LT(cycles, 110u);  // the second GEMM never ran
+}
+
+}  // namespace
+}  // namespace npusim::test

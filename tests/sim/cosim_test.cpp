@@ -8,6 +8,7 @@
 #include "arch/arch_config.h"
 #include "arch/error.h"
 #include "arch/isa.h"
+#include "runtime/runtime.h"
 #include "sim/cosim.h"
 
 namespace npusim::sim {
@@ -89,6 +90,59 @@ TEST(CoSim, DmaOutsideTheContextWindowIsRejected) {
     } catch (const RunError& e) {
         EXPECT_NE(std::string(e.what()).find("dram_out_of_window at command 7"), std::string::npos)
             << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace npusim::sim
+
+namespace npusim::sim {
+namespace {
+
+TEST(CoSim, AFaultedJobLeavesTheNextJobUnharmed) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    std::vector<std::string> deadlocked = kGemmProgram;
+    deadlocked[2] = "sem.signal queue=load sem=2";  // the tensor queue waits on semaphore 0
+    std::mt19937 rng(3);
+    const Tensor a = randomInt8({32, 16}, rng), b = randomInt8({16, 16}, rng);
+    std::string firstError;
+    Tensor secondResult;
+    runSystem(config, nullptr, [&](driver::Driver& driver) {
+        runtime::Runtime runtime(driver, 1'000'000);
+        const runtime::LoadedModel bad = runtime.load(assembleArtifact(deadlocked, 0x4000));
+        try {
+            runtime.run(bad, {{"a", a}, {"b", b}});
+        } catch (const RunError& e) {
+            firstError = e.what();
+        }
+        runtime.unload(bad);
+        const runtime::LoadedModel good = runtime.load(assembleArtifact(kGemmProgram, 0x4000));
+        secondResult = runtime.run(good, {{"a", a}, {"b", b}}).outputs.at(0);
+    });
+    EXPECT_NE(firstError.find("deadlock at command 3"), std::string::npos) << firstError;
+    const auto c = secondResult.as<int32_t>();
+    for (int i = 0; i < 32; ++i) {
+        for (int j = 0; j < 16; ++j) {
+            int32_t expected = 0;
+            for (int p = 0; p < 16; ++p) expected += a.as<int8_t>()[i * 16 + p] * b.as<int8_t>()[p * 16 + j];
+            ASSERT_EQ(c[i * 16 + j], expected);
+        }
+    }
+}
+
+TEST(CoSim, ADeadlockedRunEndsWithTheHardwaresExplanation) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    std::vector<std::string> deadlocked = kGemmProgram;
+    deadlocked[5] = "sem.signal queue=tensor sem=7";  // the store queue waits on semaphore 1
+    std::mt19937 rng(5);
+    try {
+        runCoSimulation(config, assembleArtifact(deadlocked, 0x4000),
+                        {{"a", randomInt8({32, 16}, rng)}, {"b", randomInt8({16, 16}, rng)}}, {});
+        FAIL() << "expected a deadlock";
+    } catch (const RunError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("deadlock at command 6"), std::string::npos) << message;
+        EXPECT_NE(message.find("sem.wait"), std::string::npos) << message;
     }
 }
 
