@@ -27,6 +27,7 @@ struct TensorDTypeFile {
 struct TensorUnitFile {
     std::optional<uint32_t> rows, cols;
     std::optional<std::string> dataflow;
+    std::optional<bool> doubleBuffered;
     std::optional<std::map<std::string, TensorDTypeFile>> dtypes;
     bool operator==(const TensorUnitFile&) const = default;
 };
@@ -87,17 +88,28 @@ std::string archConfigFileToJson(const ArchConfigFile& file);
 
 // ---- Validated layer: what the simulator and compiler use. ----
 
-/// Systolic dataflow; weights stay in the PEs while activations stream through.
-enum class Dataflow : uint8_t { WeightStationary };
+/// Systolic dataflow: what stays in the PEs while the other operands stream through.
+enum class Dataflow : uint8_t {
+    WeightStationary,  ///< a k x n block of B; m rows of A stream (k <= rows, n <= cols)
+    OutputStationary,  ///< an m x n block of C; k columns of A and rows of B stream (m <= rows, n <= cols)
+};
 std::string_view dataflowName(Dataflow dataflow);
 
 struct TensorUnitConfig {
     uint32_t rows = 0, cols = 0;
     Dataflow dataflow = Dataflow::WeightStationary;
-    /// Supported operand dtypes and the cycles between consecutive A rows entering the array.
+    /// The next tile's stationary operand loads while the current tile streams.
+    bool doubleBuffered = true;
+    /// Supported operand dtypes and the cycles between consecutive streamed rows (WS: rows of
+    /// A; OS: the k steps).
     std::map<DType, uint32_t> cyclesPerRow;
 
     bool supports(DType dtype) const { return cyclesPerRow.contains(dtype); }
+    /// Whether one GEMM command of this shape fits the array under its dataflow.
+    bool acceptsTile(uint64_t m, uint64_t n, uint64_t k) const {
+        if (n > cols) return false;
+        return dataflow == Dataflow::WeightStationary ? k <= rows : m <= rows;
+    }
     /// MACs per cycle at full streaming rate for this dtype.
     double peakMacsPerCycle(DType dtype) const;
 };

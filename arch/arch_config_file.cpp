@@ -17,6 +17,7 @@ template <class V> void visitFields(TensorUnitFile& s, V& v) {
     v("rows", s.rows);
     v("cols", s.cols);
     v("dataflow", s.dataflow);
+    v("double_buffered", s.doubleBuffered);
     v("dtypes", s.dtypes);
 }
 template <class V> void visitFields(VectorUnitFile& s, V& v) {

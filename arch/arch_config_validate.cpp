@@ -21,7 +21,7 @@ constexpr uint64_t kDefaultAccumulatorKib = 64;
 constexpr uint32_t kDefaultBanks = 16;
 constexpr uint32_t kDefaultBankWidthBytes = 16;
 constexpr uint32_t kDefaultBurstBytes = 64;
-constexpr uint32_t kDefaultMaxOutstanding = 8;
+constexpr uint32_t kDefaultMaxOutstanding = 32;
 constexpr uint64_t kDefaultDramMib = 256;
 constexpr double kDefaultDramGbps = 12.8;
 constexpr double kDefaultDramLatencyNs = 100;
@@ -101,7 +101,9 @@ uint32_t nsToCycles(double ns, double clockHz) {
 
 }  // namespace
 
-std::string_view dataflowName(Dataflow) { return "weight_stationary"; }
+std::string_view dataflowName(Dataflow dataflow) {
+    return dataflow == Dataflow::WeightStationary ? "weight_stationary" : "output_stationary";
+}
 
 double TensorUnitConfig::peakMacsPerCycle(DType dtype) const {
     const auto it = cyclesPerRow.find(dtype);
@@ -124,11 +126,15 @@ ArchConfig validateArchConfig(const ArchConfigFile& file) {
     config.tensor.rows = check.inRange<uint32_t>("tensor.rows", tensor.rows, kDefaultArrayDim, 1, 1024);
     config.tensor.cols = check.inRange<uint32_t>("tensor.cols", tensor.cols, kDefaultArrayDim, 1, 1024);
     const std::string dataflow = tensor.dataflow.value_or("weight_stationary");
-    if (dataflow != "weight_stationary") {
-        check.fail("tensor.dataflow", "the tensor unit models weight_stationary only, got '" +
-                                          dataflow + "'");
+    if (dataflow == "weight_stationary") {
+        config.tensor.dataflow = Dataflow::WeightStationary;
+    } else if (dataflow == "output_stationary") {
+        config.tensor.dataflow = Dataflow::OutputStationary;
+    } else {
+        check.fail("tensor.dataflow",
+                   "must be weight_stationary or output_stationary, got '" + dataflow + "'");
     }
-    config.tensor.dataflow = Dataflow::WeightStationary;
+    config.tensor.doubleBuffered = tensor.doubleBuffered.value_or(true);
     const std::map<std::string, TensorDTypeFile> dtypes = tensor.dtypes.value_or(
         std::map<std::string, TensorDTypeFile>{{"int8", {1}}, {"uint8", {1}}, {"fp32", {4}}});
     if (dtypes.empty()) check.fail("tensor.dtypes", "must list at least one dtype");
@@ -207,6 +213,7 @@ ArchConfigFile toArchConfigFile(const ArchConfig& config) {
     tensor.rows = config.tensor.rows;
     tensor.cols = config.tensor.cols;
     tensor.dataflow = std::string(dataflowName(config.tensor.dataflow));
+    tensor.doubleBuffered = config.tensor.doubleBuffered;
     tensor.dtypes.emplace();
     for (const auto& [dtype, cycles] : config.tensor.cyclesPerRow) {
         (*tensor.dtypes)[std::string(dtypeName(dtype))] = TensorDTypeFile{cycles};

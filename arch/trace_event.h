@@ -43,6 +43,8 @@ struct Event {
     uint64_t start = 0, end = 0;
     uint64_t bytes = 0;  ///< bytes moved by the command (DMA) or read/written (units)
     uint64_t macs = 0;   ///< multiply-accumulates (tensor unit)
+    /// Busy time that continues an earlier event's command (a pipeline draining after it).
+    bool continuation = false;
 };
 
 /// Collects events from all units of one simulation; bound in by the simulation top.

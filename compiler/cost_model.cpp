@@ -1,5 +1,5 @@
 // Cost model formulas. They mirror the hardware model's timing without simulating it:
-// contention, bank conflicts and pipeline bubbles between commands are not modelled.
+// contention, bank conflicts and dispatch gaps between commands are not modelled.
 #include "compiler/cost_model.h"
 
 #include <algorithm>
@@ -12,13 +12,34 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
-double CostModel::systolicTileCycles(DType dtype, int64_t m, int64_t k) const {
-    const double cyclesPerRow = config_.tensor.cyclesPerRow.at(dtype);
-    return static_cast<double>(k) + static_cast<double>(m) * cyclesPerRow +
-           (config_.tensor.rows - 1) + (config_.tensor.cols - 1);
+double CostModel::arrayBlockCycles(DType dtype, const GemmBlock& block) const {
+    const TensorUnitConfig& t = config_.tensor;
+    const double cyclesPerRow = t.cyclesPerRow.at(dtype);
+    const double skew = (t.rows - 1) + (t.cols - 1);
+    const bool weightStationary = t.dataflow == Dataflow::WeightStationary;
+    double total = 0, previousStream = 0, lastLatency = 0;
+    bool first = true;
+    forEachArrayTile(t, block, [&](const ArrayTile& tile) {
+        const bool accumulate = !(block.firstK && tile.k0 == 0);
+        const double preload = weightStationary ? tile.k : (accumulate ? tile.m : 0);
+        const double stream = (weightStationary ? tile.m : tile.k) * cyclesPerRow;
+        lastLatency = weightStationary ? skew : skew + tile.m;
+        if (t.doubleBuffered) {
+            total += (first ? preload : std::max(0.0, preload - previousStream)) + stream;
+        } else {
+            total += preload + stream + lastLatency;
+        }
+        previousStream = stream;
+        first = false;
+    });
+    return t.doubleBuffered ? total + lastLatency : total;
 }
 
-double CostModel::dmaCycles(uint64_t rows, uint64_t rowBytes) const {
+double CostModel::dmaCycles(uint64_t rows, uint64_t rowBytes, bool contiguous) const {
+    if (contiguous) {
+        rowBytes *= rows;
+        rows = 1;
+    }
     const double burst = config_.dma.burstBytes;
     const double bursts = static_cast<double>(rows) * std::ceil(static_cast<double>(rowBytes) / burst);
     const double transfer = static_cast<double>(rows * rowBytes) / config_.dram.bytesPerCycle;
@@ -42,58 +63,67 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     const int slots = s.doubleBuffer ? 2 : 1;
     SlotCache aSlots(slots), bSlots(slots);
     const uint64_t elem = dtypeSize(p.operandType);
-    const int64_t rows = config_.tensor.rows, cols = config_.tensor.cols;
-    double firstLoad = -1, lastStore = 0;
+    // Per block: the DMA time of its loads, the units' time, and the DMA time after it.
+    struct BlockTime {
+        double loads = 0, compute = 0, after = 0;
+    };
+    std::vector<BlockTime> blocks;
     forEachGemmBlock(p, s, [&](const GemmBlock& block) {
-        double loads = 0;
+        BlockTime t;
         if (aSlots.use(gemmKeyA(p, block)).load) {
-            const uint64_t bytes = static_cast<uint64_t>(block.m * block.k) * elem;
-            loads += p.a.transposed ? dmaCycles(block.k, block.m * elem) : dmaCycles(block.m, block.k * elem);
-            e.dramBytes += bytes;
+            t.loads += p.a.transposed ? dmaCycles(block.k, block.m * elem, block.m == p.m)
+                                      : dmaCycles(block.m, block.k * elem, block.k == p.k);
+            e.dramBytes += static_cast<uint64_t>(block.m * block.k) * elem;
             ++e.commands;
         }
         if (bSlots.use(gemmKeyB(p, block)).load) {
-            const uint64_t bytes = static_cast<uint64_t>(block.k * block.n) * elem;
-            loads += p.b.transposed ? dmaCycles(block.n, block.k * elem) : dmaCycles(block.k, block.n * elem);
-            e.dramBytes += bytes;
+            t.loads += p.b.transposed ? dmaCycles(block.n, block.k * elem, block.k == p.k)
+                                      : dmaCycles(block.k, block.n * elem, block.n == p.n);
+            e.dramBytes += static_cast<uint64_t>(block.k * block.n) * elem;
             ++e.commands;
         }
-        if (firstLoad < 0) firstLoad = loads;
-        e.dmaCycles += loads;
-        for (int64_t k0 = 0; k0 < block.k; k0 += rows) {
-            const int64_t kTile = std::min(rows, block.k - k0);
-            e.tensorCycles += static_cast<double>(ceilDiv(block.n, cols)) *
-                              systolicTileCycles(p.operandType, block.m, kTile);
-            e.commands += static_cast<uint64_t>(ceilDiv(block.n, cols));
-        }
+        const double array = arrayBlockCycles(p.operandType, block);
+        e.tensorCycles += array;
+        t.compute = array;
+        forEachArrayTile(config_.tensor, block, [&](const ArrayTile&) { ++e.commands; });
         if (block.lastK) {
             const int64_t elements = block.m * block.n;
             if (p.alpha != 1.0f) {
-                e.vectorCycles += vectorCycles(isa::VectorOp::Mul, elements);
+                t.compute += vectorCycles(isa::VectorOp::Mul, elements);
                 ++e.commands;
             }
             if (p.bias != kNoValue) {
-                e.vectorCycles += vectorCycles(isa::VectorOp::Add, elements);
+                t.compute += vectorCycles(isa::VectorOp::Add, elements);
                 const BiasExtent bias = gemmBiasExtent(p, block);
-                e.dmaCycles += dmaCycles(static_cast<uint64_t>(bias.rows),
-                                         static_cast<uint64_t>(bias.rowElements) * 4);
+                t.after += dmaCycles(static_cast<uint64_t>(bias.rows),
+                                     static_cast<uint64_t>(bias.rowElements) * 4, bias.rowElements == p.n);
                 e.dramBytes += static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;
                 e.commands += 2;
             }
-            const uint64_t bytes = static_cast<uint64_t>(elements) * 4;
-            lastStore = dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4);
-            e.dmaCycles += lastStore;
-            e.dramBytes += bytes;
+            t.after += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, block.n == p.n);
+            e.dramBytes += static_cast<uint64_t>(elements) * 4;
             ++e.commands;
         }
+        e.vectorCycles += t.compute - array;
+        e.dmaCycles += t.loads + t.after;
+        blocks.push_back(t);
     });
-    // Loads, compute and stores overlap when buffers are doubled; the first load and the
-    // last store do not.
-    const double steady = s.doubleBuffer ? std::max({e.tensorCycles, e.vectorCycles, e.dmaCycles})
-                                         : e.tensorCycles + e.vectorCycles + e.dmaCycles;
+    // Double-buffered, the stream loads one block ahead: while block i computes, the DMA
+    // engines store what came before and load block i+1. Single-buffered, nothing overlaps.
+    double steady = 0;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        if (!s.doubleBuffer) {
+            steady += blocks[i].loads + blocks[i].compute + blocks[i].after;
+            continue;
+        }
+        const double next = i + 1 < blocks.size() ? blocks[i + 1].loads : 0;
+        const double before = i > 0 ? blocks[i - 1].after : 0;
+        steady += std::max(blocks[i].compute, next + before);
+    }
+    if (s.doubleBuffer && !blocks.empty()) steady += blocks.front().loads + blocks.back().after;
     e.commands += e.commands / 2;  // semaphore commands, about one per two others
     e.overheadCycles = commandOverheadCycles(e.commands);
-    e.totalCycles = steady + e.overheadCycles + (s.doubleBuffer ? firstLoad + lastStore : 0);
+    e.totalCycles = steady + e.overheadCycles;
     return e;
 }
 

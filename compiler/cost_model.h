@@ -18,11 +18,14 @@ public:
     CostEstimate estimateElementwise(const ElementwiseProblem& problem,
                                      const ElementwiseSchedule& schedule) const;
 
-    /// One array tile: weight load k + stream m*cycles_per_row + fill + drain.
-    double systolicTileCycles(DType dtype, int64_t m, int64_t k) const;
-    /// A DMA of `rows` rows of `rowBytes`: latency plus the slowest of the DRAM transfer, the
-    /// burst issue rate and the outstanding-request window.
-    double dmaCycles(uint64_t rows, uint64_t rowBytes) const;
+    /// The array's cycles for one block's tiles issued back to back, ending with the pipeline
+    /// drained (blocks are separated by synchronisation). Weight stationary: each tile streams
+    /// m rows after its k weight rows, which a double-buffered array loads during the previous
+    /// tile's stream; output stationary: each tile streams k steps and shifts out its m rows.
+    double arrayBlockCycles(DType dtype, const GemmBlock& block) const;
+    /// A DMA of `rows` rows of `rowBytes` (one run when `contiguous` in DRAM): latency plus the
+    /// slowest of the DRAM transfer, the burst issue rate and the outstanding-request window.
+    double dmaCycles(uint64_t rows, uint64_t rowBytes, bool contiguous = false) const;
     /// One vector command over `elements` elements.
     double vectorCycles(isa::VectorOp op, int64_t elements) const;
     /// The control core's cost of fetching, validating and dispatching `commands` commands.

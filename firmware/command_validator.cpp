@@ -51,9 +51,7 @@ ErrorCode validateGemm(const isa::Command& c, const ArchConfig& config) {
         return ErrorCode::UnsupportedDType;
     }
     const uint64_t m = c.get(Field::M), n = c.get(Field::N), k = c.get(Field::K);
-    if (m == 0 || n == 0 || k == 0 || n > config.tensor.cols || k > config.tensor.rows) {
-        return ErrorCode::BadField;
-    }
+    if (m == 0 || n == 0 || k == 0 || !config.tensor.acceptsTile(m, n, k)) return ErrorCode::BadField;
     const uint64_t aStride = c.get(Field::AStride), bStride = c.get(Field::BStride),
                    cStride = c.get(Field::CStride);
     if (aStride < k || bStride < n || cStride < n) return ErrorCode::BadField;

@@ -1,6 +1,8 @@
 // The firmware's job loop.
 #include "firmware/firmware.h"
 
+#include <algorithm>
+
 #include "arch/error.h"
 #include "firmware/command_validator.h"
 
@@ -30,19 +32,34 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     const uint64_t jobStart = hal.cycle();
     hal.writeRegister(regs::kStatus, static_cast<uint32_t>(regs::Status::Running));
     hal.writeRegister(regs::kErrorCode, static_cast<uint32_t>(regs::ErrorCode::None));
-    if (!loadJob(hal, jobStart)) return;
-
-    hal.setContextWindow(readWide(hal, regs::kContextBaseLo, regs::kContextBaseHi),
-                         readWide(hal, regs::kContextSizeLo, regs::kContextSizeHi));
-    const uint64_t dispatchCycles = hal.config().controlCore.dispatchCycles;
-    hal.startJob();
-    for (uint32_t index = 0; index < commands_.size(); ++index) {
-        const isa::Command& command = commands_[index];
-        if (command.opcode == isa::Opcode::End) break;
-        hal.spendCycles(dispatchCycles, command);
-        if (!hal.dispatch(command, index)) break;  // the job faulted: stop dispatching
+    const uint64_t address = readWide(hal, regs::kJobAddrLo, regs::kJobAddrHi);
+    const uint32_t count = hal.readRegister(regs::kJobCommandCount);
+    if (count == 0 || count > kMaxJobCommands) {
+        finishJob(hal, jobStart, regs::ErrorCode::MissingEnd, 0);
+        return;
     }
-    const std::optional<hw::JobFault> fault = hal.waitForCompletion();
+    const uint64_t windowSize = readWide(hal, regs::kContextSizeLo, regs::kContextSizeHi);
+    hal.setContextWindow(readWide(hal, regs::kContextBaseLo, regs::kContextBaseHi), windowSize);
+    hal.startJob();
+
+    const uint64_t dispatchCycles = hal.config().controlCore.dispatchCycles;
+    std::optional<hw::JobFault> fault;
+    bool dispatching = true;
+    for (uint32_t first = 0; first < count && dispatching; first += kFetchChunk) {
+        const uint32_t size = std::min(kFetchChunk, count - first);
+        if (std::optional<hw::JobFault> invalid = loadChunk(hal, address, first, size, count, windowSize)) {
+            // Earlier chunks may be running: stop them before reporting the command at fault.
+            fault = hal.abortJob(*invalid);
+            break;
+        }
+        for (uint32_t i = 0; i < size && dispatching; ++i) {
+            const isa::Command& command = chunk_[i];
+            if (command.opcode == isa::Opcode::End) break;
+            hal.spendCycles(dispatchCycles, command);
+            dispatching = hal.dispatch(command, first + i);  // false: the job faulted
+        }
+    }
+    if (!fault) fault = hal.waitForCompletion();
     if (fault) {
         finishJob(hal, jobStart, fault->code, fault->commandIndex);
     } else {
@@ -50,46 +67,38 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     }
 }
 
-bool Firmware::loadJob(hw::ControlCoreHal& hal, uint64_t jobStart) {
-    const uint64_t address = readWide(hal, regs::kJobAddrLo, regs::kJobAddrHi);
-    const uint32_t count = hal.readRegister(regs::kJobCommandCount);
-    if (count == 0 || count > kMaxJobCommands) {
-        finishJob(hal, jobStart, regs::ErrorCode::MissingEnd, 0);
-        return false;
-    }
+std::optional<hw::JobFault> Firmware::loadChunk(hw::ControlCoreHal& hal, uint64_t address,
+                                                uint32_t first, uint32_t count, uint32_t total,
+                                                uint64_t windowSize) {
     fetchBuffer_.resize(uint64_t{count} * isa::kCommandBytes);
-    if (!hal.readMemory(address, fetchBuffer_)) {
-        finishJob(hal, jobStart, regs::ErrorCode::CommandFetch, 0);
-        return false;
+    if (!hal.readMemory(address + uint64_t{first} * isa::kCommandBytes, fetchBuffer_)) {
+        return hw::JobFault{regs::ErrorCode::CommandFetch, first, "the command buffer cannot be read"};
     }
-
-    const uint64_t windowSize = readWide(hal, regs::kContextSizeLo, regs::kContextSizeHi);
     const uint64_t validateCycles = hal.config().controlCore.validateCycles;
-    commands_.clear();
+    chunk_.clear();
     for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t index = first + i;
         const auto bytes = std::span(fetchBuffer_).subspan(uint64_t{i} * isa::kCommandBytes)
                                .first<isa::kCommandBytes>();
         isa::Command command;
         try {
             command = isa::decode(bytes);
-        } catch (const InputError&) {
+        } catch (const InputError& e) {
             hal.spendCycles(validateCycles, jobLevel());
-            finishJob(hal, jobStart, regs::ErrorCode::IllegalOpcode, i);
-            return false;
+            return hw::JobFault{regs::ErrorCode::IllegalOpcode, index, e.what()};
         }
         hal.spendCycles(validateCycles, command);
         regs::ErrorCode error = validateCommand(command, hal.config(), windowSize);
-        const bool last = i + 1 == count;
-        if (error == regs::ErrorCode::None && (command.opcode == isa::Opcode::End) != last) {
+        if (error == regs::ErrorCode::None && (command.opcode == isa::Opcode::End) != (index + 1 == total)) {
             error = regs::ErrorCode::MissingEnd;  // END must be the last command, and only it
         }
         if (error != regs::ErrorCode::None) {
-            finishJob(hal, jobStart, error, i);
-            return false;
+            return hw::JobFault{error, index, "command " + std::to_string(index) + " (" +
+                                                  isa::disassemble(command) + ") is invalid"};
         }
-        commands_.push_back(command);
+        chunk_.push_back(command);
     }
-    return true;
+    return std::nullopt;
 }
 
 void Firmware::finishJob(hw::ControlCoreHal& hal, uint64_t jobStart, regs::ErrorCode error,

@@ -1,6 +1,7 @@
-// The control core's firmware: waits for the doorbell, fetches the job's command buffer,
-// validates every command, dispatches them to the unit queues, and reports completion or the
-// first error through the status registers and an interrupt.
+// The control core's firmware: waits for the doorbell, then streams the job's command buffer
+// in chunks: fetch a chunk, validate every command of it, dispatch it to the unit queues, while
+// the units work on the chunks before. Completion, or the first error with the index of the
+// command at fault, is reported through the status registers and an interrupt.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +13,10 @@
 
 namespace npusim::firmware {
 
-/// Commands a job may hold (bounds the fetch buffer).
+/// Commands a job may hold.
 inline constexpr uint32_t kMaxJobCommands = 1u << 20;
+/// Commands fetched and validated before the first of them is dispatched.
+inline constexpr uint32_t kFetchChunk = 256;
 
 class Firmware : public hw::ControlProgram {
 public:
@@ -21,14 +24,15 @@ public:
 
 private:
     void runJob(hw::ControlCoreHal& hal);
-    /// Fetches, decodes and validates the whole buffer; on failure reports the error and
-    /// returns false.
-    bool loadJob(hw::ControlCoreHal& hal, uint64_t jobStart);
+    /// Fetches and validates commands [first, first + count) of the job into chunk_; returns
+    /// the first error, if any.
+    std::optional<hw::JobFault> loadChunk(hw::ControlCoreHal& hal, uint64_t address, uint32_t first,
+                                          uint32_t count, uint32_t total, uint64_t windowSize);
     void finishJob(hw::ControlCoreHal& hal, uint64_t jobStart, regs::ErrorCode error,
                    uint32_t commandIndex);
 
     std::vector<std::byte> fetchBuffer_;
-    std::vector<isa::Command> commands_;
+    std::vector<isa::Command> chunk_;
 };
 
 }  // namespace npusim::firmware

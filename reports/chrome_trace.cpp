@@ -21,7 +21,7 @@ std::string traceToChromeJson(const RunRecord& run) {
     }
     for (const trace::Event& e : run.trace.events()) {
         const std::string op = e.opId < opNames.size() ? opNames[e.opId] : "job";
-        std::string name = op + " " + std::string(isa::opcodeName(e.opcode));
+        std::string name = op + " " + std::string(isa::opcodeName(e.opcode)) + (e.continuation ? " (drain)" : "");
         if (e.type == trace::EventType::Stall) name = op + " stall:" + std::string(trace::stallReasonName(e.reason));
         events.push_back({{"ph", "X"},
                           {"pid", 1},

@@ -53,7 +53,7 @@ Report buildReport(const RunRecord& run) {
         UnitReport& unit = report.units.at(e.unit);
         if (e.type == trace::EventType::Command) {
             unit.busy += cycles;
-            ++unit.commands;
+            if (!e.continuation) ++unit.commands;
         } else {
             unit.stalls[static_cast<size_t>(e.reason)] += cycles;
         }

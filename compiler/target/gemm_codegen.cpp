@@ -23,14 +23,27 @@ public:
           bSlots_(static_cast<int>(roles_.b.size())) {}
 
     void run() {
-        forEachGemmBlock(p_, s_, [&](const GemmBlock& block) {
+        std::vector<GemmBlock> blocks;
+        forEachGemmBlock(p_, s_, [&](const GemmBlock& block) { blocks.push_back(block); });
+        // With two slots per operand, the stream loads one block ahead of the computation, so
+        // the load queue works while the array does; in-order dispatch would otherwise reach
+        // the next block's loads only after the current block's GEMMs. The sync planner still
+        // orders every load after the last read of the slot it fills.
+        const size_t ahead = s_.doubleBuffer ? 1 : 0;
+        std::vector<std::pair<uint32_t, uint32_t>> slots(blocks.size());
+        auto load = [&](size_t i) {
+            tile_ = static_cast<uint32_t>(i);
+            slots[i] = {loadA(blocks[i]), loadB(blocks[i])};
+        };
+        for (size_t i = 0; i < std::min(ahead, blocks.size()); ++i) load(i);
+        for (size_t i = 0; i < blocks.size(); ++i) {
+            if (i + ahead < blocks.size()) load(i + ahead);
+            const GemmBlock& block = blocks[i];
+            tile_ = static_cast<uint32_t>(i);
             if (block.firstK) accumulatorSlot_ = (accumulatorSlot_ + 1) % roles_.accumulator.size();
-            const uint32_t a = loadA(block);
-            const uint32_t b = loadB(block);
-            computeBlock(block, a, b);
+            computeBlock(block, slots[i].first, slots[i].second);
             if (block.lastK) finishBlock(block);
-            ++tile_;
-        });
+        }
     }
 
 private:
@@ -87,34 +100,31 @@ private:
 
     uint32_t accumulator() const { return roles_.accumulator[accumulatorSlot_]; }
 
-    /// Array tiles: k in steps of the array's rows, n in steps of its columns.
+    /// One GEMM command per array tile of the block.
     void computeBlock(const GemmBlock& block, uint32_t a, uint32_t b) {
         using isa::Field;
-        const int64_t rows = config_.tensor.rows, cols = config_.tensor.cols;
-        for (int64_t kt = 0; kt < block.k; kt += rows) {
-            for (int64_t nt = 0; nt < block.n; nt += cols) {
-                isa::Command gemm;
-                gemm.opcode = isa::Opcode::Gemm;
-                gemm.kind = isa::CommandKind::Compute;
-                gemm.opId = p_.opId;
-                gemm.tileId = tile_;
-                gemm.set(Field::AAddr, buffer(a).offset + kt * elem_)
-                    .set(Field::BAddr, buffer(b).offset + (kt * roles_.bPitch + nt) * elem_)
-                    .set(Field::CAddr, buffer(accumulator()).offset + nt * 4)
-                    .set(Field::M, block.m)
-                    .set(Field::N, std::min(cols, block.n - nt))
-                    .set(Field::K, std::min(rows, block.k - kt))
-                    .set(Field::DType, static_cast<uint64_t>(p_.operandType))
-                    .set(Field::Accumulate, block.firstK && kt == 0 ? 0 : 1)
-                    .set(Field::AStride, roles_.aPitch)
-                    .set(Field::BStride, roles_.bPitch)
-                    .set(Field::CStride, s_.nBlock)
-                    .setSigned(Field::AZeroPoint, p_.aZeroPoint)
-                    .setSigned(Field::BZeroPoint, p_.bZeroPoint);
-                emit(gemm, {{bufferResource(a), false}, {bufferResource(b), false},
-                            {bufferResource(accumulator()), true}});
-            }
-        }
+        forEachArrayTile(config_.tensor, block, [&](const ArrayTile& t) {
+            isa::Command gemm;
+            gemm.opcode = isa::Opcode::Gemm;
+            gemm.kind = isa::CommandKind::Compute;
+            gemm.opId = p_.opId;
+            gemm.tileId = tile_;
+            gemm.set(Field::AAddr, buffer(a).offset + static_cast<uint64_t>(t.m0 * roles_.aPitch + t.k0) * elem_)
+                .set(Field::BAddr, buffer(b).offset + static_cast<uint64_t>(t.k0 * roles_.bPitch + t.n0) * elem_)
+                .set(Field::CAddr, buffer(accumulator()).offset + static_cast<uint64_t>(t.m0 * s_.nBlock + t.n0) * 4)
+                .set(Field::M, t.m)
+                .set(Field::N, t.n)
+                .set(Field::K, t.k)
+                .set(Field::DType, static_cast<uint64_t>(p_.operandType))
+                .set(Field::Accumulate, block.firstK && t.k0 == 0 ? 0 : 1)
+                .set(Field::AStride, roles_.aPitch)
+                .set(Field::BStride, roles_.bPitch)
+                .set(Field::CStride, s_.nBlock)
+                .setSigned(Field::AZeroPoint, p_.aZeroPoint)
+                .setSigned(Field::BZeroPoint, p_.bZeroPoint);
+            emit(gemm, {{bufferResource(a), false}, {bufferResource(b), false},
+                        {bufferResource(accumulator()), true}});
+        });
     }
 
     VectorSpec onAccumulator(const GemmBlock& block) const {

@@ -135,6 +135,24 @@ BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block) {
     return {};
 }
 
+void forEachArrayTile(const TensorUnitConfig& tensor, const GemmBlock& block,
+                      const std::function<void(const ArrayTile&)>& visit) {
+    const int64_t rows = tensor.rows, cols = tensor.cols;
+    if (tensor.dataflow == Dataflow::WeightStationary) {
+        for (int64_t k0 = 0; k0 < block.k; k0 += rows) {
+            for (int64_t n0 = 0; n0 < block.n; n0 += cols) {
+                visit({0, n0, k0, block.m, std::min(cols, block.n - n0), std::min(rows, block.k - k0)});
+            }
+        }
+    } else {
+        for (int64_t m0 = 0; m0 < block.m; m0 += rows) {
+            for (int64_t n0 = 0; n0 < block.n; n0 += cols) {
+                visit({m0, n0, 0, std::min(rows, block.m - m0), std::min(cols, block.n - n0), block.k});
+            }
+        }
+    }
+}
+
 uint32_t tileOpId(const TileOp& op) {
     return std::visit([](const auto& tiles) { return tiles.problem.opId; }, op);
 }

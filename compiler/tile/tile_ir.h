@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "arch/arch_config.h"
 #include "arch/dtype.h"
 #include "arch/isa.h"
 #include "compiler/graph/graph.h"
@@ -97,6 +98,16 @@ struct BiasExtent {
     int64_t rows = 1, rowElements = 1;
 };
 BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block);
+
+/// One GEMM command's part of a block, offsets relative to the block's origin.
+struct ArrayTile {
+    int64_t m0 = 0, n0 = 0, k0 = 0, m = 0, n = 0, k = 0;
+};
+/// The tiles a block is cut into for the array, in issue order: weight stationary holds k x n
+/// (k <= rows, n <= cols) and streams all m rows; output stationary holds m x n (m <= rows,
+/// n <= cols) and streams all of k.
+void forEachArrayTile(const TensorUnitConfig& tensor, const GemmBlock& block,
+                      const std::function<void(const ArrayTile&)>& visit);
 
 /// Visits the blocks of a schedule in execution order.
 void forEachGemmBlock(const GemmProblem& problem, const GemmSchedule& schedule,

@@ -1,6 +1,7 @@
 // Queues, semaphores, job completion, faults and deadlock detection.
 #include "hw_model/command/command_processor.h"
 
+#include <algorithm>
 #include <ostream>
 
 namespace npusim::hw {
@@ -71,8 +72,13 @@ void CommandProcessor::serve(isa::Queue queue, CommandExecutor& executor, UnitTr
         state.executing = true;
         state.current = queued;
         switch (queued.command.opcode) {
-            case isa::Opcode::SemWait: waitSemaphore(state, queued.command, trace); break;
-            case isa::Opcode::SemSignal: signalSemaphore(queued.command); break;
+            case isa::Opcode::SemWait:
+                waitSemaphore(state, queued.command, trace, executor.busyUntil());
+                break;
+            case isa::Opcode::SemSignal:
+                executor.drain(nullptr);  // the signal means: everything before it is done
+                signalSemaphore(queued.command);
+                break;
             default:
                 try {
                     executor.execute(queued.command);
@@ -81,15 +87,18 @@ void CommandProcessor::serve(isa::Queue queue, CommandExecutor& executor, UnitTr
                 }
                 break;
         }
+        if (state.fifo->num_available() == 0) executor.drain(&state.fifo->data_written_event());
         state.executing = false;
         state.current.reset();
         activity_.notify(sc_core::SC_ZERO_TIME);
     }
 }
 
-void CommandProcessor::waitSemaphore(QueueState& state, const isa::Command& command, UnitTrace& trace) {
+void CommandProcessor::waitSemaphore(QueueState& state, const isa::Command& command, UnitTrace& trace,
+                                     uint64_t busyUntil) {
     uint32_t& count = semaphores_.at(command.get(isa::Field::Semaphore));
-    const uint64_t start = clock_.now();
+    // A pipelined unit may still be busy with earlier commands: it waits from then on.
+    const uint64_t start = std::max(busyUntil, clock_.now());
     state.waiting = true;
     while (count == 0 && !fault_) {
         blocked_.notify(sc_core::SC_ZERO_TIME);

@@ -35,8 +35,15 @@ std::ostream& operator<<(std::ostream& out, const QueuedCommand& queued);
 class CommandExecutor {
 public:
     virtual ~CommandExecutor() = default;
-    /// Executes one command, advancing simulated time by its duration; throws UnitFault.
+    /// Executes one command, advancing simulated time at least until the unit can take the
+    /// next one; throws UnitFault.
     virtual void execute(const isa::Command& command) = 0;
+    /// For a pipelined unit whose commands finish after execute() returns: waits until every
+    /// command's effects are complete, or until `arrival` fires when it is given (a next
+    /// command keeps the pipeline going).
+    virtual void drain(const sc_core::sc_event* /*arrival*/) {}
+    /// The cycle until which the unit's timeline is already accounted for.
+    virtual uint64_t busyUntil() const { return 0; }
 };
 
 class CommandProcessor : public sc_core::sc_module {
@@ -51,6 +58,8 @@ public:
     /// Called when every command is dispatched: blocks until the queues drain and the units
     /// are idle, or until the job faults and the units have stopped. Returns the fault, if any.
     std::optional<JobFault> finishJob();
+    /// Faults the job from outside the units (the firmware found an invalid command).
+    void abort(JobFault fault) { raise(std::move(fault)); }
 
     /// Runs a unit's queue forever: takes commands in order, performs SEM_WAIT/SEM_SIGNAL
     /// itself (a blocked wait is recorded as a semaphore_wait stall) and hands every other
@@ -66,7 +75,8 @@ private:
         bool waiting = false;                  ///< blocked on a semaphore
     };
 
-    void waitSemaphore(QueueState& state, const isa::Command& command, UnitTrace& trace);
+    void waitSemaphore(QueueState& state, const isa::Command& command, UnitTrace& trace,
+                       uint64_t busyUntil);
     void signalSemaphore(const isa::Command& command);
     void raise(JobFault fault);
     bool idle() const;

@@ -8,11 +8,10 @@ UnitTrace::UnitTrace(trace::Recorder* recorder, std::string name, trace::UnitKin
     if (recorder_) id_ = recorder_->addUnit(name_, kind);
 }
 
-void UnitTrace::busy(const isa::Command& command, uint64_t start, uint64_t end, uint64_t bytes,
-                     uint64_t macs) {
-    if (!recorder_ || end < start) return;
+trace::Event UnitTrace::event(trace::EventType type, const isa::Command& command, uint64_t start,
+                              uint64_t end) const {
     trace::Event event;
-    event.type = trace::EventType::Command;
+    event.type = type;
     event.unit = id_;
     event.opcode = command.opcode;
     event.kind = command.kind;
@@ -20,25 +19,31 @@ void UnitTrace::busy(const isa::Command& command, uint64_t start, uint64_t end, 
     event.tileId = command.tileId;
     event.start = start;
     event.end = end;
-    event.bytes = bytes;
-    event.macs = macs;
-    recorder_->record(event);
+    return event;
+}
+
+void UnitTrace::busy(const isa::Command& command, uint64_t start, uint64_t end, uint64_t bytes,
+                     uint64_t macs) {
+    if (!recorder_ || end < start) return;
+    trace::Event e = event(trace::EventType::Command, command, start, end);
+    e.bytes = bytes;
+    e.macs = macs;
+    recorder_->record(e);
+}
+
+void UnitTrace::continued(const isa::Command& command, uint64_t start, uint64_t end) {
+    if (!recorder_ || end <= start) return;
+    trace::Event e = event(trace::EventType::Command, command, start, end);
+    e.continuation = true;
+    recorder_->record(e);
 }
 
 void UnitTrace::stall(trace::StallReason reason, const isa::Command& command, uint64_t start,
                       uint64_t end) {
     if (!recorder_ || end <= start) return;
-    trace::Event event;
-    event.type = trace::EventType::Stall;
-    event.unit = id_;
-    event.opcode = command.opcode;
-    event.kind = command.kind;
-    event.reason = reason;
-    event.opId = command.opId;
-    event.tileId = command.tileId;
-    event.start = start;
-    event.end = end;
-    recorder_->record(event);
+    trace::Event e = event(trace::EventType::Stall, command, start, end);
+    e.reason = reason;
+    recorder_->record(e);
 }
 
 }  // namespace npusim::hw

@@ -22,10 +22,15 @@ public:
     /// [start, end) cycles spent executing `command`.
     void busy(const isa::Command& command, uint64_t start, uint64_t end, uint64_t bytes = 0,
               uint64_t macs = 0);
+    /// [start, end) more busy cycles of a command recorded earlier (a pipeline draining).
+    void continued(const isa::Command& command, uint64_t start, uint64_t end);
     /// [start, end) cycles the unit waited, for `command`.
     void stall(trace::StallReason reason, const isa::Command& command, uint64_t start, uint64_t end);
 
 private:
+    trace::Event event(trace::EventType type, const isa::Command& command, uint64_t start,
+                       uint64_t end) const;
+
     trace::Recorder* recorder_;
     std::string name_;
     uint16_t id_ = 0;

@@ -65,6 +65,11 @@ bool ControlCore::dispatch(const isa::Command& command, uint32_t index) {
     return accepted;
 }
 
+JobFault ControlCore::abortJob(const JobFault& fault) {
+    processor_.abort(fault);
+    return *waitForCompletion();
+}
+
 std::optional<JobFault> ControlCore::waitForCompletion() {
     std::optional<JobFault> fault = processor_.finishJob();
     if (fault) lastFault_ = fault;

@@ -40,6 +40,7 @@ private:
     void startJob() override;
     bool dispatch(const isa::Command& command, uint32_t index) override;
     std::optional<JobFault> waitForCompletion() override;
+    JobFault abortJob(const JobFault& fault) override;
     void setContextWindow(uint64_t base, uint64_t size) override;
     uint64_t cycle() override { return clock_.now(); }
     const ArchConfig& config() const override { return config_; }

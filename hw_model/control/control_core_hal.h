@@ -45,6 +45,9 @@ public:
     /// After the last dispatch: blocks until every queue has drained and every unit is idle,
     /// or until the job faulted and the units stopped; returns the fault, if any.
     virtual std::optional<JobFault> waitForCompletion() = 0;
+    /// Stops the running job with `fault`: queued commands are dropped and the units finish
+    /// what they execute. Returns the job's fault (an earlier one wins).
+    virtual JobFault abortJob(const JobFault& fault) = 0;
     /// Programs the DRAM window that DMA addresses of the job are relative to.
     virtual void setContextWindow(uint64_t base, uint64_t size) = 0;
     /// Current cycle.

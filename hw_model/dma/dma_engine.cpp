@@ -21,7 +21,7 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
     using isa::Field;
     const uint64_t rows = command.get(Field::Rows);
     const uint64_t rowBytes = command.get(Field::RowBytes);
-    const uint64_t dram = command.get(Field::DramAddr);
+    const uint64_t dram = window_.base + command.get(Field::DramAddr);
     const uint64_t dramStride = command.get(Field::DramStride);
     const uint64_t onchip = command.get(Field::OnchipAddr);
     const uint64_t onchipStride = command.get(Field::OnchipStride);
@@ -29,29 +29,46 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
     const uint64_t elem = transpose ? command.get(Field::ElemBytes) : 1;
     const uint64_t burstBytes = config_.dma.burstBytes;
 
+    // Rows back to back in DRAM form one run: bursts then span rows and are full size.
+    const bool linear = !transpose && dramStride == rowBytes;
+    const uint64_t runs = linear ? 1 : rows;
+    const uint64_t runBytes = linear ? rows * rowBytes : rowBytes;
     std::vector<Burst> bursts;
-    for (uint64_t r = 0; r < rows; ++r) {
-        const uint64_t rowStart = window_.base + dram + r * dramStride;
-        uint64_t done = 0;
-        while (done < rowBytes) {
+    for (uint64_t run = 0; run < runs; ++run) {
+        const uint64_t runStart = dram + run * dramStride;
+        for (uint64_t done = 0; done < runBytes;) {
             // Bursts never cross a burst-aligned boundary; a transposing DMA keeps whole elements.
-            uint64_t bytes = std::min(rowBytes - done, burstBytes - (rowStart + done) % burstBytes);
+            uint64_t bytes = std::min(runBytes - done, burstBytes - (runStart + done) % burstBytes);
             if (transpose) bytes = std::max(elem, bytes / elem * elem);
-            Burst burst{};
-            burst.dramAddress = rowStart + done;
-            burst.bufferOffset = r * rowBytes + done;
+            Burst burst;
+            burst.dramAddress = runStart + done;
+            burst.bufferOffset = run * runBytes + done;
             burst.bytes = bytes;
             if (transpose) {
                 // Element (r, c) lands at onchip + c*stride + r*elem.
-                burst.onchipAddress = onchip + (done / elem) * onchipStride + r * elem;
-                burst.onchipRows = bytes / elem;
-                burst.onchipRowBytes = elem;
-                burst.onchipStride = onchipStride;
+                burst.pieces[0] = {onchip + (done / elem) * onchipStride + run * elem, bytes / elem, elem,
+                                   onchipStride, burst.bufferOffset};
+                burst.pieceCount = 1;
             } else {
-                burst.onchipAddress = onchip + r * onchipStride + done;
-                burst.onchipRows = 1;
-                burst.onchipRowBytes = bytes;
-                burst.onchipStride = bytes;
+                // Split the burst's bytes [offset, offset + bytes) of the row-major block into a
+                // row tail, whole rows and a row head.
+                uint64_t offset = burst.bufferOffset, left = bytes;
+                while (left > 0) {
+                    const uint64_t row = offset / rowBytes, column = offset % rowBytes;
+                    OnchipPiece& piece = burst.pieces[static_cast<size_t>(burst.pieceCount++)];
+                    piece.address = onchip + row * onchipStride + column;
+                    piece.bufferOffset = offset;
+                    piece.stride = onchipStride;
+                    if (column == 0 && left >= rowBytes) {
+                        piece.rows = left / rowBytes;
+                        piece.rowBytes = rowBytes;
+                    } else {
+                        piece.rows = 1;
+                        piece.rowBytes = std::min(left, rowBytes - column);
+                    }
+                    offset += piece.rows * piece.rowBytes;
+                    left -= piece.rows * piece.rowBytes;
+                }
             }
             bursts.push_back(burst);
             done += bytes;
@@ -85,25 +102,38 @@ void DmaEngine::execute(const isa::Command& command) {
     std::deque<sc_core::sc_time> inFlight;  // completion times of outstanding bursts
     sc_core::sc_time issue = sc_core::SC_ZERO_TIME, finish = sc_core::SC_ZERO_TIME;
     uint64_t dramContention = 0, sramConflicts = 0;
-    for (const Burst& burst : planBursts(command)) {
+    const std::vector<Burst> bursts = planBursts(command);
+    for (const Burst& burst : bursts) {
         if (inFlight.size() == config_.dma.maxOutstanding) {
             issue = std::max(issue, inFlight.front());
             inFlight.pop_front();
         }
-        MemoryRequest dramRequest{load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND,
-                                  burst.dramAddress, staging_.data() + burst.bufferOffset, 1,
-                                  burst.bytes, burst.bytes};
-        MemoryRequest onchipRequest{load ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND,
-                                    burst.onchipAddress, staging_.data() + burst.bufferOffset,
-                                    burst.onchipRows, burst.onchipRowBytes, burst.onchipStride};
+        const MemoryRequest dramRequest{load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND,
+                                        burst.dramAddress, staging_.data() + burst.bufferOffset, 1,
+                                        burst.bytes, burst.bytes};
+        // On chip, each piece of the burst is one access; the burst is done with the last.
+        auto onchipAccess = [&](const sc_core::sc_time& at) {
+            MemoryResponse done{at, 0};
+            for (int i = 0; i < burst.pieceCount; ++i) {
+                const OnchipPiece& piece = burst.pieces[static_cast<size_t>(i)];
+                const MemoryResponse response = accessMemory(
+                    forwardPath(onchip),
+                    {load ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, piece.address,
+                     staging_.data() + piece.bufferOffset, piece.rows, piece.rowBytes, piece.stride},
+                    tag, at, trace_.name(), onchipError);
+                done.done = std::max(done.done, response.done);
+                done.contentionCycles += response.contentionCycles;
+            }
+            return done;
+        };
         MemoryResponse first, second;
         if (load) {
             first = accessMemory(forwardPath(dramSocket), dramRequest, tag, issue, trace_.name(), dramError);
-            second = accessMemory(forwardPath(onchip), onchipRequest, tag, first.done, trace_.name(), onchipError);
+            second = onchipAccess(first.done);
             dramContention += first.contentionCycles;
             sramConflicts += second.contentionCycles;
         } else {
-            first = accessMemory(forwardPath(onchip), onchipRequest, tag, issue, trace_.name(), onchipError);
+            first = onchipAccess(issue);
             second = accessMemory(forwardPath(dramSocket), dramRequest, tag, first.done, trace_.name(), dramError);
             sramConflicts += first.contentionCycles;
             dramContention += second.contentionCycles;
@@ -116,8 +146,11 @@ void DmaEngine::execute(const isa::Command& command) {
 
     // Waiting caused by other masters is stall time; the rest of the command is busy.
     const uint64_t end = clock_.now();
-    const uint64_t dramStall = std::min(dramContention, end - start);
-    const uint64_t sramStall = std::min(sramConflicts, end - start - dramStall);
+    // Bursts wait side by side: the command lost about the summed waits over the number of
+    // bursts in flight together.
+    const uint64_t concurrent = std::max<uint64_t>(1, std::min<uint64_t>(config_.dma.maxOutstanding, bursts.size()));
+    const uint64_t dramStall = std::min(dramContention / concurrent, end - start);
+    const uint64_t sramStall = std::min(sramConflicts / concurrent, end - start - dramStall);
     trace_.stall(trace::StallReason::DramContention, command, start, start + dramStall);
     trace_.stall(trace::StallReason::SramBankConflict, command, start + dramStall,
                  start + dramStall + sramStall);

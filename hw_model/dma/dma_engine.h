@@ -3,6 +3,7 @@
 // transposing the block on the way.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include <systemc>
@@ -28,14 +29,19 @@ public:
     void execute(const isa::Command& command) override;
 
 private:
+    /// Where part of a burst's bytes go on chip: rows x rowBytes at stride.
+    struct OnchipPiece {
+        uint64_t address = 0, rows = 1, rowBytes = 0, stride = 0;
+        uint64_t bufferOffset = 0;  ///< of its first byte inside the staging buffer
+    };
     struct Burst {
-        uint64_t dramAddress;        ///< physical
-        uint64_t bufferOffset;       ///< offset of the burst's bytes inside the staging buffer
-        uint64_t bytes;
-        uint64_t onchipAddress;      ///< first on-chip byte
-        uint64_t onchipRows;         ///< > 1 when a transposing DMA scatters elements
-        uint64_t onchipRowBytes;
-        uint64_t onchipStride;
+        uint64_t dramAddress = 0;   ///< physical
+        uint64_t bufferOffset = 0;  ///< of the burst's bytes inside the staging buffer
+        uint64_t bytes = 0;
+        /// A burst covers at most a row tail, whole rows and a row head on chip; a transposing
+        /// burst scatters one element per on-chip row.
+        std::array<OnchipPiece, 3> pieces{};
+        int pieceCount = 0;
     };
 
     std::vector<Burst> planBursts(const isa::Command& command) const;

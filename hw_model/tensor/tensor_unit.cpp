@@ -1,4 +1,4 @@
-// GEMM tile execution: operand fetch, arithmetic, and systolic timing.
+// GEMM tile execution: operand fetch, arithmetic, and pipelined systolic timing.
 #include "hw_model/tensor/tensor_unit.h"
 
 #include <algorithm>
@@ -12,7 +12,8 @@ TensorUnit::TensorUnit(sc_core::sc_module_name name, const ArchConfig& config, c
                        CommandProcessor& processor, trace::Recorder* recorder)
     : QueueUnit(name, config, clock, processor, isa::Queue::Tensor, recorder, trace::UnitKind::Tensor),
       sramSocket("sramSocket"),
-      accSocket("accSocket") {}
+      accSocket("accSocket"),
+      dataflow_(makeDataflow(config.tensor.dataflow)) {}
 
 void TensorUnit::execute(const isa::Command& command) {
     using isa::Field;
@@ -25,65 +26,94 @@ void TensorUnit::execute(const isa::Command& command) {
     tile.bZeroPoint = static_cast<int32_t>(command.getSigned(Field::BZeroPoint));
     tile.accumulate = command.get(Field::Accumulate) != 0;
     const uint64_t e = dtypeSize(tile.dtype);
-    const uint64_t aBytes = uint64_t{tile.m} * tile.k * e;
-    const uint64_t bBytes = uint64_t{tile.k} * tile.n * e;
-    const uint64_t cBytes = uint64_t{tile.m} * tile.n * 4;
-    a_.resize(aBytes);
-    b_.resize(bBytes);
-    c_.resize(cBytes);
+    a_.resize(uint64_t{tile.m} * tile.k * e);
+    b_.resize(uint64_t{tile.k} * tile.n * e);
+    c_.resize(uint64_t{tile.m} * tile.n * 4);
+    const MemoryRequest aRead{tlm::TLM_READ_COMMAND, command.get(Field::AAddr), a_.data(), tile.m,
+                              tile.k * e, command.get(Field::AStride) * e};
+    const MemoryRequest bRead{tlm::TLM_READ_COMMAND, command.get(Field::BAddr), b_.data(), tile.k,
+                              tile.n * e, command.get(Field::BStride) * e};
+    const MemoryRequest cRead{tlm::TLM_READ_COMMAND, command.get(Field::CAddr), c_.data(), tile.m,
+                              uint64_t{tile.n} * 4, command.get(Field::CStride) * 4};
+    MemoryRequest cWrite = cRead;
+    cWrite.command = tlm::TLM_WRITE_COMMAND;
 
     const AccessTag tag = tagFor(command);
-    const std::string& who = trace_.name();
-    const uint64_t start = clock_.now();
-    const uint64_t cyclesPerRow = config_.tensor.cyclesPerRow.at(tile.dtype);
+    uint64_t contention = 0;
+    const uint64_t now = clock_.now();
+    // Issues an access `at` an absolute cycle; returns the cycle it completes.
+    auto access = [&](tlm::tlm_fw_transport_if<>& target, const MemoryRequest& request, uint64_t at) {
+        const MemoryResponse response = accessMemory(target, request, tag, clock_.cycles(at - now),
+                                                     trace_.name(), regs::ErrorCode::OnchipOutOfRange);
+        contention += response.contentionCycles;
+        return now + clock_.toCyclesCeil(response.done);
+    };
+    auto& sram = forwardPath(sramSocket);
+    auto& accumulator = forwardPath(accSocket);
+    const TilePhases phases = dataflow_->phases(config_.tensor, tile.dtype, tile.m, tile.n, tile.k, tile.accumulate);
 
-    // Weight load: the k x n weights shift into the array one row per cycle.
-    const MemoryResponse weights = accessMemory(forwardPath(sramSocket),
-        {tlm::TLM_READ_COMMAND, command.get(Field::BAddr), b_.data(), tile.k, tile.n * e,
-         command.get(Field::BStride) * e},
-        tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange);
-    const uint64_t weightLoad = std::max<uint64_t>(tile.k, clock_.toCyclesCeil(weights.done));
-
-    // Stream: one row of A enters every cycles_per_row cycles; partial sums already in the
-    // accumulator are read alongside.
-    const sc_core::sc_time streamStart = clock_.cycles(weightLoad);
-    const MemoryResponse activations = accessMemory(forwardPath(sramSocket),
-        {tlm::TLM_READ_COMMAND, command.get(Field::AAddr), a_.data(), tile.m, tile.k * e,
-         command.get(Field::AStride) * e},
-        tag, streamStart, who, regs::ErrorCode::OnchipOutOfRange);
-    const MemoryRequest cRequest{tlm::TLM_READ_COMMAND, command.get(Field::CAddr), c_.data(),
-                                 tile.m, uint64_t{tile.n} * 4, command.get(Field::CStride) * 4};
-    sc_core::sc_time operandsDone = activations.done;
-    uint64_t contention = weights.contentionCycles + activations.contentionCycles;
-    if (tile.accumulate) {
-        const MemoryResponse partials = accessMemory(forwardPath(accSocket), cRequest, tag, streamStart, who, regs::ErrorCode::OnchipOutOfRange);
-        operandsDone = std::max(operandsDone, partials.done);
-        contention += partials.contentionCycles;
+    // Preload the stationary operand: into the shadow buffer while the previous tile streams,
+    // or, single-buffered, once the previous tile has left the array.
+    const uint64_t preloadStart = config_.tensor.doubleBuffered ? now : std::max(now, drainEnd_);
+    uint64_t preloaded = preloadStart + phases.preload;
+    if (dataflow_->preloadsWeights()) {
+        preloaded = std::max(preloaded, access(sram, bRead, preloadStart));
+    } else if (tile.accumulate) {
+        preloaded = std::max(preloaded, access(accumulator, cRead, preloadStart));
     }
-    const uint64_t stream = std::max<uint64_t>(uint64_t{tile.m} * cyclesPerRow,
-                                               clock_.toCyclesCeil(operandsDone) - weightLoad);
 
+    // Stream once the array is free; the streamed operands are read as they enter.
+    const uint64_t streamStart = std::max(preloaded, streamEnd_);
+    uint64_t streamed = streamStart + phases.stream;
+    streamed = std::max(streamed, access(sram, aRead, streamStart));
+    if (!dataflow_->preloadsWeights()) streamed = std::max(streamed, access(sram, bRead, streamStart));
+
+    // Results reach the accumulator memory as they drain (read-modify-write when accumulating).
+    const uint64_t resultsStart = streamStart + phases.firstResult;
+    if (tile.accumulate && dataflow_->preloadsWeights()) access(accumulator, cRead, resultsStart);
     tile.a = a_.data();
     tile.b = b_.data();
     tile.c = c_.data();
     computeGemmTile(tile);
+    const uint64_t written = access(accumulator, cWrite, resultsStart);
 
-    // Fill and drain: skewed rows enter across rows-1 cycles and the last column's results
-    // leave cols-1 cycles later; results are written to the accumulator as they drain.
-    const uint64_t computeEnd =
-        weightLoad + stream + (config_.tensor.rows - 1) + (config_.tensor.cols - 1);
-    MemoryRequest cWrite = cRequest;
-    cWrite.command = tlm::TLM_WRITE_COMMAND;
-    const MemoryResponse results =
-        accessMemory(forwardPath(accSocket), cWrite, tag, clock_.cycles(weightLoad + config_.tensor.rows), who, regs::ErrorCode::OnchipOutOfRange);
-    contention += results.contentionCycles;
-    const uint64_t total = std::max(computeEnd, clock_.toCyclesCeil(results.done));
-    sc_core::wait(clock_.cycles(total));
-
-    const uint64_t stall = std::min(contention, total);
-    trace_.stall(trace::StallReason::SramBankConflict, command, start, start + stall);
-    trace_.busy(command, start + stall, start + total, aBytes + bBytes + cBytes,
+    // The unit's timeline: from where it stood (or now) to the end of this tile's stream. The
+    // stream ended late by whatever memory waits were not hidden; the part of that caused by
+    // other units' bank use is a stall, recorded first; the rest is busy.
+    const uint64_t idealStreamEnd =
+        std::max(preloadStart + phases.preload, streamEnd_) + phases.stream;
+    const uint64_t recordStart = std::max(now, recordedUntil_);
+    const uint64_t late = streamed > idealStreamEnd ? streamed - idealStreamEnd : 0;
+    const uint64_t stall = std::min({contention, late, streamed - recordStart});
+    trace_.stall(trace::StallReason::SramBankConflict, command, recordStart, recordStart + stall);
+    trace_.busy(command, recordStart + stall, streamed, a_.size() + b_.size() + c_.size(),
                 uint64_t{tile.m} * tile.n * tile.k);
+    recordedUntil_ = streamed;
+    streamEnd_ = streamed;
+    drainEnd_ = std::max(streamed + phases.latency, written);
+    last_ = command;
+
+    // Take the next command when the shadow buffer is free (double-buffered) or when this
+    // tile is complete.
+    const uint64_t resume = config_.tensor.doubleBuffered ? streamStart : drainEnd_;
+    sc_core::wait(clock_.cycles(resume - now));
+}
+
+void TensorUnit::drain(const sc_core::sc_event* arrival) {
+    const uint64_t now = clock_.now();
+    if (drainEnd_ <= now) {
+        if (drainEnd_ > recordedUntil_) trace_.continued(last_, recordedUntil_, drainEnd_);
+        recordedUntil_ = std::max(recordedUntil_, drainEnd_);
+        return;
+    }
+    if (arrival) {
+        sc_core::wait(clock_.cycles(drainEnd_ - now), *arrival);
+    } else {
+        sc_core::wait(clock_.cycles(drainEnd_ - now));
+    }
+    if (clock_.now() < drainEnd_) return;  // a next command keeps the pipeline going
+    trace_.continued(last_, recordedUntil_, drainEnd_);
+    recordedUntil_ = drainEnd_;
 }
 
 }  // namespace npusim::hw

@@ -1,10 +1,12 @@
-// The tensor unit: a weight-stationary systolic array of rows x cols PEs. A GEMM tile loads
-// its k x n weights into the array, streams m rows of A through it, and drains the results
-// into the accumulator memory. On an idle array with operands at hand a tile takes
-//   weight load k + stream m*cycles_per_row + fill (rows-1) + drain (cols-1) cycles.
+// The tensor unit: a systolic array of rows x cols PEs under a dataflow policy (weight or
+// output stationary). Tiles pipeline: with a double-buffered array the next tile's stationary
+// operand loads while the current tile streams, and a tile's fill and drain overlap the next
+// tile's stream, so back-to-back tiles keep the array streaming. Results reach the
+// accumulator memory as they drain.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <systemc>
@@ -12,6 +14,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "hw_model/common/queue_unit.h"
+#include "hw_model/tensor/dataflow.h"
 
 namespace npusim::hw {
 
@@ -24,9 +27,16 @@ public:
                CommandProcessor& processor, trace::Recorder* recorder);
 
     void execute(const isa::Command& command) override;
+    void drain(const sc_core::sc_event* arrival) override;
+    uint64_t busyUntil() const override { return recordedUntil_; }
 
 private:
+    std::unique_ptr<SystolicDataflow> dataflow_;
     std::vector<std::byte> a_, b_, c_;
+    uint64_t streamEnd_ = 0;      ///< the array streams the last issued tile until this cycle
+    uint64_t drainEnd_ = 0;       ///< ... and its results are in the accumulator memory
+    uint64_t recordedUntil_ = 0;  ///< the unit's trace covers its time up to this cycle
+    isa::Command last_;           ///< the last tile issued, which a drain belongs to
 };
 
 }  // namespace npusim::hw

@@ -1,6 +1,6 @@
 // Exact cycle counts of single commands on the `edge` preset, each derived in a comment from
 // the unit's parameters: 800 MHz; DRAM 16 B/cycle after 80 cycles of latency; DMA bursts of
-// 64 B, 8 outstanding; SRAM 16 banks x 16 B, accumulator 8 banks x 16 B; 16x16 array with
+// 64 B, 32 outstanding; SRAM 16 banks x 16 B, accumulator 8 banks x 16 B; 16x16 array with
 // int8 at 1 and fp32 at 4 cycles per row; vector unit 16 lanes, 4 pipeline stages.
 #include <gtest/gtest.h>
 
@@ -82,10 +82,11 @@ TEST_F(UnitTiming, DmaLoadOfFourBursts) {
     EXPECT_EQ(valuesOf<uint8_t>(harness.read(Memory::Sram, 0, 256)), data);
 }
 
-TEST_F(UnitTiming, DmaOutstandingWindowLimitsLatencyHiding) {
+TEST(UnitTimingWindow, DmaOutstandingWindowLimitsLatencyHiding) {
+    UnitHarness harness{"harness", loadArchConfig("edge", std::vector<std::string>{"dma.max_outstanding=8"})};
     uint64_t cycles = 0;
     harness.run([&] { cycles = harness.execute({dma(isa::Opcode::DmaLoad, 0, 0, 1, 1024)}); });
-    // 16 bursts, 8 in flight. Bursts 0..7 issue at 0..7 and complete (in SRAM) at 85, 89, ...,
+    // 16 bursts, 8 in flight (edge with dma.max_outstanding=8). Bursts 0..7 issue at 0..7 and complete (in SRAM) at 85, 89, ...,
     // 113. Burst 8 issues when burst 0 completes (85), and each later one when the next slot
     // frees, 4 cycles apart: burst 15 issues at 113, gets its data at 113 + 80 + 4 = 197 and
     // is in SRAM at 198.
