@@ -2,6 +2,7 @@
 #include "arch/isa.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <sstream>
 
@@ -13,29 +14,43 @@ namespace {
 
 uint64_t widthMask(unsigned width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
 
-uint64_t readBits(const EncodedCommand& bytes, unsigned bit, unsigned width) {
-    uint64_t value = 0;
-    for (unsigned i = 0; i < width; ++i) {
-        const unsigned b = bit + i;
-        const auto byte = static_cast<unsigned>(bytes[b / 8]);
-        value |= static_cast<uint64_t>((byte >> (b % 8)) & 1u) << i;
+/// The descriptor as eight little-endian 64-bit words.
+using Words = std::array<uint64_t, kCommandBytes / 8>;
+
+Words toWords(const EncodedCommand& bytes) {
+    Words words{};
+    for (size_t i = 0; i < kCommandBytes; ++i) {
+        words[i / 8] |= static_cast<uint64_t>(bytes[i]) << (8 * (i % 8));
     }
-    return value;
+    return words;
 }
 
-void writeBits(EncodedCommand& bytes, unsigned bit, unsigned width, uint64_t value) {
-    for (unsigned i = 0; i < width; ++i) {
-        const unsigned b = bit + i;
-        if ((value >> i) & 1u) bytes[b / 8] |= std::byte{static_cast<unsigned char>(1u << (b % 8))};
+EncodedCommand toBytes(const Words& words) {
+    EncodedCommand bytes;
+    for (size_t i = 0; i < kCommandBytes; ++i) {
+        bytes[i] = static_cast<std::byte>((words[i / 8] >> (8 * (i % 8))) & 0xffu);
     }
+    return bytes;
+}
+
+uint64_t readBits(const Words& words, unsigned bit, unsigned width) {
+    const unsigned word = bit / 64, shift = bit % 64;
+    uint64_t value = words[word] >> shift;
+    if (shift + width > 64) value |= words[word + 1] << (64 - shift);
+    return value & widthMask(width);
+}
+
+void writeBits(Words& words, unsigned bit, unsigned width, uint64_t value) {
+    const unsigned word = bit / 64, shift = bit % 64;
+    value &= widthMask(width);
+    words[word] |= value << shift;
+    if (shift + width > 64) words[word + 1] |= value >> (64 - shift);
 }
 
 /// Bits of the descriptor that some field of this opcode owns.
-std::array<bool, kCommandBits> ownedBits(const OpcodeInfo& info) {
-    std::array<bool, kCommandBits> owned{};
-    auto own = [&](unsigned bit, unsigned width) {
-        for (unsigned i = 0; i < width; ++i) owned[bit + i] = true;
-    };
+Words ownedBits(const OpcodeInfo& info) {
+    Words owned{};
+    auto own = [&](unsigned bit, unsigned width) { writeBits(owned, bit, width, ~0ull); };
     own(kOpcodeBit, kOpcodeWidth);
     own(kKindBit, kKindWidth);
     own(kOpIdBit, kOpIdWidth);
@@ -123,7 +138,7 @@ Command& Command::setSigned(Field field, int64_t value) {
 
 EncodedCommand encode(const Command& command) {
     const OpcodeInfo& info = requireOpcode(command.opcode);
-    EncodedCommand bytes{};
+    Words bytes{};
     writeBits(bytes, kOpcodeBit, kOpcodeWidth, static_cast<uint64_t>(command.opcode));
     writeBits(bytes, kKindBit, kKindWidth, static_cast<uint64_t>(command.kind));
     writeBits(bytes, kOpIdBit, kOpIdWidth, command.opId);
@@ -157,12 +172,13 @@ EncodedCommand encode(const Command& command) {
         }
         writeBits(bytes, layout->bit, layout->width, stored);
     }
-    return bytes;
+    return toBytes(bytes);
 }
 
 Command decode(std::span<const std::byte, kCommandBytes> input) {
-    EncodedCommand bytes;
-    std::copy(input.begin(), input.end(), bytes.begin());
+    EncodedCommand encoded;
+    std::copy(input.begin(), input.end(), encoded.begin());
+    const Words bytes = toWords(encoded);
     Command command;
     command.opcode = static_cast<Opcode>(readBits(bytes, kOpcodeBit, kOpcodeWidth));
     const OpcodeInfo& info = requireOpcode(command.opcode);
@@ -178,11 +194,11 @@ Command decode(std::span<const std::byte, kCommandBytes> input) {
         }
         command.set(layout.field, value);
     }
-    const auto owned = ownedBits(info);
-    for (unsigned bit = 0; bit < kCommandBits; ++bit) {
-        if (!owned[bit] && readBits(bytes, bit, 1)) {
+    const Words owned = ownedBits(info);
+    for (size_t word = 0; word < owned.size(); ++word) {
+        if (const uint64_t stray = bytes[word] & ~owned[word]) {
             throw InputError(std::string(info.mnemonic) + " has reserved bit " +
-                             std::to_string(bit) + " set");
+                             std::to_string(word * 64 + static_cast<unsigned>(std::countr_zero(stray))) + " set");
         }
     }
     return command;

@@ -13,26 +13,39 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 }  // namespace
 
 double CostModel::arrayBlockCycles(DType dtype, const GemmBlock& block) const {
+    // Tiles come in at most two sizes along each cut dimension (full and tail), so the sum
+    // over the block's tiles is taken per size instead of per tile.
     const TensorUnitConfig& t = config_.tensor;
     const double cyclesPerRow = t.cyclesPerRow.at(dtype);
     const double skew = (t.rows - 1) + (t.cols - 1);
     const bool weightStationary = t.dataflow == Dataflow::WeightStationary;
-    double total = 0, previousStream = 0, lastLatency = 0;
-    bool first = true;
-    forEachArrayTile(t, block, [&](const ArrayTile& tile) {
-        const bool accumulate = !(block.firstK && tile.k0 == 0);
-        const double preload = weightStationary ? tile.k : (accumulate ? tile.m : 0);
-        const double stream = (weightStationary ? tile.m : tile.k) * cyclesPerRow;
-        lastLatency = weightStationary ? skew : skew + tile.m;
-        if (t.doubleBuffered) {
-            total += (first ? preload : std::max(0.0, preload - previousStream)) + stream;
-        } else {
-            total += preload + stream + lastLatency;
-        }
-        previousStream = stream;
-        first = false;
-    });
-    return t.doubleBuffered ? total + lastLatency : total;
+    // The dimension cut by the array's rows: k (weight stationary) or m (output stationary).
+    const int64_t cut = weightStationary ? block.k : block.m;
+    const int64_t fullTiles = cut / t.rows, tail = cut % t.rows;
+    const int64_t perCut = ceilDiv(block.n, t.cols);  // tiles per row-tile, along n
+    // Weight stationary preloads the tile's k weight rows; output stationary its m rows of
+    // partial sums, when the block accumulates onto earlier k blocks.
+    const auto preloadOf = [&](int64_t rows) -> double {
+        return weightStationary || !block.firstK ? static_cast<double>(rows) : 0.0;
+    };
+    const double stream = (weightStationary ? block.m : block.k) * cyclesPerRow;
+    const double lastRows = static_cast<double>(tail ? tail : t.rows);
+    const double latency = weightStationary ? skew : skew + lastRows;
+    const int64_t tiles = (fullTiles + (tail ? 1 : 0)) * perCut;
+    if (!t.doubleBuffered) {
+        double total = 0;
+        total += static_cast<double>(fullTiles * perCut) * (stream + (weightStationary ? skew : skew + t.rows));
+        if (tail) total += static_cast<double>(perCut) * (stream + latency);
+        total += static_cast<double>(fullTiles * perCut) * preloadOf(t.rows) + static_cast<double>(perCut) * (tail ? preloadOf(tail) : 0.0);
+        return total;
+    }
+    // Double-buffered: the first tile's preload, every stream, each later preload beyond the
+    // stream it hides behind, and one fill and drain.
+    const double firstPreload = preloadOf(fullTiles ? t.rows : tail);
+    double hiddenExcess = 0;
+    if (fullTiles) hiddenExcess += static_cast<double>(fullTiles * perCut - 1) * std::max(0.0, preloadOf(t.rows) - stream);
+    if (tail) hiddenExcess += static_cast<double>(perCut - (fullTiles ? 0 : 1)) * std::max(0.0, preloadOf(tail) - stream);
+    return firstPreload + static_cast<double>(tiles) * stream + hiddenExcess + latency;
 }
 
 double CostModel::dmaCycles(uint64_t rows, uint64_t rowBytes, bool contiguous) const {
@@ -85,7 +98,8 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
         const double array = arrayBlockCycles(p.operandType, block);
         e.tensorCycles += array;
         t.compute = array;
-        forEachArrayTile(config_.tensor, block, [&](const ArrayTile&) { ++e.commands; });
+        const int64_t cut = config_.tensor.dataflow == Dataflow::WeightStationary ? block.k : block.m;
+        e.commands += static_cast<uint64_t>(ceilDiv(cut, config_.tensor.rows) * ceilDiv(block.n, config_.tensor.cols));
         if (block.lastK) {
             const int64_t elements = block.m * block.n;
             if (p.alpha != 1.0f) {

@@ -60,8 +60,13 @@ std::vector<std::byte> textSection(const std::string& text) {
 }  // namespace
 
 Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config) {
+    return compileGraph(importOnnx(model), config, model.stem().string(), fileHash(model));
+}
+
+Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,
+                         const std::string& modelHash) {
     Compilation c;
-    c.source = importOnnx(model);
+    c.source = std::move(source);
     c.graph = c.source;
     for (const GraphPass& pass : graphPasses()) pass.run(c.graph);
     verifyGraph(c.graph);
@@ -73,8 +78,8 @@ Compilation compileModel(const std::filesystem::path& model, const ArchConfig& c
 
     ArtifactManifest& m = c.artifact.manifest;
     m.compilerVersion = NPUSIM_VERSION;
-    m.modelName = model.stem().string();
-    m.modelHash = fileHash(model);
+    m.modelName = modelName;
+    m.modelHash = modelHash;
     m.archName = config.name;
     m.archHash = archConfigHash(config);
     m.archConfig = archConfigFileToJson(toArchConfigFile(config));

@@ -27,6 +27,9 @@ struct Compilation {
 /// Compiles an ONNX model for an architecture. Throws InputError for a model the frontend or
 /// the NPU cannot take, naming the ONNX node.
 Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config);
+/// Compiles a graph built in memory; `modelName` and `modelHash` go into the manifest.
+Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,
+                         const std::string& modelHash);
 
 /// The IR levels --emit can print.
 enum class IrLevel { Graph, Tile, Memory, Isa };

@@ -4,17 +4,17 @@
 namespace npusim::hw {
 
 Npu::Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-         ControlProgram& firmware, trace::Recorder* recorder)
+         ControlProgram& firmware, trace::Recorder* recorder, bool functional)
     : sc_module(name),
       memoryPort_("memory_port", {AddressRange{0, UINT64_MAX}}),
       registers_("registers"),
       processor_("command_processor", config, clock),
       sram_("sram", config.sram, clock),
       accumulator_("accumulator", config.accumulator, clock),
-      loadDma_("dma_load", config, clock, processor_, window_, isa::Queue::Load, recorder),
-      storeDma_("dma_store", config, clock, processor_, window_, isa::Queue::Store, recorder),
-      tensor_("tensor", config, clock, processor_, recorder),
-      vector_("vector", config, clock, processor_, recorder),
+      loadDma_("dma_load", config, clock, processor_, window_, isa::Queue::Load, recorder, functional),
+      storeDma_("dma_store", config, clock, processor_, window_, isa::Queue::Store, recorder, functional),
+      tensor_("tensor", config, clock, processor_, recorder, functional),
+      vector_("vector", config, clock, processor_, recorder, functional),
       controlCore_("control_core", config, clock, registers_, processor_, window_, firmware,
                    recorder) {
     loadDma_.dramSocket.bind(memoryPort_.tSocket);

@@ -24,8 +24,9 @@ namespace npusim::hw {
 class Npu : public sc_core::sc_module {
 public:
     /// `firmware` runs on the control core; `recorder` may be null (tracing off).
+    /// `functional` false: timing only, no values computed or moved by the units.
     Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-        ControlProgram& firmware, trace::Recorder* recorder);
+        ControlProgram& firmware, trace::Recorder* recorder, bool functional);
 
     /// MMIO registers, addressed by offset from regs::kMmioBase.
     tlm_utils::simple_target_socket<NpuRegisters>& mmioSocket() { return registers_.tSocket; }

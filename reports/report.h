@@ -60,6 +60,7 @@ struct Report {
     std::vector<OpReport> ops;
     double peakMacsPerCycle = 0, peakDramBytesPerCycle = 0, attainableCycles = 0, efficiency = 0;
     std::optional<CheckResult> check;
+    bool timingOnly = false;  ///< values were not computed (npusim run --timing-only)
 };
 
 Report buildReport(const RunRecord& run);

@@ -12,6 +12,7 @@ std::string reportToJson(const Report& r) {
     j["arch"] = r.arch;
     j["total_cycles"] = r.totalCycles;
     j["clock_hz"] = r.clockHz;
+    j["timing_only"] = r.timingOnly;
     j["time_seconds"] = r.clockHz > 0 ? static_cast<double>(r.totalCycles) / r.clockHz : 0.0;
     j["units"] = Json::object();
     for (const UnitReport& unit : r.units) {

@@ -16,7 +16,7 @@
 
 namespace npusim::sim {
 
-DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder,
+DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program) {
     // The simulation ends by sc_stop() from the host program; SystemC's info message about
     // that is not news to the user.
@@ -28,7 +28,7 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder,
 
     // Modules and binding.
     firmware::Firmware firmware;
-    hw::Npu npu("npu", config, clock, firmware, recorder);
+    hw::Npu npu("npu", config, clock, firmware, recorder, !timingOnly);
     hw::Dram dram("dram", config.dram, clock);
     hw::Router systemBus("system_bus", {hw::AddressRange{regs::kMmioBase, regs::kMmioSize},
                                         hw::AddressRange{regs::kDramBase, config.dram.sizeBytes}});
@@ -62,7 +62,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
                             const std::map<std::string, Tensor>& inputs, const CoSimOptions& options) {
     CoSimResult result;
     const DramTraffic traffic =
-        runSystem(config, options.trace ? &result.trace : nullptr, [&](driver::Driver& driver) {
+        runSystem(config, options.trace ? &result.trace : nullptr, options.timingOnly, [&](driver::Driver& driver) {
             runtime::Runtime runtime(driver, options.jobTimeoutCycles);
             const runtime::LoadedModel model = runtime.load(artifact);
             runtime::RunResult run = runtime.run(model, inputs);

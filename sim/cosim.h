@@ -18,6 +18,7 @@ namespace npusim::sim {
 
 struct CoSimOptions {
     bool trace = true;                       ///< record unit timelines
+    bool timingOnly = false;                 ///< compute and move no values; cycles unchanged
     uint64_t jobTimeoutCycles = 4'000'000'000;  ///< a job running longer is reported as hung
 };
 
@@ -37,7 +38,7 @@ struct DramTraffic {
 /// driver for the NPU; returns when the program does. SystemC allows one elaboration per
 /// process: call once. Exceptions of the program propagate; a RunError about a failed job
 /// gains the hardware's explanation of the fault.
-DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder,
+DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program);
 
 /// runSystem with one job: loads `artifact`, runs it on `inputs` and returns the outputs with

@@ -62,7 +62,7 @@ private:
 
     /// Loads an operand block into a slot unless it is resident; returns the slot.
     uint32_t load(const GemmOperand& operand, const std::vector<uint32_t>& slots, SlotCache& cache,
-                  const std::vector<int64_t>& key, int64_t batch, int64_t pitch, const OperandBlock& b) {
+                  const BlockKey& key, int64_t batch, int64_t pitch, const OperandBlock& b) {
         const SlotCache::Use use = cache.use(key);
         const uint32_t slot = slots[static_cast<size_t>(use.slot)];
         if (!use.load) return slot;

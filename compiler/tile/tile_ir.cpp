@@ -102,7 +102,7 @@ void forEachGemmBlock(const GemmProblem& problem, const GemmSchedule& schedule,
     }
 }
 
-SlotCache::Use SlotCache::use(const std::vector<int64_t>& key) {
+SlotCache::Use SlotCache::use(const BlockKey& key) {
     ++clock_;
     for (size_t slot = 0; slot < keys_.size(); ++slot) {
         if (lastUse_[slot] >= 0 && keys_[slot] == key) {
@@ -117,11 +117,11 @@ SlotCache::Use SlotCache::use(const std::vector<int64_t>& key) {
     return {static_cast<int>(victim), true};
 }
 
-std::vector<int64_t> gemmKeyA(const GemmProblem& problem, const GemmBlock& block) {
+BlockKey gemmKeyA(const GemmProblem& problem, const GemmBlock& block) {
     return {problem.a.batchOffsets.at(static_cast<size_t>(block.batch)), block.m0, block.k0};
 }
 
-std::vector<int64_t> gemmKeyB(const GemmProblem& problem, const GemmBlock& block) {
+BlockKey gemmKeyB(const GemmProblem& problem, const GemmBlock& block) {
     return {problem.b.batchOffsets.at(static_cast<size_t>(block.batch)), block.k0, block.n0};
 }
 

@@ -3,6 +3,7 @@
 // (the problem). Codegen and the cost model walk the same block sequence (forEachGemmBlock).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -72,6 +73,9 @@ struct GemmBlock {
 /// Which on-chip slot holds an operand block: a block already resident in a slot is reused,
 /// a new one is loaded into the least recently used slot. Codegen and the cost model both use
 /// it, so the estimate counts exactly the loads the command stream will make.
+/// What an operand block holds: its matrix (batch offset) and its origin in it.
+using BlockKey = std::array<int64_t, 3>;
+
 class SlotCache {
 public:
     explicit SlotCache(int slots) : keys_(static_cast<size_t>(slots)), lastUse_(keys_.size(), -1) {}
@@ -80,18 +84,17 @@ public:
         int slot = 0;
         bool load = false;  ///< the block must be loaded into the slot
     };
-    /// `key` identifies the block's contents (e.g. its origin in the source tensor).
-    Use use(const std::vector<int64_t>& key);
+    Use use(const BlockKey& key);
 
 private:
-    std::vector<std::vector<int64_t>> keys_;
+    std::vector<BlockKey> keys_;
     std::vector<int64_t> lastUse_;
     int64_t clock_ = 0;
 };
 
 /// The content keys of a block's operands.
-std::vector<int64_t> gemmKeyA(const GemmProblem& problem, const GemmBlock& block);
-std::vector<int64_t> gemmKeyB(const GemmProblem& problem, const GemmBlock& block);
+BlockKey gemmKeyA(const GemmProblem& problem, const GemmBlock& block);
+BlockKey gemmKeyB(const GemmProblem& problem, const GemmBlock& block);
 
 /// The part of the bias a result block adds, as a DMA sees it: rows x rowElements elements.
 struct BiasExtent {

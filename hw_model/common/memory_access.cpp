@@ -7,10 +7,10 @@
 
 namespace npusim::hw {
 
-MemoryResponse accessMemory(tlm::tlm_fw_transport_if<>& target, const MemoryRequest& request,
-                            const AccessTag& tag, const sc_core::sc_time& issue,
-                            const std::string& who, regs::ErrorCode onError) {
-    tlm::tlm_generic_payload payload;
+MemoryResponse MemoryAccessor::access(tlm::tlm_fw_transport_if<>& target, const MemoryRequest& request,
+                                      const AccessTag& tag, const sc_core::sc_time& issue,
+                                      const std::string& who, regs::ErrorCode onError) {
+    tlm::tlm_generic_payload& payload = payload_;
     AccessTag tagExtension = tag;
     Block2d block;
     block.rows = request.rows;
@@ -24,8 +24,8 @@ MemoryResponse accessMemory(tlm::tlm_fw_transport_if<>& target, const MemoryRequ
     payload.set_byte_enable_ptr(nullptr);
     payload.set_dmi_allowed(false);
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    // The extensions live on this stack frame: detach them before the payload is destroyed,
-    // even if the target throws, or the payload would free them.
+    // The extensions live on this stack frame: detach them when the access ends, even if the
+    // target throws, or the payload would later free them.
     struct Detach {
         tlm::tlm_generic_payload& payload;
         ~Detach() {

@@ -34,11 +34,19 @@ tlm::tlm_fw_transport_if<>& forwardPath(InitiatorSocket& socket) {
     return *socket.operator->();
 }
 
-/// Performs the access at `issue` (an offset from the current time) through `target`.
-/// Throws UnitFault with `onError`, naming `who` and the address, when the target answers
-/// with an error.
-MemoryResponse accessMemory(tlm::tlm_fw_transport_if<>& target, const MemoryRequest& request,
-                            const AccessTag& tag, const sc_core::sc_time& issue,
-                            const std::string& who, regs::ErrorCode onError);
+/// Makes a unit's memory accesses, one at a time, through one reused payload (building a
+/// payload per access would cost an allocation each).
+class MemoryAccessor {
+public:
+    /// Performs the access at `issue` (an offset from the current time) through `target`.
+    /// Throws UnitFault with `onError`, naming `who` and the address, when the target answers
+    /// with an error.
+    MemoryResponse access(tlm::tlm_fw_transport_if<>& target, const MemoryRequest& request,
+                          const AccessTag& tag, const sc_core::sc_time& issue,
+                          const std::string& who, regs::ErrorCode onError);
+
+private:
+    tlm::tlm_generic_payload payload_;
+};
 
 }  // namespace npusim::hw

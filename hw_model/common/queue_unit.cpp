@@ -5,11 +5,12 @@ namespace npusim::hw {
 
 QueueUnit::QueueUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
                      CommandProcessor& processor, isa::Queue queue, trace::Recorder* recorder,
-                     trace::UnitKind kind)
+                     trace::UnitKind kind, bool functional)
     : sc_module(name),
       config_(config),
       clock_(clock),
       trace_(recorder, this->name(), kind),
+      functional_(functional),
       processor_(processor),
       queue_(queue) {
     SC_HAS_PROCESS(QueueUnit);

@@ -2,12 +2,16 @@
 // one hardware queue, with its config, clock and trace.
 #pragma once
 
+#include <cstddef>
+#include <vector>
+
 #include <systemc>
 
 #include "arch/arch_config.h"
 #include "hw_model/command/command_processor.h"
 #include "hw_model/common/access_extension.h"
 #include "hw_model/common/clock.h"
+#include "hw_model/common/memory_access.h"
 #include "hw_model/common/unit_trace.h"
 
 namespace npusim::hw {
@@ -16,7 +20,17 @@ class QueueUnit : public sc_core::sc_module, public CommandExecutor {
 protected:
     QueueUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
               CommandProcessor& processor, isa::Queue queue, trace::Recorder* recorder,
-              trace::UnitKind kind);
+              trace::UnitKind kind, bool functional);
+
+    /// Where a staging buffer's data goes: nullptr in timing-only mode, where memories move
+    /// no data and units compute nothing, but every timing decision stays the same.
+    std::byte* staged(std::vector<std::byte>& buffer, uint64_t bytes) {
+        if (!functional_) return nullptr;
+        buffer.resize(bytes);
+        return buffer.data();
+    }
+    /// A position inside a staging buffer (nullptr stays nullptr).
+    static std::byte* at(std::byte* base, uint64_t offset) { return base ? base + offset : nullptr; }
 
     /// The side-band tag of the memory accesses a command makes.
     AccessTag tagFor(const isa::Command& command) const;
@@ -24,6 +38,8 @@ protected:
     const ArchConfig& config_;
     const Clock& clock_;
     UnitTrace trace_;
+    const bool functional_;
+    MemoryAccessor memory_;
 
 private:
     void run();

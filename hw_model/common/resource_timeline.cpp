@@ -2,53 +2,59 @@
 #include "hw_model/common/resource_timeline.h"
 
 #include <algorithm>
-#include <utility>
-#include <vector>
 
 namespace npusim::hw {
 
 void ResourceTimeline::insert(uint64_t start, uint64_t end, int owner) {
-    // Merge with adjacent uses of the same owner to keep the map small.
-    auto next = uses_.find(end);
-    if (next != uses_.end() && next->second.owner == owner) {
-        end = next->second.end;
+    const auto first = uses_.begin() + static_cast<std::ptrdiff_t>(head_);
+    auto next = std::upper_bound(first, uses_.end(), start,
+                                 [](uint64_t value, const Use& use) { return value < use.start; });
+    // Merge with adjacent uses of the same owner to keep the list short.
+    const bool joinsPrevious = next != first && std::prev(next)->end == start && std::prev(next)->owner == owner;
+    const bool joinsNext = next != uses_.end() && next->start == end && next->owner == owner;
+    if (joinsPrevious && joinsNext) {
+        std::prev(next)->end = next->end;
         uses_.erase(next);
+    } else if (joinsPrevious) {
+        std::prev(next)->end = end;
+    } else if (joinsNext) {
+        next->start = start;
+    } else {
+        uses_.insert(next, Use{start, end, owner});
     }
-    auto it = uses_.lower_bound(start);
-    if (it != uses_.begin()) {
-        auto previous = std::prev(it);
-        if (previous->second.end == start && previous->second.owner == owner) {
-            previous->second.end = end;
-            return;
-        }
-    }
-    uses_.emplace(start, Use{end, owner});
 }
 
 void ResourceTimeline::forgetBefore(uint64_t time) {
-    while (!uses_.empty() && uses_.begin()->second.end <= time) uses_.erase(uses_.begin());
+    while (head_ < uses_.size() && uses_[head_].end <= time) ++head_;
+    if (head_ > 64 && head_ * 2 > uses_.size()) {
+        uses_.erase(uses_.begin(), uses_.begin() + static_cast<std::ptrdiff_t>(head_));
+        head_ = 0;
+    }
 }
 
 ResourceTimeline::Grant ResourceTimeline::use(uint64_t earliest, uint64_t duration, int owner) {
     Grant grant{earliest, 0};
     uint64_t t = earliest, remaining = duration;
-    auto it = uses_.upper_bound(t);
-    if (it != uses_.begin() && std::prev(it)->second.end > t) --it;
-    std::vector<std::pair<uint64_t, uint64_t>> pieces;
+    // The first use that ends after t (ends are sorted too, uses never overlap).
+    size_t i = static_cast<size_t>(
+        std::upper_bound(uses_.begin() + static_cast<std::ptrdiff_t>(head_), uses_.end(), t,
+                         [](uint64_t value, const Use& use) { return value < use.end; }) -
+        uses_.begin());
+    pieces_.clear();
     while (remaining > 0) {
-        if (it != uses_.end() && it->first <= t) {  // busy: skip to the end of this use
-            if (it->second.owner != owner) grant.waitedForOthers += it->second.end - t;
-            t = it->second.end;
-            ++it;
+        if (i < uses_.size() && uses_[i].start <= t) {  // busy: skip to the end of this use
+            if (uses_[i].owner != owner) grant.waitedForOthers += uses_[i].end - t;
+            t = uses_[i].end;
+            ++i;
             continue;
         }
-        const uint64_t gapEnd = it == uses_.end() ? UINT64_MAX : it->first;
+        const uint64_t gapEnd = i < uses_.size() ? uses_[i].start : UINT64_MAX;
         const uint64_t take = std::min(remaining, gapEnd - t);
-        pieces.emplace_back(t, t + take);
+        pieces_.emplace_back(t, t + take);
         t += take;
         remaining -= take;
     }
-    for (const auto& [start, end] : pieces) insert(start, end, owner);
+    for (const auto& [start, end] : pieces_) insert(start, end, owner);
     grant.end = t;
     return grant;
 }

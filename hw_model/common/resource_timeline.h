@@ -5,8 +5,9 @@
 // not arrive in time order; earlier gaps left between later reservations are still used.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <map>
+#include <vector>
 
 namespace npusim::hw {
 
@@ -24,12 +25,16 @@ public:
 
 private:
     struct Use {
-        uint64_t end;
+        uint64_t start, end;
         int owner;
     };
     void insert(uint64_t start, uint64_t end, int owner);
 
-    std::map<uint64_t, Use> uses_;  ///< by start; uses never overlap
+    /// Sorted by start, never overlapping; uses before `head_` are forgotten. Requests come
+    /// mostly in time order, so inserts land at or near the end.
+    std::vector<Use> uses_;
+    size_t head_ = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> pieces_;  ///< scratch for use()
 };
 
 }  // namespace npusim::hw

@@ -36,7 +36,7 @@ bool ControlCore::readMemory(uint64_t address, std::span<std::byte> bytes) {
     const uint64_t start = clock_.now();
     try {
         const MemoryResponse response =
-            accessMemory(forwardPath(memSocket), {tlm::TLM_READ_COMMAND, address, bytes.data(), 1, bytes.size(),
+            memory_.access(forwardPath(memSocket), {tlm::TLM_READ_COMMAND, address, bytes.data(), 1, bytes.size(),
                                       bytes.size()},
                          tag, sc_core::SC_ZERO_TIME, trace_.name(), regs::ErrorCode::CommandFetch);
         sc_core::wait(clock_.cycles(clock_.toCyclesCeil(response.done)));

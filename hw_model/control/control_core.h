@@ -8,6 +8,7 @@
 
 #include "hw_model/command/command_processor.h"
 #include "hw_model/common/clock.h"
+#include "hw_model/common/memory_access.h"
 #include "hw_model/common/unit_trace.h"
 #include "hw_model/control/context_window.h"
 #include "hw_model/control/control_core_hal.h"
@@ -52,6 +53,7 @@ private:
     ContextWindow& window_;
     ControlProgram& program_;
     UnitTrace trace_;
+    MemoryAccessor memory_;
     std::optional<JobFault> lastFault_;
 };
 

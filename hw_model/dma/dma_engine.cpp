@@ -10,8 +10,8 @@ namespace npusim::hw {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
                      CommandProcessor& processor, const ContextWindow& window, isa::Queue queue,
-                     trace::Recorder* recorder)
-    : QueueUnit(name, config, clock, processor, queue, recorder, trace::UnitKind::Dma),
+                     trace::Recorder* recorder, bool functional)
+    : QueueUnit(name, config, clock, processor, queue, recorder, trace::UnitKind::Dma, functional),
       dramSocket("dramSocket"),
       sramSocket("sramSocket"),
       accSocket("accSocket"),
@@ -96,7 +96,7 @@ void DmaEngine::execute(const isa::Command& command) {
     auto& onchip = space == isa::MemorySpace::Sram ? sramSocket : accSocket;
     const AccessTag tag = tagFor(command);
 
-    staging_.resize(rows * rowBytes);
+    std::byte* const staging = staged(staging_, rows * rowBytes);
     const uint64_t start = clock_.now();
     const sc_core::sc_time cycle = clock_.period();
     std::deque<sc_core::sc_time> inFlight;  // completion times of outstanding bursts
@@ -109,18 +109,18 @@ void DmaEngine::execute(const isa::Command& command) {
             inFlight.pop_front();
         }
         const MemoryRequest dramRequest{load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND,
-                                        burst.dramAddress, staging_.data() + burst.bufferOffset, 1,
+                                        burst.dramAddress, at(staging, burst.bufferOffset), 1,
                                         burst.bytes, burst.bytes};
         // On chip, each piece of the burst is one access; the burst is done with the last.
-        auto onchipAccess = [&](const sc_core::sc_time& at) {
-            MemoryResponse done{at, 0};
+        auto onchipAccess = [&](const sc_core::sc_time& when) {
+            MemoryResponse done{when, 0};
             for (int i = 0; i < burst.pieceCount; ++i) {
                 const OnchipPiece& piece = burst.pieces[static_cast<size_t>(i)];
-                const MemoryResponse response = accessMemory(
+                const MemoryResponse response = memory_.access(
                     forwardPath(onchip),
                     {load ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, piece.address,
-                     staging_.data() + piece.bufferOffset, piece.rows, piece.rowBytes, piece.stride},
-                    tag, at, trace_.name(), onchipError);
+                     at(staging, piece.bufferOffset), piece.rows, piece.rowBytes, piece.stride},
+                    tag, when, trace_.name(), onchipError);
                 done.done = std::max(done.done, response.done);
                 done.contentionCycles += response.contentionCycles;
             }
@@ -128,13 +128,13 @@ void DmaEngine::execute(const isa::Command& command) {
         };
         MemoryResponse first, second;
         if (load) {
-            first = accessMemory(forwardPath(dramSocket), dramRequest, tag, issue, trace_.name(), dramError);
+            first = memory_.access(forwardPath(dramSocket), dramRequest, tag, issue, trace_.name(), dramError);
             second = onchipAccess(first.done);
             dramContention += first.contentionCycles;
             sramConflicts += second.contentionCycles;
         } else {
             first = onchipAccess(issue);
-            second = accessMemory(forwardPath(dramSocket), dramRequest, tag, first.done, trace_.name(), dramError);
+            second = memory_.access(forwardPath(dramSocket), dramRequest, tag, first.done, trace_.name(), dramError);
             sramConflicts += first.contentionCycles;
             dramContention += second.contentionCycles;
         }

@@ -24,7 +24,7 @@ public:
 
     DmaEngine(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
               CommandProcessor& processor, const ContextWindow& window, isa::Queue queue,
-              trace::Recorder* recorder);
+              trace::Recorder* recorder, bool functional);
 
     void execute(const isa::Command& command) override;
 

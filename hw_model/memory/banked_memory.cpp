@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "hw_model/common/access_extension.h"
 
@@ -20,11 +21,19 @@ BankedMemory::BankedMemory(sc_core::sc_module_name name, const MemoryConfig& con
     tSocket.register_transport_dbg(this, &BankedMemory::transport_dbg);
 }
 
-std::vector<uint64_t> BankedMemory::bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes,
-                                             uint64_t stride) const {
-    std::vector<uint64_t> perBank(config_.banks, 0);
-    for (uint64_t r = 0; r < rows; ++r) countRow(address + r * stride, rowBytes, perBank);
-    return perBank;
+void BankedMemory::bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes, uint64_t stride) {
+    // A row's banks depend only on its start modulo the interleave period, which repeats
+    // every `cycle` rows: count those rows once, weighted by how often each recurs.
+    const uint64_t period = uint64_t{config_.banks} * config_.bankWidthBytes;
+    const uint64_t cycle = period / std::gcd(stride % period, period);
+    perBank_.assign(config_.banks, 0);
+    rowLoad_.resize(config_.banks);
+    for (uint64_t r = 0; r < std::min(rows, cycle); ++r) {
+        std::fill(rowLoad_.begin(), rowLoad_.end(), 0);
+        countRow(address + r * stride, rowBytes, rowLoad_);
+        const uint64_t repeats = (rows - r + cycle - 1) / cycle;
+        for (size_t b = 0; b < rowLoad_.size(); ++b) perBank_[b] += rowLoad_[b] * repeats;
+    }
 }
 
 void BankedMemory::countRow(uint64_t address, uint64_t bytes, std::vector<uint64_t>& perBank) const {
@@ -46,6 +55,7 @@ bool BankedMemory::copyBlock(tlm::tlm_generic_payload& payload) {
     const uint64_t address = payload.get_address();
     if (!shape.fits(address, storage_.size())) return false;
     auto* data = reinterpret_cast<std::byte*>(payload.get_data_ptr());
+    if (!data) return true;  // timing only: no data moves
     for (uint64_t r = 0; r < shape.rows; ++r) {
         std::byte* cell = storage_.data() + address + r * shape.stride;
         if (payload.is_read()) {
@@ -77,7 +87,8 @@ void BankedMemory::b_transport(int initiatorSocket, tlm::tlm_generic_payload& pa
     // the issue time on; the access is done when its busiest bank is.
     AccessTag* tag = AccessTag::of(payload);
     const int owner = tag ? tag->initiator : -1 - initiatorSocket;
-    const std::vector<uint64_t> perBank = bankLoad(payload.get_address(), shape.rows, shape.rowBytes, shape.stride);
+    bankLoad(payload.get_address(), shape.rows, shape.rowBytes, shape.stride);
+    const std::vector<uint64_t>& perBank = perBank_;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const uint64_t issue = (now + delay).value();
     uint64_t end = issue, waited = 0;

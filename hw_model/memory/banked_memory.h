@@ -33,9 +33,8 @@ private:
     unsigned transport_dbg(int initiatorSocket, tlm::tlm_generic_payload& payload);
     /// Copies a block between storage and the payload; false when it is out of range.
     bool copyBlock(tlm::tlm_generic_payload& payload);
-    /// Bank-width chunks the access needs from each bank.
-    std::vector<uint64_t> bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes,
-                                   uint64_t stride) const;
+    /// Bank-width chunks the access needs from each bank, into perBank_.
+    void bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes, uint64_t stride);
     /// Adds the chunks one row touches to the per-bank counts.
     void countRow(uint64_t address, uint64_t bytes, std::vector<uint64_t>& perBank) const;
 
@@ -43,6 +42,7 @@ private:
     const Clock& clock_;
     std::vector<std::byte> storage_;
     std::vector<ResourceTimeline> banks_;
+    std::vector<uint64_t> perBank_, rowLoad_;  ///< scratch for bankLoad
 };
 
 }  // namespace npusim::hw

@@ -9,8 +9,8 @@
 namespace npusim::hw {
 
 TensorUnit::TensorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-                       CommandProcessor& processor, trace::Recorder* recorder)
-    : QueueUnit(name, config, clock, processor, isa::Queue::Tensor, recorder, trace::UnitKind::Tensor),
+                       CommandProcessor& processor, trace::Recorder* recorder, bool functional)
+    : QueueUnit(name, config, clock, processor, isa::Queue::Tensor, recorder, trace::UnitKind::Tensor, functional),
       sramSocket("sramSocket"),
       accSocket("accSocket"),
       dataflow_(makeDataflow(config.tensor.dataflow)) {}
@@ -26,14 +26,18 @@ void TensorUnit::execute(const isa::Command& command) {
     tile.bZeroPoint = static_cast<int32_t>(command.getSigned(Field::BZeroPoint));
     tile.accumulate = command.get(Field::Accumulate) != 0;
     const uint64_t e = dtypeSize(tile.dtype);
-    a_.resize(uint64_t{tile.m} * tile.k * e);
-    b_.resize(uint64_t{tile.k} * tile.n * e);
-    c_.resize(uint64_t{tile.m} * tile.n * 4);
-    const MemoryRequest aRead{tlm::TLM_READ_COMMAND, command.get(Field::AAddr), a_.data(), tile.m,
+    const uint64_t aBytes = uint64_t{tile.m} * tile.k * e, bBytes = uint64_t{tile.k} * tile.n * e,
+                   cBytes = uint64_t{tile.m} * tile.n * 4;
+    std::byte* const a = staged(a_, aBytes);
+    std::byte* const b = staged(b_, bBytes);
+    tile.a = a;
+    tile.b = b;
+    tile.c = staged(c_, cBytes);
+    const MemoryRequest aRead{tlm::TLM_READ_COMMAND, command.get(Field::AAddr), a, tile.m,
                               tile.k * e, command.get(Field::AStride) * e};
-    const MemoryRequest bRead{tlm::TLM_READ_COMMAND, command.get(Field::BAddr), b_.data(), tile.k,
+    const MemoryRequest bRead{tlm::TLM_READ_COMMAND, command.get(Field::BAddr), b, tile.k,
                               tile.n * e, command.get(Field::BStride) * e};
-    const MemoryRequest cRead{tlm::TLM_READ_COMMAND, command.get(Field::CAddr), c_.data(), tile.m,
+    const MemoryRequest cRead{tlm::TLM_READ_COMMAND, command.get(Field::CAddr), tile.c, tile.m,
                               uint64_t{tile.n} * 4, command.get(Field::CStride) * 4};
     MemoryRequest cWrite = cRead;
     cWrite.command = tlm::TLM_WRITE_COMMAND;
@@ -43,7 +47,7 @@ void TensorUnit::execute(const isa::Command& command) {
     const uint64_t now = clock_.now();
     // Issues an access `at` an absolute cycle; returns the cycle it completes.
     auto access = [&](tlm::tlm_fw_transport_if<>& target, const MemoryRequest& request, uint64_t at) {
-        const MemoryResponse response = accessMemory(target, request, tag, clock_.cycles(at - now),
+        const MemoryResponse response = memory_.access(target, request, tag, clock_.cycles(at - now),
                                                      trace_.name(), regs::ErrorCode::OnchipOutOfRange);
         contention += response.contentionCycles;
         return now + clock_.toCyclesCeil(response.done);
@@ -71,10 +75,7 @@ void TensorUnit::execute(const isa::Command& command) {
     // Results reach the accumulator memory as they drain (read-modify-write when accumulating).
     const uint64_t resultsStart = streamStart + phases.firstResult;
     if (tile.accumulate && dataflow_->preloadsWeights()) access(accumulator, cRead, resultsStart);
-    tile.a = a_.data();
-    tile.b = b_.data();
-    tile.c = c_.data();
-    computeGemmTile(tile);
+    if (functional_) computeGemmTile(tile);
     const uint64_t written = access(accumulator, cWrite, resultsStart);
 
     // The unit's timeline: from where it stood (or now) to the end of this tile's stream. The
@@ -86,7 +87,7 @@ void TensorUnit::execute(const isa::Command& command) {
     const uint64_t late = streamed > idealStreamEnd ? streamed - idealStreamEnd : 0;
     const uint64_t stall = std::min({contention, late, streamed - recordStart});
     trace_.stall(trace::StallReason::SramBankConflict, command, recordStart, recordStart + stall);
-    trace_.busy(command, recordStart + stall, streamed, a_.size() + b_.size() + c_.size(),
+    trace_.busy(command, recordStart + stall, streamed, aBytes + bBytes + cBytes,
                 uint64_t{tile.m} * tile.n * tile.k);
     recordedUntil_ = streamed;
     streamEnd_ = streamed;

@@ -24,7 +24,7 @@ public:
     tlm_utils::simple_initiator_socket<TensorUnit> accSocket;
 
     TensorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-               CommandProcessor& processor, trace::Recorder* recorder);
+               CommandProcessor& processor, trace::Recorder* recorder, bool functional);
 
     void execute(const isa::Command& command) override;
     void drain(const sc_core::sc_event* arrival) override;

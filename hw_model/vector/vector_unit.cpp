@@ -9,8 +9,8 @@
 namespace npusim::hw {
 
 VectorUnit::VectorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-                       CommandProcessor& processor, trace::Recorder* recorder)
-    : QueueUnit(name, config, clock, processor, isa::Queue::Vector, recorder, trace::UnitKind::Vector),
+                       CommandProcessor& processor, trace::Recorder* recorder, bool functional)
+    : QueueUnit(name, config, clock, processor, isa::Queue::Vector, recorder, trace::UnitKind::Vector, functional),
       sramSocket("sramSocket"),
       accSocket("accSocket") {}
 
@@ -26,9 +26,9 @@ void VectorUnit::execute(const isa::Command& command) {
     const uint64_t rowBytes = uint64_t{block.cols} * 4;
     const uint64_t elements = uint64_t{block.rows} * block.cols;
     const uint64_t src1Elements = operand1Elements(block.mode, block.rows, block.cols);
-    src0_.resize(elements * 4);
-    src1_.resize(src1Elements * 4);
-    dst_.resize(elements * 4);
+    std::byte* const src0 = staged(src0_, elements * 4);
+    std::byte* const src1 = staged(src1_, src1Elements * 4);
+    std::byte* const dst = staged(dst_, elements * 4);
 
     auto socketFor = [&](Field spaceField) -> tlm::tlm_fw_transport_if<>& {
         const auto space = static_cast<isa::MemorySpace>(command.get(spaceField));
@@ -38,18 +38,18 @@ void VectorUnit::execute(const isa::Command& command) {
     const std::string& who = trace_.name();
     const uint64_t start = clock_.now();
 
-    const MemoryResponse first = accessMemory(
+    const MemoryResponse first = memory_.access(
         socketFor(Field::Src0Space),
-        {tlm::TLM_READ_COMMAND, command.get(Field::Src0Addr), src0_.data(), block.rows, rowBytes,
+        {tlm::TLM_READ_COMMAND, command.get(Field::Src0Addr), src0, block.rows, rowBytes,
          command.get(Field::Src0Stride) * 4},
         tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange);
     sc_core::sc_time operandsDone = first.done;
     uint64_t contention = first.contentionCycles;
     if (src1Elements > 0) {
         const bool full = block.mode == isa::Operand1Mode::Full;
-        const MemoryResponse second = accessMemory(
+        const MemoryResponse second = memory_.access(
             socketFor(Field::Src1Space),
-            {tlm::TLM_READ_COMMAND, command.get(Field::Src1Addr), src1_.data(),
+            {tlm::TLM_READ_COMMAND, command.get(Field::Src1Addr), src1,
              full ? block.rows : 1, full ? rowBytes : src1Elements * 4,
              full ? command.get(Field::Src1Stride) * 4 : src1Elements * 4},
             tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange);
@@ -57,19 +57,19 @@ void VectorUnit::execute(const isa::Command& command) {
         contention += second.contentionCycles;
     }
 
-    block.src0 = src0_.data();
-    block.src1 = src1_.data();
-    block.dst = dst_.data();
-    computeVectorBlock(block);
+    block.src0 = src0;
+    block.src1 = src1;
+    block.dst = dst;
+    if (functional_) computeVectorBlock(block);
 
     // Each group of `lanes` elements takes op_cycles; the first result leaves the pipeline
     // after pipeline_depth cycles, and results stream out to memory as they are produced.
     const uint64_t groups = (elements + config_.vector.lanes - 1) / config_.vector.lanes;
     const uint64_t compute =
         config_.vector.pipelineDepth + groups * config_.vector.opCycles[static_cast<size_t>(block.op)];
-    const MemoryResponse written = accessMemory(
+    const MemoryResponse written = memory_.access(
         socketFor(Field::DstSpace),
-        {tlm::TLM_WRITE_COMMAND, command.get(Field::DstAddr), dst_.data(), block.rows, rowBytes,
+        {tlm::TLM_WRITE_COMMAND, command.get(Field::DstAddr), dst, block.rows, rowBytes,
          command.get(Field::DstStride) * 4},
         tag, clock_.cycles(config_.vector.pipelineDepth), who, regs::ErrorCode::OnchipOutOfRange);
     contention += written.contentionCycles;

@@ -19,7 +19,7 @@ public:
     tlm_utils::simple_initiator_socket<VectorUnit> accSocket;
 
     VectorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-               CommandProcessor& processor, trace::Recorder* recorder);
+               CommandProcessor& processor, trace::Recorder* recorder, bool functional);
 
     void execute(const isa::Command& command) override;
 

@@ -20,7 +20,7 @@ namespace {
 
 struct RunOptions {
     std::string target, inputs = "random", outputs, report, expected, model;
-    bool check = false;
+    bool check = false, timingOnly = false;
     double rtol = 1e-4, atol = 1e-5;
     uint64_t seed = 1;
     ArchOptions arch;
@@ -101,6 +101,9 @@ void writeReportDirectory(sim::OutputFiles& files, const std::filesystem::path& 
 }
 
 void run(const RunOptions& o) {
+    if (o.timingOnly && (o.check || !o.expected.empty() || !o.outputs.empty())) {
+        throw InputError("--timing-only computes no values: drop --check, --expected and --outputs");
+    }
     const Prepared p = prepare(o);
     const ArtifactManifest& manifest = p.artifact.manifest;
     const std::map<std::string, Tensor> inputs =
@@ -108,10 +111,13 @@ void run(const RunOptions& o) {
     std::vector<Tensor> expected;
     if (!o.expected.empty()) expected = sim::readExpectedOutputs(o.expected, manifest.outputs);
 
-    const sim::CoSimResult result = sim::runCoSimulation(p.config, p.artifact, inputs, {});
+    sim::CoSimOptions simulation;
+    simulation.timingOnly = o.timingOnly;
+    const sim::CoSimResult result = sim::runCoSimulation(p.config, p.artifact, inputs, simulation);
     const reports::RunRecord record{p.config, manifest, result.trace, result.job.startCycle,
                                     result.job.cycles, result.dramBytesRead, result.dramBytesWritten};
     reports::Report report = reports::buildReport(record);
+    report.timingOnly = o.timingOnly;
 
     std::vector<std::string> failures;
     if (p.reference) {
@@ -150,6 +156,8 @@ void addRunCommand(CLI::App& app) {
     command->add_option("--outputs", o->outputs, "directory to write <output name>.npy into");
     command->add_option("--report", o->report, "directory to write report.json, report.md, trace.json");
     command->add_flag("--check", o->check, "compare outputs with the graph-IR reference interpreter");
+    command->add_flag("--timing-only", o->timingOnly,
+                      "skip arithmetic and data movement; every timing decision and cycle is unchanged");
     command->add_option("--model", o->model, "the ONNX model an artifact came from (for --check)");
     command->add_option("--expected", o->expected, "directory of reference outputs to compare with");
     command->add_option("--rtol", o->rtol, "relative tolerance for float outputs")->capture_default_str();

@@ -119,13 +119,13 @@ TEST(Lowering, MappingErrorsNameTheOp) {
 
 TEST(Lowering, BlocksReuseResidentOperands) {
     SlotCache cache(2);
-    EXPECT_TRUE(cache.use({1}).load);
-    EXPECT_TRUE(cache.use({2}).load);
-    EXPECT_FALSE(cache.use({1}).load);  // still resident in slot 0
-    const SlotCache::Use third = cache.use({3});  // evicts {2}, the least recently used
+    EXPECT_TRUE(cache.use({0, 1, 0}).load);
+    EXPECT_TRUE(cache.use({0, 2, 0}).load);
+    EXPECT_FALSE(cache.use({0, 1, 0}).load);  // still resident in slot 0
+    const SlotCache::Use third = cache.use({0, 3, 0});  // evicts {0,2,0}, the least recently used
     EXPECT_TRUE(third.load);
     EXPECT_EQ(third.slot, 1);
-    EXPECT_FALSE(cache.use({1}).load);
+    EXPECT_FALSE(cache.use({0, 1, 0}).load);
 }
 
 TEST(Lowering, BatchedMatMulBroadcastsOperandOffsets) {

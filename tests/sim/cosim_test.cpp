@@ -107,7 +107,7 @@ TEST(CoSim, AFaultedJobLeavesTheNextJobUnharmed) {
     const Tensor a = randomInt8({32, 16}, rng), b = randomInt8({16, 16}, rng);
     std::string firstError;
     Tensor secondResult;
-    runSystem(config, nullptr, [&](driver::Driver& driver) {
+    runSystem(config, nullptr, false, [&](driver::Driver& driver) {
         runtime::Runtime runtime(driver, 1'000'000);
         const runtime::LoadedModel bad = runtime.load(assembleArtifact(deadlocked, 0x4000));
         try {

@@ -96,7 +96,7 @@ TEST(FuzzCommands, RandomJobsEndCleanlyAndTheNpuKeepsWorking) {
     std::mt19937_64 rng(2026);
     int rejected = 0, completed = 0;
     std::vector<int32_t> product;
-    runSystem(config, nullptr, [&](driver::Driver& driver) {
+    runSystem(config, nullptr, false, [&](driver::Driver& driver) {
         runtime::Runtime runtime(driver, 50'000'000);
         for (int job = 0; job < kJobs; ++job) {
             const runtime::LoadedModel model = runtime.load(randomJob(rng));
