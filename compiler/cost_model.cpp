@@ -71,6 +71,42 @@ double CostModel::commandOverheadCycles(uint64_t commands) const {
     return fetch + static_cast<double>(commands) * config_.controlCore.validateCycles;
 }
 
+double CostModel::gemmLowerBound(const GemmProblem& p, const GemmSchedule& s) const {
+    // Each dimension has full blocks and at most one tail; along k the first block starts the
+    // reduction (it matters to output-stationary preloads).
+    struct Extent {
+        int64_t size, count;
+        bool firstK;
+    };
+    auto extents = [](int64_t total, int64_t block, bool reduction) {
+        std::vector<Extent> out;
+        const int64_t full = total / block, tail = total % block;
+        if (reduction) {
+            if (full > 0) out.push_back({block, 1, true});
+            if (full > 1) out.push_back({block, full - 1, false});
+            if (tail > 0) out.push_back({tail, 1, full == 0});
+        } else {
+            if (full > 0) out.push_back({block, full, true});
+            if (tail > 0) out.push_back({tail, 1, true});
+        }
+        return out;
+    };
+    const bool weightStationary = config_.tensor.dataflow == Dataflow::WeightStationary;
+    double array = 0, commands = 0;
+    for (const Extent& m : extents(p.m, s.mBlock, false)) {
+        for (const Extent& n : extents(p.n, s.nBlock, false)) {
+            for (const Extent& k : extents(p.k, s.kBlock, true)) {
+                const GemmBlock block{0, 0, 0, 0, m.size, n.size, k.size, k.firstK, false};
+                const double count = static_cast<double>(p.batch * m.count * n.count * k.count);
+                array += count * arrayBlockCycles(p.operandType, block);
+                commands += count * static_cast<double>(ceilDiv(weightStationary ? k.size : m.size, config_.tensor.rows) *
+                                                        ceilDiv(n.size, config_.tensor.cols));
+            }
+        }
+    }
+    return array + commandOverheadCycles(static_cast<uint64_t>(commands));
+}
+
 CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s) const {
     CostEstimate e;
     const int slots = s.doubleBuffer ? 2 : 1;

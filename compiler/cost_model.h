@@ -15,6 +15,9 @@ public:
     explicit CostModel(const ArchConfig& config) : config_(config) {}
 
     CostEstimate estimateGemm(const GemmProblem& problem, const GemmSchedule& schedule) const;
+    /// A lower bound of estimateGemm's total, cheap to compute: the array's time and the
+    /// control core's cost of the GEMM commands, summed per distinct block size.
+    double gemmLowerBound(const GemmProblem& problem, const GemmSchedule& schedule) const;
     CostEstimate estimateElementwise(const ElementwiseProblem& problem,
                                      const ElementwiseSchedule& schedule) const;
 

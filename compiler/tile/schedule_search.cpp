@@ -49,6 +49,7 @@ std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& p, const ArchC
                             f.accumulatorBytes > config.accumulator.sizeBytes) {
                             continue;
                         }
+                        if (best && model.gemmLowerBound(p, schedule) >= best->estimate.totalCycles) continue;
                         schedule.estimate = model.estimateGemm(p, schedule);
                         if (!best || better(schedule.estimate, best->estimate)) best = schedule;
                     }

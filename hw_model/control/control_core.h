@@ -31,11 +31,13 @@ public:
 
 private:
     void run();
+    /// Waits out the cycles the program has run ahead of simulated time.
+    void catchUp();
 
     void waitForDoorbell() override;
-    uint32_t readRegister(uint32_t offset) override { return registers_.read(offset); }
-    void writeRegister(uint32_t offset, uint32_t value) override { registers_.write(offset, value); }
-    void raiseInterrupt(uint32_t bits) override { registers_.raiseInterrupt(bits); }
+    uint32_t readRegister(uint32_t offset) override;
+    void writeRegister(uint32_t offset, uint32_t value) override;
+    void raiseInterrupt(uint32_t bits) override;
     bool readMemory(uint64_t address, std::span<std::byte> bytes) override;
     void spendCycles(uint64_t cycles, const isa::Command& command) override;
     void startJob() override;
@@ -43,7 +45,7 @@ private:
     std::optional<JobFault> waitForCompletion() override;
     JobFault abortJob(const JobFault& fault) override;
     void setContextWindow(uint64_t base, uint64_t size) override;
-    uint64_t cycle() override { return clock_.now(); }
+    uint64_t cycle() override { return clock_.now() + ahead_; }
     const ArchConfig& config() const override { return config_; }
 
     const ArchConfig& config_;
@@ -55,6 +57,7 @@ private:
     UnitTrace trace_;
     MemoryAccessor memory_;
     std::optional<JobFault> lastFault_;
+    uint64_t ahead_ = 0;  ///< cycles of work done but not yet waited for
 };
 
 }  // namespace npusim::hw

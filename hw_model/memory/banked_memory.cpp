@@ -15,7 +15,7 @@ BankedMemory::BankedMemory(sc_core::sc_module_name name, const MemoryConfig& con
       tSocket("tSocket"),
       config_(config),
       clock_(clock),
-      storage_(config.sizeBytes, std::byte{0}),
+
       banks_(config.banks) {
     tSocket.register_b_transport(this, &BankedMemory::b_transport);
     tSocket.register_transport_dbg(this, &BankedMemory::transport_dbg);
@@ -27,35 +27,37 @@ void BankedMemory::bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes, 
     const uint64_t period = uint64_t{config_.banks} * config_.bankWidthBytes;
     const uint64_t cycle = period / std::gcd(stride % period, period);
     perBank_.assign(config_.banks, 0);
-    rowLoad_.resize(config_.banks);
     for (uint64_t r = 0; r < std::min(rows, cycle); ++r) {
-        std::fill(rowLoad_.begin(), rowLoad_.end(), 0);
-        countRow(address + r * stride, rowBytes, rowLoad_);
-        const uint64_t repeats = (rows - r + cycle - 1) / cycle;
-        for (size_t b = 0; b < rowLoad_.size(); ++b) perBank_[b] += rowLoad_[b] * repeats;
+        addRow(address + r * stride, rowBytes, (rows - r + cycle - 1) / cycle);
     }
 }
 
-void BankedMemory::countRow(uint64_t address, uint64_t bytes, std::vector<uint64_t>& perBank) const {
+void BankedMemory::addRow(uint64_t address, uint64_t bytes, uint64_t repeats) {
     if (bytes == 0) return;
     const uint64_t width = config_.bankWidthBytes;
     const uint64_t banks = config_.banks;
     const uint64_t firstChunk = address / width;
     const uint64_t chunks = (address + bytes - 1) / width - firstChunk + 1;
     const uint64_t firstBank = firstChunk % banks;
-    for (uint64_t b = 0; b < banks; ++b) {
-        // Chunks firstChunk .. firstChunk+chunks-1 land on bank (firstBank + i) % banks.
-        const uint64_t offset = (b + banks - firstBank) % banks;
-        if (offset < chunks) perBank[b] += (chunks - offset + banks - 1) / banks;
+    // Chunks firstChunk .. firstChunk+chunks-1 land on bank (firstBank + i) % banks: every
+    // bank gets chunks / banks of them, and the banks after firstBank one more for the rest.
+    const uint64_t each = chunks / banks, rest = chunks % banks;
+    if (each > 0) {
+        for (uint64_t& load : perBank_) load += each * repeats;
+    }
+    for (uint64_t i = 0; i < rest; ++i) {
+        const uint64_t bank = firstBank + i;
+        perBank_[bank < banks ? bank : bank - banks] += repeats;
     }
 }
 
 bool BankedMemory::copyBlock(tlm::tlm_generic_payload& payload) {
     const BlockShape shape = blockShapeOf(payload);
     const uint64_t address = payload.get_address();
-    if (!shape.fits(address, storage_.size())) return false;
+    if (!shape.fits(address, config_.sizeBytes)) return false;
     auto* data = reinterpret_cast<std::byte*>(payload.get_data_ptr());
     if (!data) return true;  // timing only: no data moves
+    if (storage_.empty()) storage_.assign(config_.sizeBytes, std::byte{0});  // on first use
     for (uint64_t r = 0; r < shape.rows; ++r) {
         std::byte* cell = storage_.data() + address + r * shape.stride;
         if (payload.is_read()) {

@@ -25,7 +25,6 @@ public:
 
     BankedMemory(sc_core::sc_module_name name, const MemoryConfig& config, const Clock& clock);
 
-    uint64_t sizeBytes() const { return storage_.size(); }
 
 private:
     void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -35,14 +34,14 @@ private:
     bool copyBlock(tlm::tlm_generic_payload& payload);
     /// Bank-width chunks the access needs from each bank, into perBank_.
     void bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes, uint64_t stride);
-    /// Adds the chunks one row touches to the per-bank counts.
-    void countRow(uint64_t address, uint64_t bytes, std::vector<uint64_t>& perBank) const;
+    /// Adds the chunks one row touches, `repeats` times, to perBank_.
+    void addRow(uint64_t address, uint64_t bytes, uint64_t repeats);
 
     const MemoryConfig& config_;
     const Clock& clock_;
-    std::vector<std::byte> storage_;
+    std::vector<std::byte> storage_;  ///< allocated on the first data access (none when timing only)
     std::vector<ResourceTimeline> banks_;
-    std::vector<uint64_t> perBank_, rowLoad_;  ///< scratch for bankLoad
+    std::vector<uint64_t> perBank_;  ///< scratch for bankLoad
 };
 
 }  // namespace npusim::hw

@@ -58,3 +58,37 @@ TEST(CostModel, ClosedFormArrayTimeMatchesTheTileSum) {
 
 }  // namespace
 }  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+TEST(CostModel, LowerBoundNeverExceedsTheEstimate) {
+    for (const std::string& preset : archPresetNames()) {
+        const ArchConfig config = loadArchConfig(preset, {});
+        const CostModel model(config);
+        for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{256, 256, 512}, {37, 200, 75}, {1, 64, 1000}}) {
+            GemmProblem p;
+            p.operandType = DType::Int8;
+            p.accumulatorType = DType::Int32;
+            p.m = m;
+            p.n = n;
+            p.k = k;
+            p.a.batchOffsets = p.b.batchOffsets = {0};
+            for (int64_t mBlock : {16, 64, 256}) {
+                for (int64_t nBlock : {16, 48, 128}) {
+                    for (int64_t kBlock : {32, 128, 512}) {
+                        for (bool doubleBuffer : {true, false}) {
+                            const GemmSchedule s{std::min(mBlock, m), std::min(nBlock, n), std::min(kBlock, k),
+                                                 GemmLoopOrder::MOuter, doubleBuffer, {}};
+                            EXPECT_LE(model.gemmLowerBound(p, s), model.estimateGemm(p, s).totalCycles + 1e-6)
+                                << preset << " " << m << "x" << n << "x" << k;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace npusim::compiler

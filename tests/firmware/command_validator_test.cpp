@@ -39,11 +39,11 @@ TEST_F(Validator, DmaOutsideTheContextWindow) {
 }
 
 TEST_F(Validator, OnChipAccessesBeyondCapacity) {
-    EXPECT_EQ(check("dma.load dram=0x0 space=sram addr=0x7ffc0 rows=1 row_bytes=128 dram_stride=128 stride=128"),
+    EXPECT_EQ(check("dma.load dram=0x0 space=sram addr=0xfffc0 rows=1 row_bytes=128 dram_stride=128 stride=128"),
               ErrorCode::OnchipOutOfRange);
     EXPECT_EQ(check("dma.load dram=0x0 space=acc addr=0xff00 rows=1 row_bytes=512 dram_stride=512 stride=512"),
               ErrorCode::OnchipOutOfRange);
-    EXPECT_EQ(check("gemm a=0x7ff00 b=0x0 c=0x0 m=64 n=16 k=16 dtype=int8 a_stride=16 b_stride=16 c_stride=16"),
+    EXPECT_EQ(check("gemm a=0xfff00 b=0x0 c=0x0 m=64 n=16 k=16 dtype=int8 a_stride=16 b_stride=16 c_stride=16"),
               ErrorCode::OnchipOutOfRange);
     EXPECT_EQ(check("vec func=copy dtype=fp32 dst_space=acc rows=1025 cols=16 dst_stride=16 src0_stride=16"),
               ErrorCode::OnchipOutOfRange);

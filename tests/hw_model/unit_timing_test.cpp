@@ -286,7 +286,7 @@ TEST_F(UnitTiming, ASemaphoreSignalledLaterIsNotADeadlock) {
 TEST_F(UnitTiming, AnAccessBeyondSramFaultsTheJobAndDropsTheRest) {
     uint64_t cycles = 0;
     harness.run([&] {
-        cycles = harness.execute({gemm(DType::Int8, 64, 16, 16, 0x7ff00, 0, false),
+        cycles = harness.execute({gemm(DType::Int8, 64, 16, 16, 0xfff00, 0, false),
                                   gemm(DType::Int8, 64, 16, 16, 0, 0x1000, false)});
     });
     ASSERT_TRUE(harness.fault());

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs the simulation-speed benchmarks side by side and prints their figures (medians of
+# several runs: the machines are shared and noisy) and ratios.
+#   tests/bench/run_benchmarks.sh [BUILD_DIR] [RUNS]
+set -euo pipefail
+build=${1:-build}
+runs=${2:-5}
+bench="$build/bin/sim_speed"
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+
+# median VALUE...: the middle value.
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+# measure FIELD ARGS...: runs sim_speed ARGS `runs` times, prints the median of FIELD.
+measure() {
+    local field=$1
+    shift
+    local values=()
+    for _ in $(seq "$runs"); do
+        values+=("$("$bench" "$@" | tr ' ' '\n' | awk -F= -v f="$field" '$1 == f {print $2}')")
+    done
+    median "${values[@]}"
+}
+
+echo "simulation speed, co-simulation phase only, median of $runs runs"
+gemm_timing=$(measure mcycles_per_second gemm --size 2048 --timing-only)
+gemm_full_seconds=$(measure host_seconds gemm --size 1024)
+gemm_timing_seconds=$(measure host_seconds gemm --size 1024 --timing-only)
+copy_transactions=$(measure mtransactions_per_second copy --timing-only)
+printf '  int8 GEMM 2048^3 on edge, timing-only: %8.2f M simulated cycles per host second\n' "$gemm_timing"
+printf '  64 MiB DRAM copy on edge, timing-only: %8.2f M DRAM burst transactions per host second\n' "$copy_transactions"
+printf '  int8 GEMM 1024^3 on edge: full %.3f s, timing-only %.3f s, ratio %.1fx\n' \
+    "$gemm_full_seconds" "$gemm_timing_seconds" "$(echo "$gemm_full_seconds / $gemm_timing_seconds" | bc -l)"
