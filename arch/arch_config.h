@@ -53,6 +53,9 @@ struct DmaFile {
 struct DramFile {
     std::optional<uint64_t> sizeMib;
     std::optional<double> bandwidthGbps, latencyNs;
+    std::optional<uint32_t> channels, banks, rowBytes;
+    std::optional<std::string> pagePolicy;
+    std::optional<double> tCasNs, tRcdNs, tRpNs;
     bool operator==(const DramFile&) const = default;
 };
 
@@ -133,11 +136,24 @@ struct DmaConfig {
     bool transpose = false;
 };
 
+/// What a DRAM bank does with its row after an access.
+enum class PagePolicy : uint8_t {
+    Open,    ///< keep it open: the next access to it is a row hit, to another row a miss
+    Closed,  ///< close it: every access activates its row
+};
+
 struct DramConfig {
     uint64_t sizeBytes = 0;
     double bandwidthGbps = 0, latencyNs = 0;  ///< as configured
-    double bytesPerCycle = 0;                 ///< derived from bandwidth and clock
-    uint32_t latencyCycles = 0;               ///< derived, rounded up
+    double bytesPerCycle = 0;                 ///< derived from bandwidth and clock, all channels
+    uint32_t latencyCycles = 0;               ///< controller and PHY, derived, rounded up
+    /// Addresses interleave across channels every `channelInterleaveBytes`; within a channel a
+    /// row holds rowBytes and consecutive rows rotate over the banks.
+    uint32_t channels = 0, banks = 0, rowBytes = 0;
+    static constexpr uint32_t channelInterleaveBytes = 256;
+    PagePolicy pagePolicy = PagePolicy::Open;
+    double tCasNs = 0, tRcdNs = 0, tRpNs = 0;                 ///< as configured
+    uint32_t tCasCycles = 0, tRcdCycles = 0, tRpCycles = 0;  ///< derived, rounded up
 };
 
 struct ControlCoreConfig {

@@ -40,6 +40,13 @@ template <class V> void visitFields(DramFile& s, V& v) {
     v("size_mib", s.sizeMib);
     v("bandwidth_gbps", s.bandwidthGbps);
     v("latency_ns", s.latencyNs);
+    v("channels", s.channels);
+    v("banks", s.banks);
+    v("row_bytes", s.rowBytes);
+    v("page_policy", s.pagePolicy);
+    v("t_cas_ns", s.tCasNs);
+    v("t_rcd_ns", s.tRcdNs);
+    v("t_rp_ns", s.tRpNs);
 }
 template <class V> void visitFields(ControlCoreFile& s, V& v) {
     v("dispatch_cycles", s.dispatchCycles);

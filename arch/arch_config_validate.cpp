@@ -24,7 +24,10 @@ constexpr uint32_t kDefaultBurstBytes = 64;
 constexpr uint32_t kDefaultMaxOutstanding = 32;
 constexpr uint64_t kDefaultDramMib = 256;
 constexpr double kDefaultDramGbps = 12.8;
-constexpr double kDefaultDramLatencyNs = 100;
+constexpr double kDefaultDramLatencyNs = 70;
+constexpr uint32_t kDefaultDramBanks = 8;
+constexpr uint32_t kDefaultDramRowBytes = 2048;
+constexpr double kDefaultDramTimingNs = 15;  // tCAS, tRCD and tRP
 constexpr uint32_t kDefaultQueueDepth = 16;
 constexpr uint32_t kDefaultSemaphores = 32;
 constexpr uint32_t kDefaultDispatchCycles = 8;
@@ -180,6 +183,21 @@ ArchConfig validateArchConfig(const ArchConfigFile& file) {
     config.dram.latencyNs =
         check.inRange("dram.latency_ns", dram.latencyNs, kDefaultDramLatencyNs, 0.0, 1e6);
     config.dram.latencyCycles = nsToCycles(config.dram.latencyNs, config.clockHz);
+    config.dram.channels = check.powerOfTwo("dram.channels", dram.channels, 1, 1, 64);
+    config.dram.banks = check.powerOfTwo("dram.banks", dram.banks, kDefaultDramBanks, 1, 64);
+    config.dram.rowBytes = check.powerOfTwo("dram.row_bytes", dram.rowBytes, kDefaultDramRowBytes,
+                                            DramConfig::channelInterleaveBytes, 1u << 16);
+    const std::string policy = dram.pagePolicy.value_or("open");
+    if (policy != "open" && policy != "closed") {
+        check.fail("dram.page_policy", "must be open or closed, got '" + policy + "'");
+    }
+    config.dram.pagePolicy = policy == "open" ? PagePolicy::Open : PagePolicy::Closed;
+    config.dram.tCasNs = check.inRange("dram.t_cas_ns", dram.tCasNs, kDefaultDramTimingNs, 0.0, 1000.0);
+    config.dram.tRcdNs = check.inRange("dram.t_rcd_ns", dram.tRcdNs, kDefaultDramTimingNs, 0.0, 1000.0);
+    config.dram.tRpNs = check.inRange("dram.t_rp_ns", dram.tRpNs, kDefaultDramTimingNs, 0.0, 1000.0);
+    config.dram.tCasCycles = nsToCycles(config.dram.tCasNs, config.clockHz);
+    config.dram.tRcdCycles = nsToCycles(config.dram.tRcdNs, config.clockHz);
+    config.dram.tRpCycles = nsToCycles(config.dram.tRpNs, config.clockHz);
 
     config.queueDepth = check.inRange<uint32_t>("queue_depth", file.queueDepth, kDefaultQueueDepth, 1, 4096);
     config.semaphores = check.inRange<uint32_t>("semaphores", file.semaphores, kDefaultSemaphores, 1, 256);
@@ -236,8 +254,16 @@ ArchConfigFile toArchConfigFile(const ArchConfig& config) {
     file.sram = memory(config.sram);
     file.accumulator = memory(config.accumulator);
     file.dma = DmaFile{config.dma.burstBytes, config.dma.maxOutstanding, config.dma.transpose};
-    file.dram = DramFile{config.dram.sizeBytes >> 20, config.dram.bandwidthGbps,
-                         config.dram.latencyNs};
+    file.dram = DramFile{config.dram.sizeBytes >> 20,
+                         config.dram.bandwidthGbps,
+                         config.dram.latencyNs,
+                         config.dram.channels,
+                         config.dram.banks,
+                         config.dram.rowBytes,
+                         std::string(config.dram.pagePolicy == PagePolicy::Open ? "open" : "closed"),
+                         config.dram.tCasNs,
+                         config.dram.tRcdNs,
+                         config.dram.tRpNs};
     file.queueDepth = config.queueDepth;
     file.semaphores = config.semaphores;
     file.controlCore =

@@ -56,8 +56,10 @@ double CostModel::dmaCycles(uint64_t rows, uint64_t rowBytes, bool contiguous) c
     const double burst = config_.dma.burstBytes;
     const double bursts = static_cast<double>(rows) * std::ceil(static_cast<double>(rowBytes) / burst);
     const double transfer = static_cast<double>(rows * rowBytes) / config_.dram.bytesPerCycle;
-    const double window = bursts * config_.dram.latencyCycles / config_.dma.maxOutstanding;
-    return config_.dram.latencyCycles + std::max({transfer, window, bursts});
+    const double window = bursts * (config_.dram.latencyCycles + config_.dram.tCasCycles) / config_.dma.maxOutstanding;
+    // Streams mostly hit open rows: controller latency and a column access.
+    const double latency = config_.dram.latencyCycles + config_.dram.tCasCycles;
+    return latency + std::max({transfer, window, bursts});
 }
 
 double CostModel::vectorCycles(isa::VectorOp op, int64_t elements) const {

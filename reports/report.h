@@ -22,6 +22,7 @@ struct RunRecord {
     const trace::Recorder& trace;
     uint64_t jobStartCycle = 0, jobCycles = 0;
     uint64_t dramBytesRead = 0, dramBytesWritten = 0;
+    uint64_t dramRowHits = 0, dramRowMisses = 0;
 };
 
 /// Outcome of comparing outputs with the reference interpreter.
@@ -56,6 +57,7 @@ struct Report {
     double clockHz = 0;
     std::vector<UnitReport> units;
     uint64_t dramBytesRead = 0, dramBytesWritten = 0;
+    uint64_t dramRowHits = 0, dramRowMisses = 0;
     double dramBytesPerCycle = 0, dramGbps = 0;
     std::vector<OpReport> ops;
     double peakMacsPerCycle = 0, peakDramBytesPerCycle = 0, attainableCycles = 0, efficiency = 0;

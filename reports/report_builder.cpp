@@ -87,6 +87,8 @@ Report buildReport(const RunRecord& run) {
 
     report.dramBytesRead = run.dramBytesRead;
     report.dramBytesWritten = run.dramBytesWritten;
+    report.dramRowHits = run.dramRowHits;
+    report.dramRowMisses = run.dramRowMisses;
     const double seconds = static_cast<double>(report.totalCycles) / run.config.clockHz;
     const double dramBytes = static_cast<double>(run.dramBytesRead + run.dramBytesWritten);
     report.dramBytesPerCycle = report.totalCycles ? dramBytes / report.totalCycles : 0;

@@ -29,6 +29,8 @@ std::string reportToJson(const Report& r) {
     }
     j["dram"] = {{"bytes_read", r.dramBytesRead},
                  {"bytes_written", r.dramBytesWritten},
+                 {"row_hits", r.dramRowHits},
+                 {"row_misses", r.dramRowMisses},
                  {"bytes_per_cycle", r.dramBytesPerCycle},
                  {"achieved_gbps", r.dramGbps}};
     j["ops"] = Json::array();

@@ -55,13 +55,13 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
             throw RunError(std::string(error.what()) + ": " + fault->detail);
         }
     }
-    return {dram.bytesRead(), dram.bytesWritten()};
+    return {dram.bytesRead(), dram.bytesWritten(), dram.rowHits(), dram.rowMisses()};
 }
 
 CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
                             const std::map<std::string, Tensor>& inputs, const CoSimOptions& options) {
     CoSimResult result;
-    const DramTraffic traffic =
+    result.dram =
         runSystem(config, options.trace ? &result.trace : nullptr, options.timingOnly, [&](driver::Driver& driver) {
             runtime::Runtime runtime(driver, options.jobTimeoutCycles);
             const runtime::LoadedModel model = runtime.load(artifact);
@@ -70,8 +70,6 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
             result.outputs = std::move(run.outputs);
             result.job = run.job;
         });
-    result.dramBytesRead = traffic.bytesRead;
-    result.dramBytesWritten = traffic.bytesWritten;
     return result;
 }
 

@@ -16,6 +16,12 @@
 
 namespace npusim::sim {
 
+/// What the NPU's masters moved through DRAM during a simulation.
+struct DramTraffic {
+    uint64_t bytesRead = 0, bytesWritten = 0;
+    uint64_t rowHits = 0, rowMisses = 0;  ///< of all accesses, host copies included
+};
+
 struct CoSimOptions {
     bool trace = true;                       ///< record unit timelines
     bool timingOnly = false;                 ///< compute and move no values; cycles unchanged
@@ -26,12 +32,7 @@ struct CoSimResult {
     std::vector<Tensor> outputs;  ///< in manifest order
     driver::JobResult job;
     trace::Recorder trace;
-    uint64_t dramBytesRead = 0, dramBytesWritten = 0;  ///< by the NPU during the run
-};
-
-/// What the NPU's masters moved through DRAM during a simulation.
-struct DramTraffic {
-    uint64_t bytesRead = 0, bytesWritten = 0;
+    DramTraffic dram;  ///< bytes moved by the NPU during the run
 };
 
 /// Elaborates the system for `config` and runs `program` on the host CPU with an opened

@@ -2,7 +2,6 @@
 #include "hw_model/dram/dram.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include "hw_model/common/access_extension.h"
@@ -10,15 +9,9 @@
 namespace npusim::hw {
 
 Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Clock& clock)
-    : sc_module(name), tSocket("tSocket"), config_(config), clock_(clock) {
+    : sc_module(name), tSocket("tSocket"), config_(config), clock_(clock), timing_(config, clock.period().value()) {
     tSocket.register_b_transport(this, &Dram::b_transport);
     tSocket.register_transport_dbg(this, &Dram::transport_dbg);
-}
-
-sc_core::sc_time Dram::transferTime(uint64_t bytes) const {
-    const double ps = std::ceil(static_cast<double>(bytes) / config_.bytesPerCycle *
-                                static_cast<double>(clock_.period().value()));
-    return sc_core::sc_time(ps, sc_core::SC_PS);
 }
 
 void Dram::copy(uint64_t address, std::byte* data, uint64_t bytes, bool read) {
@@ -76,15 +69,13 @@ void Dram::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
     AccessTag* tag = AccessTag::of(payload);
     if (tag) (payload.is_read() ? bytesRead_ : bytesWritten_) += bytes;
 
-    // Timing: the data phase starts after the access latency and uses the bus's free time.
+    // Timing: banks, row buffers and channel buses (DramTiming).
     const int owner = tag ? tag->initiator : -1 - initiatorSocket;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    bus_.forgetBefore(now.value());
-    const uint64_t ready = (now + delay + clock_.cycles(config_.latencyCycles)).value();
-    const uint64_t transfer = transferTime(bytes).value();
-    const ResourceTimeline::Grant grant = bus_.use(ready, transfer, owner);
-    if (tag) tag->contentionCycles += clock_.toCyclesCeil(sc_core::sc_time::from_value(grant.waitedForOthers));
-    delay = sc_core::sc_time::from_value(grant.end) - now;
+    timing_.forgetBefore(now.value());
+    const DramTiming::Result result = timing_.access((now + delay).value(), payload.get_address(), bytes, owner);
+    if (tag) tag->contentionCycles += clock_.toCyclesCeil(sc_core::sc_time::from_value(result.waitedForOthers));
+    delay = sc_core::sc_time::from_value(result.end) - now;
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -1,6 +1,6 @@
-// DRAM: sparse storage behind one data bus of configured bandwidth and access latency.
-// Accesses from all masters share the bus; time spent waiting for another master's transfer
-// is reported back as contention.
+// DRAM: sparse storage behind the timing of channels, banks and row buffers (DramTiming).
+// Accesses from all masters share banks and buses; time spent waiting for another master is
+// reported back as contention.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +14,7 @@
 
 #include "arch/arch_config.h"
 #include "hw_model/common/clock.h"
-#include "hw_model/common/resource_timeline.h"
+#include "hw_model/dram/dram_timing.h"
 
 namespace npusim::hw {
 
@@ -28,6 +28,10 @@ public:
     /// Bytes moved by the NPU's masters (tagged accesses); host copies are not counted.
     uint64_t bytesRead() const { return bytesRead_; }
     uint64_t bytesWritten() const { return bytesWritten_; }
+    /// Row-buffer outcomes of all accesses (a miss activates a row, precharging another first
+    /// if one was open).
+    uint64_t rowHits() const { return timing_.rowHits(); }
+    uint64_t rowMisses() const { return timing_.rowMisses(); }
 
 private:
     static constexpr uint64_t kPageBytes = 64 * 1024;
@@ -38,13 +42,11 @@ private:
     /// Copies a block between storage and the payload; false when it is out of range.
     bool copyBlock(tlm::tlm_generic_payload& payload);
     void copy(uint64_t address, std::byte* data, uint64_t bytes, bool read);
-    /// Transfer time of `bytes` on the data bus, in picoseconds (rounded up).
-    sc_core::sc_time transferTime(uint64_t bytes) const;
 
     const DramConfig& config_;
     const Clock& clock_;
     std::unordered_map<uint64_t, std::unique_ptr<std::byte[]>> pages_;
-    ResourceTimeline bus_;
+    DramTiming timing_;
     uint64_t bytesRead_ = 0, bytesWritten_ = 0;
 };
 

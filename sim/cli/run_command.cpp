@@ -114,8 +114,11 @@ void run(const RunOptions& o) {
     sim::CoSimOptions simulation;
     simulation.timingOnly = o.timingOnly;
     const sim::CoSimResult result = sim::runCoSimulation(p.config, p.artifact, inputs, simulation);
-    const reports::RunRecord record{p.config, manifest, result.trace, result.job.startCycle,
-                                    result.job.cycles, result.dramBytesRead, result.dramBytesWritten};
+    const reports::RunRecord record{p.config,           manifest,
+                                    result.trace,       result.job.startCycle,
+                                    result.job.cycles,  result.dram.bytesRead,
+                                    result.dram.bytesWritten, result.dram.rowHits,
+                                    result.dram.rowMisses};
     reports::Report report = reports::buildReport(record);
     report.timingOnly = o.timingOnly;
 

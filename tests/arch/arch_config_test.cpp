@@ -32,7 +32,8 @@ TEST(ArchConfig, EdgeDerivedValues) {
     const ArchConfig edge = loadArchConfig("edge", {});
     EXPECT_EQ(edge.clockPeriodPs, 1250u);              // 800 MHz
     EXPECT_DOUBLE_EQ(edge.dram.bytesPerCycle, 16.0);   // 12.8 GB/s / 0.8 GHz
-    EXPECT_EQ(edge.dram.latencyCycles, 80u);           // 100 ns * 0.8 GHz
+    EXPECT_EQ(edge.dram.latencyCycles, 56u);           // 70 ns * 0.8 GHz
+    EXPECT_EQ(edge.dram.tRcdCycles, 12u);              // 15 ns * 0.8 GHz
     EXPECT_EQ(edge.sram.sizeBytes, 1024u * 1024);
     EXPECT_EQ(edge.sram.bytesPerCycle(), 256u);        // 16 banks x 16 bytes
     EXPECT_DOUBLE_EQ(edge.tensor.peakMacsPerCycle(DType::Int8), 256.0);

@@ -1,5 +1,7 @@
 // Exact cycle counts of single commands on the `edge` preset, each derived in a comment from
-// the unit's parameters: 800 MHz; DRAM 16 B/cycle after 80 cycles of latency; DMA bursts of
+// the unit's parameters: 800 MHz; DRAM 16 B/cycle, 56 cycles of controller latency, 12 to
+// activate a row (tRCD), 12 to precharge one (tRP), 12 for a column access (tCAS): a first
+// access to a bank has its data 80 cycles after issue; DMA bursts of
 // 64 B, 32 outstanding; SRAM 16 banks x 16 B, accumulator 8 banks x 16 B; 16x16 array with
 // int8 at 1 and fp32 at 4 cycles per row; vector unit 16 lanes, 4 pipeline stages.
 #include <gtest/gtest.h>
@@ -88,9 +90,10 @@ TEST(UnitTimingWindow, DmaOutstandingWindowLimitsLatencyHiding) {
     harness.run([&] { cycles = harness.execute({dma(isa::Opcode::DmaLoad, 0, 0, 1, 1024)}); });
     // 16 bursts, 8 in flight (edge with dma.max_outstanding=8). Bursts 0..7 issue at 0..7 and complete (in SRAM) at 85, 89, ...,
     // 113. Burst 8 issues when burst 0 completes (85), and each later one when the next slot
-    // frees, 4 cycles apart: burst 15 issues at 113, gets its data at 113 + 80 + 4 = 197 and
-    // is in SRAM at 198.
-    EXPECT_EQ(cycles, 198u);
+    // frees, 4 cycles apart: burst 15 issues at 113; its row is open, so its data comes after
+    // the controller's 56 and the column access's 12 cycles, over [181, 185), and is in SRAM
+    // at 186.
+    EXPECT_EQ(cycles, 186u);
 }
 
 TEST_F(UnitTiming, DmaStoreRoundTripsData) {
@@ -379,6 +382,40 @@ TEST_F(UnitTiming, RowsContiguousInDramMakeFullBursts) {
     // burst lands as 4 rows of 16 B, 64 B apart on chip: banks 0, 4, 8, 12 (+1 per burst), one
     // cycle each; the last burst is in SRAM at 97.
     EXPECT_EQ(cycles, 97u);
+}
+
+}  // namespace
+}  // namespace npusim::test
+
+namespace npusim::test {
+namespace {
+
+TEST_F(UnitTiming, DramRowHitsAndMisses) {
+    uint64_t empty = 0, hit = 0, miss = 0;
+    harness.run([&] {
+        empty = harness.execute({dma(isa::Opcode::DmaLoad, 0, 0, 1, 64)});
+        hit = harness.execute({dma(isa::Opcode::DmaLoad, 64, 0, 1, 64)});
+        miss = harness.execute({dma(isa::Opcode::DmaLoad, 16384, 0, 1, 64)});
+    });
+    // No row open in bank 0: controller 56 + activate 12 + column 12, bus 4, SRAM 1 = 85.
+    EXPECT_EQ(empty, 85u);
+    // Offset 64 is in the open row: 56 + 12 + 4 + 1 = 73.
+    EXPECT_EQ(hit, 73u);
+    // Offset 16384 = 2048 B rows x 8 banks: bank 0 again, next row. Precharge 12 and
+    // activate 12 first: 56 + 24 + 12 + 4 + 1 = 97.
+    EXPECT_EQ(miss, 97u);
+}
+
+TEST(UnitTimingClosedPage, EveryAccessActivatesItsRow) {
+    UnitHarness harness{"harness", loadArchConfig("edge", std::vector<std::string>{"dram.page_policy=closed"})};
+    uint64_t first = 0, second = 0;
+    harness.run([&] {
+        first = harness.execute({dma(isa::Opcode::DmaLoad, 0, 0, 1, 64)});
+        second = harness.execute({dma(isa::Opcode::DmaLoad, 64, 0, 1, 64)});
+    });
+    // Closed page: no row stays open, each access activates: 56 + 12 + 12 + 4 + 1 = 85.
+    EXPECT_EQ(first, 85u);
+    EXPECT_EQ(second, 85u);
 }
 
 }  // namespace

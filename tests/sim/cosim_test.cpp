@@ -60,8 +60,8 @@ TEST(CoSim, HandWrittenGemmJobComputesTheProduct) {
     }
     EXPECT_GT(result.job.cycles, 0u);
     // DMA traffic of the job: A 512 + B 256 bytes in, C 2048 out, plus the 9-command fetch.
-    EXPECT_EQ(result.dramBytesRead, 512u + 256u + 9u * 64u);
-    EXPECT_EQ(result.dramBytesWritten, 2048u);
+    EXPECT_EQ(result.dram.bytesRead, 512u + 256u + 9u * 64u);
+    EXPECT_EQ(result.dram.bytesWritten, 2048u);
 }
 
 TEST(CoSim, InvalidCommandIsRejectedWithItsErrorCode) {
