@@ -156,7 +156,13 @@ ArchConfig validateArchConfig(const ArchConfigFile& file) {
     config.vector.lanes = check.inRange<uint32_t>("vector.lanes", vector.lanes, kDefaultVectorLanes, 1, 4096);
     config.vector.pipelineDepth = check.inRange<uint32_t>(
         "vector.pipeline_depth", vector.pipelineDepth, kDefaultVectorPipelineDepth, 1, 64);
-    config.vector.opCycles.fill(1);
+    // Defaults: one cycle per lane group, four for division and the transcendental functions.
+    for (int op = 0; op < isa::kVectorOpCount; ++op) {
+        using isa::VectorOp;
+        const auto v = static_cast<VectorOp>(op);
+        const bool slow = v == VectorOp::Div || (v >= VectorOp::Exp && v <= VectorOp::Erf);
+        config.vector.opCycles[static_cast<size_t>(op)] = slow ? 4 : 1;
+    }
     for (const auto& [name, cycles] : vector.opCycles.value_or(std::map<std::string, uint32_t>{})) {
         const std::string path = "vector.op_cycles." + name;
         int op = 0;

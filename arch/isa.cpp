@@ -283,6 +283,31 @@ Command assemble(std::string_view line) {
     return command;
 }
 
+bool isReduction(VectorOp op) { return op == VectorOp::ReduceSum || op == VectorOp::ReduceMax; }
+
+bool vectorSupports(VectorOp op, DType dtype, DType out) {
+    const bool quantised = out == DType::Int8 || out == DType::UInt8;
+    const bool integerIn = dtype == DType::Int8 || dtype == DType::UInt8 || dtype == DType::Int32;
+    switch (op) {
+        case VectorOp::Cast:
+            return (dtype == DType::Fp32 || integerIn) && (out == DType::Fp32 || out == DType::Int32);
+        case VectorOp::Quantize: return dtype == DType::Fp32 && quantised;
+        case VectorOp::Requantize: return dtype == DType::Int32 && quantised;
+        case VectorOp::Dequantize: return integerIn && out == DType::Fp32;
+        case VectorOp::Copy:
+        case VectorOp::Add:
+        case VectorOp::Sub:
+        case VectorOp::Mul:
+        case VectorOp::Max:
+        case VectorOp::Min:
+        case VectorOp::Relu:
+        case VectorOp::Clip:
+        case VectorOp::ReduceSum:
+        case VectorOp::ReduceMax: return out == dtype && (dtype == DType::Fp32 || dtype == DType::Int32);
+        default: return out == dtype && dtype == DType::Fp32;  // division and transcendentals
+    }
+}
+
 std::ostream& operator<<(std::ostream& out, const Command& command) {
     return out << disassemble(command);
 }

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "arch/dtype.h"
+
 namespace npusim::isa {
 
 /// op_id of commands that belong to no graph op (job-level work such as END).
@@ -49,9 +51,33 @@ inline constexpr int kCommandKindCount = 6;
 /// On-chip address spaces addressed by commands.
 enum class MemorySpace : uint8_t { Sram = 0, Accumulator = 1 };
 
-/// Vector unit operations.
-enum class VectorOp : uint8_t { Copy = 0, Add = 1, Sub = 2, Mul = 3, Max = 4, Min = 5, Relu = 6 };
-inline constexpr int kVectorOpCount = 7;
+/// Vector unit operations (semantics in docs/ISA.md).
+enum class VectorOp : uint8_t {
+    Copy = 0,
+    Add = 1,
+    Sub = 2,
+    Mul = 3,
+    Max = 4,
+    Min = 5,
+    Relu = 6,
+    Div = 7,
+    Clip = 8,         ///< min(max(x, imm), imm2)
+    Exp = 9,
+    Log = 10,
+    Sqrt = 11,
+    Rsqrt = 12,
+    Reciprocal = 13,
+    Tanh = 14,
+    Sigmoid = 15,
+    Erf = 16,
+    ReduceSum = 17,   ///< dst[r] = sum over c of src0[r][c]
+    ReduceMax = 18,   ///< dst[r] = max over c of src0[r][c]
+    Cast = 19,        ///< dtype -> out dtype
+    Quantize = 20,    ///< fp32 -> int8/uint8: saturate(round_even(x / imm) + imm2)
+    Requantize = 21,  ///< int32 -> int8/uint8: saturate(round_even(float(x) * imm) + imm2)
+    Dequantize = 22,  ///< int8/uint8/int32 -> fp32: (x - imm2) * imm
+};
+inline constexpr int kVectorOpCount = 23;
 
 /// How the vector unit reads its second operand for element (r, c).
 enum class Operand1Mode : uint8_t {
@@ -100,6 +126,8 @@ enum class Field : uint8_t {
     Src0Stride,    ///< elements between src0 rows
     Src1Stride,    ///< elements between src1 rows (Full mode)
     Immediate,     ///< 32 raw bits: fp32 or int32 by dtype
+    Immediate2,    ///< a second immediate (clip's maximum, a zero point)
+    OutDType,      ///< element type written by the vector unit
     Queue,
     Semaphore,
 };
@@ -144,6 +172,11 @@ std::string disassemble(const Command& command);
 Command assemble(std::string_view line);
 /// Writes disassemble(command).
 std::ostream& operator<<(std::ostream& out, const Command& command);
+
+/// True for ReduceSum and ReduceMax: one result per row.
+bool isReduction(VectorOp op);
+/// Whether the vector unit executes `op` from `dtype` elements to `out` elements.
+bool vectorSupports(VectorOp op, DType dtype, DType out);
 
 /// The queue that executes a command (SemSignal/SemWait carry it in a field; End has none and
 /// reports Queue::Load, it is handled by the command processor itself).

@@ -15,7 +15,9 @@ constexpr std::array<std::string_view, kQueueCount> kQueueNames = {"load", "stor
                                                                   "vector"};
 constexpr std::array<std::string_view, 2> kSpaceNames = {"sram", "acc"};
 constexpr std::array<std::string_view, kVectorOpCount> kVectorOpNames = {
-    "copy", "add", "sub", "mul", "max", "min", "relu"};
+    "copy", "add",  "sub",     "mul",  "max",     "min",        "relu",       "div",
+    "clip", "exp",  "log",     "sqrt", "rsqrt",   "reciprocal", "tanh",       "sigmoid",
+    "erf",  "reduce_sum", "reduce_max", "cast", "quantize", "requantize", "dequantize"};
 constexpr std::array<std::string_view, 8> kDTypeNames = {
     "int8", "uint8", "int32", "fp32", "fp16", "bf16", "int64", "bool"};
 constexpr std::array<std::string_view, 6> kOperand1ModeNames = {"none",   "full",   "row",
@@ -63,16 +65,18 @@ constexpr std::array<FieldLayout, 13> kGemmFields = {{
 }};
 
 // VECTOR: for r < rows, c < cols:
-//           dst[r*dst_stride + c] = op(src0[r*src0_stride + c], operand1(r, c))
+//           dst[r*dst_stride + c] = func(src0[r*src0_stride + c], operand1(r, c))
 //         operand1 by mode: full src1[r*src1_stride + c], row src1[c], column src1[r],
-//         scalar src1[0], imm the imm field; dtype fp32 or int32 (4-byte elements).
-constexpr std::array<FieldLayout, 15> kVectorFields = {{
+//         scalar src1[0], imm the imm field. Reductions write dst[r*dst_stride] once per row.
+//         src elements are `dtype`, dst elements `out` (docs/ISA.md lists the pairs).
+constexpr std::array<FieldLayout, 17> kVectorFields = {{
     {F::VectorOp, "func", 96, 8, V::Enum, kVectorOpNames},
     {F::DType, "dtype", 104, 4, V::Enum, kDTypeNames},
     {F::Operand1Mode, "mode", 108, 3, V::Enum, kOperand1ModeNames},
     {F::DstSpace, "dst_space", 112, 2, V::Enum, kSpaceNames},
     {F::Src0Space, "src0_space", 114, 2, V::Enum, kSpaceNames},
     {F::Src1Space, "src1_space", 116, 2, V::Enum, kSpaceNames},
+    {F::OutDType, "out", 120, 4, V::Enum, kDTypeNames},
     {F::DstAddr, "dst", 128, 32, V::Hex},
     {F::Src0Addr, "src0", 160, 32, V::Hex},
     {F::Src1Addr, "src1", 192, 32, V::Hex},
@@ -82,6 +86,7 @@ constexpr std::array<FieldLayout, 15> kVectorFields = {{
     {F::Src0Stride, "src0_stride", 272, 16, V::Unsigned},
     {F::Src1Stride, "src1_stride", 288, 16, V::Unsigned},
     {F::Immediate, "imm", 320, 32, V::Hex},
+    {F::Immediate2, "imm2", 352, 32, V::Hex},
 }};
 
 // SEM_SIGNAL: on queue q, after its earlier commands: sem[s] += 1

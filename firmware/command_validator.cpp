@@ -71,32 +71,38 @@ ErrorCode validateGemm(const isa::Command& c, const ArchConfig& config) {
 
 ErrorCode validateVector(const isa::Command& c, const ArchConfig& config) {
     if (c.get(Field::VectorOp) >= isa::kVectorOpCount) return ErrorCode::BadField;
+    const auto op = static_cast<isa::VectorOp>(c.get(Field::VectorOp));
+    if (c.get(Field::DType) >= kDTypeCount || c.get(Field::OutDType) >= kDTypeCount) return ErrorCode::BadField;
     const auto dtype = static_cast<DType>(c.get(Field::DType));
-    if (dtype != DType::Fp32 && dtype != DType::Int32) return ErrorCode::UnsupportedDType;
+    const auto out = static_cast<DType>(c.get(Field::OutDType));
+    if (!isa::vectorSupports(op, dtype, out)) return ErrorCode::UnsupportedDType;
     const auto mode = static_cast<isa::Operand1Mode>(c.get(Field::Operand1Mode));
     if (c.get(Field::Operand1Mode) > static_cast<uint64_t>(isa::Operand1Mode::Immediate)) {
         return ErrorCode::BadField;
     }
     const uint64_t rows = c.get(Field::Rows), cols = c.get(Field::Cols);
     if (rows == 0 || cols == 0) return ErrorCode::BadField;
-    if (c.get(Field::DstStride) < cols || c.get(Field::Src0Stride) < cols) return ErrorCode::BadField;
+    const bool reduction = op == isa::VectorOp::ReduceSum || op == isa::VectorOp::ReduceMax;
+    const uint64_t dstCols = reduction ? 1 : cols;
+    if (c.get(Field::DstStride) < dstCols || c.get(Field::Src0Stride) < cols) return ErrorCode::BadField;
+    const uint64_t in = dtypeSize(dtype), outSize = dtypeSize(out);
     auto inSpace = [&](Field space, Field address, uint64_t extent) {
         const uint64_t size = spaceSize(config, c.get(space));
         return size != 0 && fits(c.get(address), extent, size);
     };
-    if (!inSpace(Field::DstSpace, Field::DstAddr, blockExtent(rows, cols * 4, c.get(Field::DstStride) * 4)) ||
-        !inSpace(Field::Src0Space, Field::Src0Addr, blockExtent(rows, cols * 4, c.get(Field::Src0Stride) * 4))) {
+    if (!inSpace(Field::DstSpace, Field::DstAddr, blockExtent(rows, dstCols * outSize, c.get(Field::DstStride) * outSize)) ||
+        !inSpace(Field::Src0Space, Field::Src0Addr, blockExtent(rows, cols * in, c.get(Field::Src0Stride) * in))) {
         return ErrorCode::OnchipOutOfRange;
     }
     uint64_t src1Extent = 0;
     switch (mode) {
         case isa::Operand1Mode::Full:
             if (c.get(Field::Src1Stride) < cols) return ErrorCode::BadField;
-            src1Extent = blockExtent(rows, cols * 4, c.get(Field::Src1Stride) * 4);
+            src1Extent = blockExtent(rows, cols * in, c.get(Field::Src1Stride) * in);
             break;
-        case isa::Operand1Mode::Row: src1Extent = cols * 4; break;
-        case isa::Operand1Mode::Column: src1Extent = rows * 4; break;
-        case isa::Operand1Mode::Scalar: src1Extent = 4; break;
+        case isa::Operand1Mode::Row: src1Extent = cols * in; break;
+        case isa::Operand1Mode::Column: src1Extent = rows * in; break;
+        case isa::Operand1Mode::Scalar: src1Extent = in; break;
         case isa::Operand1Mode::None:
         case isa::Operand1Mode::Immediate: break;
     }

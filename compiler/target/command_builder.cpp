@@ -34,6 +34,7 @@ isa::Command vectorCommand(const VectorSpec& spec, uint32_t opId, uint32_t tileI
     command.tileId = tileId;
     command.set(Field::VectorOp, static_cast<uint64_t>(spec.op))
         .set(Field::DType, static_cast<uint64_t>(spec.dtype))
+        .set(Field::OutDType, static_cast<uint64_t>(spec.outDType.value_or(spec.dtype)))
         .set(Field::Operand1Mode, static_cast<uint64_t>(spec.mode))
         .set(Field::DstSpace, static_cast<uint64_t>(spec.dstSpace))
         .set(Field::Src0Space, static_cast<uint64_t>(spec.src0Space))
@@ -46,7 +47,8 @@ isa::Command vectorCommand(const VectorSpec& spec, uint32_t opId, uint32_t tileI
         .set(Field::DstStride, spec.dstStride)
         .set(Field::Src0Stride, spec.src0Stride)
         .set(Field::Src1Stride, spec.src1Stride)
-        .set(Field::Immediate, spec.immediate);
+        .set(Field::Immediate, spec.immediate)
+        .set(Field::Immediate2, spec.immediate2);
     return command;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "arch/isa.h"
 #include "compiler/graph/graph.h"
@@ -34,12 +35,13 @@ isa::Command dmaCommand(const DmaSpec& spec, uint32_t opId, uint32_t tileId);
 struct VectorSpec {
     isa::VectorOp op = isa::VectorOp::Copy;
     DType dtype = DType::Fp32;
+    std::optional<DType> outDType;  ///< the result's type when it differs from dtype
     isa::Operand1Mode mode = isa::Operand1Mode::None;
     isa::MemorySpace dstSpace = isa::MemorySpace::Sram, src0Space = isa::MemorySpace::Sram,
                      src1Space = isa::MemorySpace::Sram;
     uint64_t dst = 0, src0 = 0, src1 = 0;
     uint64_t rows = 1, cols = 1, dstStride = 0, src0Stride = 0, src1Stride = 0;
-    uint32_t immediate = 0;
+    uint32_t immediate = 0, immediate2 = 0;
 };
 
 isa::Command vectorCommand(const VectorSpec& spec, uint32_t opId, uint32_t tileId);

@@ -1,55 +1,162 @@
-// Vector ALU operations for fp32 and int32.
+// Vector ALU operations.
 #include "hw_model/vector/vector_alu.h"
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
-#include <type_traits>
 
 namespace npusim::hw {
 namespace {
 
+using isa::VectorOp;
+
 template <class T>
-T apply(isa::VectorOp op, T x, T y) {
-    using isa::VectorOp;
+T load(const std::byte* base, size_t index) {
+    T value;
+    std::memcpy(&value, base + index * sizeof(T), sizeof(T));
+    return value;
+}
+
+template <class T>
+void store(std::byte* base, size_t index, T value) {
+    std::memcpy(base + index * sizeof(T), &value, sizeof(T));
+}
+
+/// An element of an integer or float dtype, widened.
+double loadAny(DType dtype, const std::byte* base, size_t index) {
+    switch (dtype) {
+        case DType::Int8: return load<int8_t>(base, index);
+        case DType::UInt8: return load<uint8_t>(base, index);
+        case DType::Int32: return load<int32_t>(base, index);
+        case DType::Fp32: return load<float>(base, index);
+        default: throw std::logic_error("vector unit: unsupported element type");
+    }
+}
+
+/// Round half to even, add the zero point, saturate to [low, high].
+int64_t quantize(float value, double zeroPoint, int64_t low, int64_t high) {
+    if (std::isnan(value)) return std::clamp<int64_t>(static_cast<int64_t>(zeroPoint), low, high);
+    const double rounded = std::nearbyint(static_cast<double>(value)) + zeroPoint;  // ties to even
+    return static_cast<int64_t>(std::clamp(rounded, static_cast<double>(low), static_cast<double>(high)));
+}
+
+void storeQuantized(DType dtype, std::byte* base, size_t index, float value, double zeroPoint) {
+    switch (dtype) {
+        case DType::Int8: store<int8_t>(base, index, static_cast<int8_t>(quantize(value, zeroPoint, -128, 127))); return;
+        case DType::UInt8: store<uint8_t>(base, index, static_cast<uint8_t>(quantize(value, zeroPoint, 0, 255))); return;
+        default: throw std::logic_error("vector unit: quantised output must be int8 or uint8");
+    }
+}
+
+float unaryFloat(VectorOp op, float x) {
+    switch (op) {
+        case VectorOp::Copy: return x;
+        case VectorOp::Relu: return x > 0.0f ? x : 0.0f;
+        case VectorOp::Exp: return std::exp(x);
+        case VectorOp::Log: return std::log(x);
+        case VectorOp::Sqrt: return std::sqrt(x);
+        case VectorOp::Rsqrt: return 1.0f / std::sqrt(x);
+        case VectorOp::Reciprocal: return 1.0f / x;
+        case VectorOp::Tanh: return std::tanh(x);
+        case VectorOp::Sigmoid: return 1.0f / (1.0f + std::exp(-x));
+        case VectorOp::Erf: return std::erf(x);
+        default: throw std::logic_error("vector unit: not a unary op");
+    }
+}
+
+template <class T>
+T binary(VectorOp op, T x, T y) {
     // int32 add, sub and mul wrap, as the hardware's two's-complement ALU does.
     using Arith = std::conditional_t<std::is_integral_v<T>, uint32_t, T>;
     const auto ax = static_cast<Arith>(x), ay = static_cast<Arith>(y);
     switch (op) {
-        case VectorOp::Copy: return x;
         case VectorOp::Add: return static_cast<T>(ax + ay);
         case VectorOp::Sub: return static_cast<T>(ax - ay);
         case VectorOp::Mul: return static_cast<T>(ax * ay);
+        case VectorOp::Div: return x / y;
         case VectorOp::Max: return std::max(x, y);
         case VectorOp::Min: return std::min(x, y);
-        case VectorOp::Relu: return x > T(0) ? x : T(0);
+        default: throw std::logic_error("vector unit: not a binary op");
     }
-    throw std::logic_error("vector unit: unknown op");
 }
 
+bool isBinary(VectorOp op) {
+    return op == VectorOp::Add || op == VectorOp::Sub || op == VectorOp::Mul || op == VectorOp::Div ||
+           op == VectorOp::Max || op == VectorOp::Min;
+}
+
+/// Same-type elementwise ops and reductions over T (float or int32_t).
 template <class T>
-void run(const VectorBlock& b) {
-    auto element = [](const std::byte* base, size_t index) {
-        T value;
-        std::memcpy(&value, base + index * sizeof(T), sizeof(T));
-        return value;
+void sameType(const VectorBlock& b) {
+    const T immediate = std::bit_cast<T>(b.immediate), immediate2 = std::bit_cast<T>(b.immediate2);
+    auto operand1 = [&](uint32_t r, uint32_t c) -> T {
+        switch (b.mode) {
+            case isa::Operand1Mode::Full: return load<T>(b.src1, static_cast<size_t>(r) * b.cols + c);
+            case isa::Operand1Mode::Row: return load<T>(b.src1, c);
+            case isa::Operand1Mode::Column: return load<T>(b.src1, r);
+            case isa::Operand1Mode::Scalar: return load<T>(b.src1, 0);
+            case isa::Operand1Mode::Immediate: return immediate;
+            case isa::Operand1Mode::None: break;
+        }
+        return T{};
     };
-    const T immediate = std::bit_cast<T>(b.immediate);
     for (uint32_t r = 0; r < b.rows; ++r) {
+        if (isa::isReduction(b.op)) {
+            T acc = b.op == VectorOp::ReduceSum ? T{0} : load<T>(b.src0, static_cast<size_t>(r) * b.cols);
+            for (uint32_t c = 0; c < b.cols; ++c) {
+                const T x = load<T>(b.src0, static_cast<size_t>(r) * b.cols + c);
+                acc = b.op == VectorOp::ReduceSum ? binary<T>(VectorOp::Add, acc, x) : std::max(acc, x);
+            }
+            store<T>(b.dst, r, acc);
+            continue;
+        }
         for (uint32_t c = 0; c < b.cols; ++c) {
             const size_t index = static_cast<size_t>(r) * b.cols + c;
-            T y{};
-            switch (b.mode) {
-                case isa::Operand1Mode::None: break;
-                case isa::Operand1Mode::Full: y = element(b.src1, index); break;
-                case isa::Operand1Mode::Row: y = element(b.src1, c); break;
-                case isa::Operand1Mode::Column: y = element(b.src1, r); break;
-                case isa::Operand1Mode::Scalar: y = element(b.src1, 0); break;
-                case isa::Operand1Mode::Immediate: y = immediate; break;
+            const T x = load<T>(b.src0, index);
+            T y;
+            if (isBinary(b.op)) {
+                y = binary<T>(b.op, x, operand1(r, c));
+            } else if (b.op == VectorOp::Clip) {
+                y = std::min(std::max(x, immediate), immediate2);
+            } else if constexpr (std::is_floating_point_v<T>) {
+                y = unaryFloat(b.op, x);
+            } else {
+                y = b.op == VectorOp::Relu ? std::max<T>(x, 0) : x;  // Copy
             }
-            const T result = apply<T>(b.op, element(b.src0, index), y);
-            std::memcpy(b.dst + index * sizeof(T), &result, sizeof(T));
+            store<T>(b.dst, index, y);
+        }
+    }
+}
+
+/// Casts and (de)quantisation: element by element between types.
+void convert(const VectorBlock& b) {
+    const float scale = std::bit_cast<float>(b.immediate);
+    const auto zeroPoint = static_cast<double>(std::bit_cast<int32_t>(b.immediate2));
+    const size_t count = static_cast<size_t>(b.rows) * b.cols;
+    for (size_t i = 0; i < count; ++i) {
+        const double x = loadAny(b.dtype, b.src0, i);
+        switch (b.op) {
+            case VectorOp::Cast:
+                if (b.outDType == DType::Fp32) {
+                    store<float>(b.dst, i, static_cast<float>(x));
+                } else {  // int32: toward zero, saturating
+                    const double truncated = std::isnan(x) ? 0.0 : std::trunc(x);
+                    store<int32_t>(b.dst, i, static_cast<int32_t>(std::clamp(truncated, -2147483648.0, 2147483647.0)));
+                }
+                break;
+            case VectorOp::Quantize:
+                storeQuantized(b.outDType, b.dst, i, static_cast<float>(x) / scale, zeroPoint);
+                break;
+            case VectorOp::Requantize:
+                storeQuantized(b.outDType, b.dst, i, static_cast<float>(x) * scale, zeroPoint);
+                break;
+            case VectorOp::Dequantize:
+                store<float>(b.dst, i, static_cast<float>(x - zeroPoint) * scale);
+                break;
+            default: throw std::logic_error("vector unit: not a conversion");
         }
     }
 }
@@ -69,10 +176,17 @@ uint64_t operand1Elements(isa::Operand1Mode mode, uint32_t rows, uint32_t cols) 
 }
 
 void computeVectorBlock(const VectorBlock& block) {
+    switch (block.op) {
+        case VectorOp::Cast:
+        case VectorOp::Quantize:
+        case VectorOp::Requantize:
+        case VectorOp::Dequantize: convert(block); return;
+        default: break;
+    }
     if (block.dtype == DType::Fp32) {
-        run<float>(block);
+        sameType<float>(block);
     } else if (block.dtype == DType::Int32) {
-        run<int32_t>(block);
+        sameType<int32_t>(block);
     } else {
         throw std::logic_error("vector unit: dtype must be fp32 or int32");
     }

@@ -2,6 +2,7 @@
 #include "hw_model/vector/vector_unit.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "hw_model/common/memory_access.h"
 #include "hw_model/vector/vector_alu.h"
@@ -22,13 +23,18 @@ void VectorUnit::execute(const isa::Command& command) {
     block.mode = static_cast<isa::Operand1Mode>(command.get(Field::Operand1Mode));
     block.rows = static_cast<uint32_t>(command.get(Field::Rows));
     block.cols = static_cast<uint32_t>(command.get(Field::Cols));
+    block.outDType = static_cast<DType>(command.get(Field::OutDType));
     block.immediate = static_cast<uint32_t>(command.get(Field::Immediate));
-    const uint64_t rowBytes = uint64_t{block.cols} * 4;
+    block.immediate2 = static_cast<uint32_t>(command.get(Field::Immediate2));
+    const uint64_t in = dtypeSize(block.dtype), out = dtypeSize(block.outDType);
+    const uint64_t rowBytes = uint64_t{block.cols} * in;
     const uint64_t elements = uint64_t{block.rows} * block.cols;
+    const bool reduction = isa::isReduction(block.op);
+    const uint64_t dstRowBytes = (reduction ? 1 : block.cols) * out;
     const uint64_t src1Elements = operand1Elements(block.mode, block.rows, block.cols);
-    std::byte* const src0 = staged(src0_, elements * 4);
-    std::byte* const src1 = staged(src1_, src1Elements * 4);
-    std::byte* const dst = staged(dst_, elements * 4);
+    std::byte* const src0 = staged(src0_, elements * in);
+    std::byte* const src1 = staged(src1_, src1Elements * in);
+    std::byte* const dst = staged(dst_, block.rows * dstRowBytes);
 
     auto socketFor = [&](Field spaceField) -> tlm::tlm_fw_transport_if<>& {
         const auto space = static_cast<isa::MemorySpace>(command.get(spaceField));
@@ -41,7 +47,7 @@ void VectorUnit::execute(const isa::Command& command) {
     const MemoryResponse first = memory_.access(
         socketFor(Field::Src0Space),
         {tlm::TLM_READ_COMMAND, command.get(Field::Src0Addr), src0, block.rows, rowBytes,
-         command.get(Field::Src0Stride) * 4},
+         command.get(Field::Src0Stride) * in},
         tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange);
     sc_core::sc_time operandsDone = first.done;
     uint64_t contention = first.contentionCycles;
@@ -50,8 +56,8 @@ void VectorUnit::execute(const isa::Command& command) {
         const MemoryResponse second = memory_.access(
             socketFor(Field::Src1Space),
             {tlm::TLM_READ_COMMAND, command.get(Field::Src1Addr), src1,
-             full ? block.rows : 1, full ? rowBytes : src1Elements * 4,
-             full ? command.get(Field::Src1Stride) * 4 : src1Elements * 4},
+             full ? block.rows : 1, full ? rowBytes : src1Elements * in,
+             full ? command.get(Field::Src1Stride) * in : src1Elements * in},
             tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange);
         operandsDone = std::max(operandsDone, second.done);
         contention += second.contentionCycles;
@@ -63,23 +69,25 @@ void VectorUnit::execute(const isa::Command& command) {
     if (functional_) computeVectorBlock(block);
 
     // Each group of `lanes` elements takes op_cycles; the first result leaves the pipeline
-    // after pipeline_depth cycles, and results stream out to memory as they are produced.
+    // after pipeline_depth cycles (a reduction adds its log2(lanes)-stage adder tree), and
+    // results stream out to memory as they are produced.
     const uint64_t groups = (elements + config_.vector.lanes - 1) / config_.vector.lanes;
-    const uint64_t compute =
-        config_.vector.pipelineDepth + groups * config_.vector.opCycles[static_cast<size_t>(block.op)];
+    const uint64_t depth = config_.vector.pipelineDepth +
+                           (reduction ? static_cast<uint64_t>(std::bit_width(config_.vector.lanes) - 1) : 0);
+    const uint64_t compute = depth + groups * config_.vector.opCycles[static_cast<size_t>(block.op)];
     const MemoryResponse written = memory_.access(
         socketFor(Field::DstSpace),
-        {tlm::TLM_WRITE_COMMAND, command.get(Field::DstAddr), dst, block.rows, rowBytes,
-         command.get(Field::DstStride) * 4},
+        {tlm::TLM_WRITE_COMMAND, command.get(Field::DstAddr), dst, block.rows, dstRowBytes,
+         command.get(Field::DstStride) * out},
         tag, clock_.cycles(config_.vector.pipelineDepth), who, regs::ErrorCode::OnchipOutOfRange);
     contention += written.contentionCycles;
-    const uint64_t total = std::max({compute, clock_.toCyclesCeil(operandsDone) + config_.vector.pipelineDepth,
+    const uint64_t total = std::max({compute, clock_.toCyclesCeil(operandsDone) + depth,
                                      clock_.toCyclesCeil(written.done)});
     sc_core::wait(clock_.cycles(total));
 
     const uint64_t stall = std::min(contention, total);
     trace_.stall(trace::StallReason::SramBankConflict, command, start, start + stall);
-    trace_.busy(command, start + stall, start + total, (2 * elements + src1Elements) * 4);
+    trace_.busy(command, start + stall, start + total, (elements + src1Elements) * in + block.rows * dstRowBytes);
 }
 
 }  // namespace npusim::hw

@@ -25,7 +25,7 @@ TEST_F(Validator, AcceptsWellFormedCommands) {
               ErrorCode::None);
     EXPECT_EQ(check("gemm a=0x0 b=0x1000 c=0x0 m=64 n=16 k=16 dtype=int8 a_stride=16 b_stride=16 c_stride=16"),
               ErrorCode::None);
-    EXPECT_EQ(check("vec func=relu dtype=fp32 rows=4 cols=8 dst_stride=8 src0_stride=8"), ErrorCode::None);
+    EXPECT_EQ(check("vec func=relu dtype=fp32 out=fp32 rows=4 cols=8 dst_stride=8 src0_stride=8"), ErrorCode::None);
     EXPECT_EQ(check("sem.wait queue=tensor sem=31"), ErrorCode::None);
     EXPECT_EQ(check("end"), ErrorCode::None);
 }
@@ -45,7 +45,7 @@ TEST_F(Validator, OnChipAccessesBeyondCapacity) {
               ErrorCode::OnchipOutOfRange);
     EXPECT_EQ(check("gemm a=0xfff00 b=0x0 c=0x0 m=64 n=16 k=16 dtype=int8 a_stride=16 b_stride=16 c_stride=16"),
               ErrorCode::OnchipOutOfRange);
-    EXPECT_EQ(check("vec func=copy dtype=fp32 dst_space=acc rows=1025 cols=16 dst_stride=16 src0_stride=16"),
+    EXPECT_EQ(check("vec func=copy dtype=fp32 out=fp32 dst_space=acc rows=1025 cols=16 dst_stride=16 src0_stride=16"),
               ErrorCode::OnchipOutOfRange);
 }
 
@@ -59,14 +59,14 @@ TEST_F(Validator, FieldsTheUnitsCannotExecute) {
     EXPECT_EQ(check("gemm m=4 n=16 k=16 dtype=fp32 a_stride=16 b_stride=16 c_stride=16 a_zp=3"), ErrorCode::BadField);
     EXPECT_EQ(check("dma.load rows=2 row_bytes=6 dram_stride=6 stride=8 transpose=1 elem=4"), ErrorCode::BadField);
     EXPECT_EQ(check("dma.load rows=0 row_bytes=64 dram_stride=64 stride=64"), ErrorCode::BadField);
-    EXPECT_EQ(check("vec func=add mode=full dtype=fp32 rows=2 cols=8 dst_stride=8 src0_stride=8 src1_stride=4"),
+    EXPECT_EQ(check("vec func=add mode=full dtype=fp32 out=fp32 rows=2 cols=8 dst_stride=8 src0_stride=8 src1_stride=4"),
               ErrorCode::BadField);
 }
 
 TEST_F(Validator, UnsupportedDTypesAndSemaphores) {
     EXPECT_EQ(check("gemm m=4 n=16 k=16 dtype=int32 a_stride=16 b_stride=16 c_stride=16"),
               ErrorCode::UnsupportedDType);
-    EXPECT_EQ(check("vec func=relu dtype=int8 rows=1 cols=8 dst_stride=8 src0_stride=8"), ErrorCode::UnsupportedDType);
+    EXPECT_EQ(check("vec func=relu dtype=int8 out=int8 rows=1 cols=8 dst_stride=8 src0_stride=8"), ErrorCode::UnsupportedDType);
     EXPECT_EQ(check("sem.signal queue=load sem=32"), ErrorCode::BadSemaphore);
 }
 

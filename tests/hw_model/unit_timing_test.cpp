@@ -157,7 +157,7 @@ TEST_F(UnitTiming, VectorReluBlock) {
     Command relu;
     relu.opcode = isa::Opcode::Vector;
     relu.set(Field::VectorOp, static_cast<uint64_t>(isa::VectorOp::Relu));
-    relu.set(Field::DType, static_cast<uint64_t>(DType::Fp32));
+    relu.set(Field::DType, static_cast<uint64_t>(DType::Fp32)).set(Field::OutDType, static_cast<uint64_t>(DType::Fp32));
     relu.set(Field::Rows, 64).set(Field::Cols, 16).set(Field::DstStride, 16).set(Field::Src0Stride, 16);
     uint64_t cycles = 0;
     harness.run([&] {
@@ -176,7 +176,7 @@ TEST_F(UnitTiming, VectorAddBroadcastsARow) {
     Command add;
     add.opcode = isa::Opcode::Vector;
     add.set(Field::VectorOp, static_cast<uint64_t>(isa::VectorOp::Add));
-    add.set(Field::DType, static_cast<uint64_t>(DType::Fp32));
+    add.set(Field::DType, static_cast<uint64_t>(DType::Fp32)).set(Field::OutDType, static_cast<uint64_t>(DType::Fp32));
     add.set(Field::Operand1Mode, static_cast<uint64_t>(isa::Operand1Mode::Row));
     const auto accumulator = static_cast<uint64_t>(isa::MemorySpace::Accumulator);
     add.set(Field::DstSpace, accumulator).set(Field::Src0Space, accumulator).set(Field::Src1Addr, 0x200);
@@ -240,7 +240,7 @@ TEST_F(UnitTiming, TwoUnitsOnOneSramBankSerialise) {
     Command relu;
     relu.opcode = isa::Opcode::Vector;
     relu.set(Field::VectorOp, static_cast<uint64_t>(isa::VectorOp::Relu));
-    relu.set(Field::DType, static_cast<uint64_t>(DType::Fp32));
+    relu.set(Field::DType, static_cast<uint64_t>(DType::Fp32)).set(Field::OutDType, static_cast<uint64_t>(DType::Fp32));
     // 64 rows of 4 B, 256 B apart: every element sits in bank 0 (256 = 16 banks x 16 B).
     relu.set(Field::Rows, 64).set(Field::Cols, 1).set(Field::DstStride, 64).set(Field::Src0Stride, 64);
     Command a = gemm(DType::Int8, 64, 16, 16, 0x10000, 0x1000, false);

@@ -58,7 +58,8 @@ isa::Command plausible(isa::Command c, std::mt19937_64& rng) {
         }
         case isa::Opcode::Vector: {
             const uint64_t cols = small(32);
-            c.set(Field::VectorOp, rng() % isa::kVectorOpCount).set(Field::DType, rng() % 2 ? 2 : 3);
+            const uint64_t dtype = rng() % 2 ? 2 : 3;
+            c.set(Field::VectorOp, rng() % isa::kVectorOpCount).set(Field::DType, dtype).set(Field::OutDType, dtype);
             c.set(Field::Operand1Mode, rng() % 6).set(Field::Rows, small(16)).set(Field::Cols, cols);
             c.set(Field::DstStride, cols).set(Field::Src0Stride, cols).set(Field::Src1Stride, cols);
             c.set(Field::DstAddr, rng() % 0x4000).set(Field::Src0Addr, rng() % 0x4000).set(Field::Src1Addr, rng() % 0x4000);
