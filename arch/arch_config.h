@@ -45,7 +45,7 @@ struct MemoryFile {
 };
 
 struct DmaFile {
-    std::optional<uint32_t> burstBytes, maxOutstanding;
+    std::optional<uint32_t> channels, burstBytes, maxOutstanding;
     std::optional<bool> transpose;
     bool operator==(const DmaFile&) const = default;
 };
@@ -132,6 +132,9 @@ struct MemoryConfig {
 };
 
 struct DmaConfig {
+    /// Channels per DMA engine: a command's bursts are spread over them round-robin, each
+    /// channel issuing one burst per cycle with max_outstanding in flight.
+    uint32_t channels = 0;
     uint32_t burstBytes = 0, maxOutstanding = 0;
     bool transpose = false;
 };

@@ -32,6 +32,7 @@ template <class V> void visitFields(MemoryFile& s, V& v) {
     v("ports", s.ports);
 }
 template <class V> void visitFields(DmaFile& s, V& v) {
+    v("channels", s.channels);
     v("burst_bytes", s.burstBytes);
     v("max_outstanding", s.maxOutstanding);
     v("transpose", s.transpose);

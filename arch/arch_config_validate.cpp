@@ -175,6 +175,7 @@ ArchConfig validateArchConfig(const ArchConfigFile& file) {
     config.accumulator = check.memory("accumulator", file.accumulator, kDefaultAccumulatorKib);
 
     const DmaFile dma = file.dma.value_or(DmaFile{});
+    config.dma.channels = check.inRange<uint32_t>("dma.channels", dma.channels, 1, 1, 64);
     config.dma.burstBytes = check.powerOfTwo("dma.burst_bytes", dma.burstBytes, kDefaultBurstBytes, 4, 4096);
     config.dma.maxOutstanding =
         check.inRange<uint32_t>("dma.max_outstanding", dma.maxOutstanding, kDefaultMaxOutstanding, 1, 256);
@@ -259,7 +260,7 @@ ArchConfigFile toArchConfigFile(const ArchConfig& config) {
     };
     file.sram = memory(config.sram);
     file.accumulator = memory(config.accumulator);
-    file.dma = DmaFile{config.dma.burstBytes, config.dma.maxOutstanding, config.dma.transpose};
+    file.dma = DmaFile{config.dma.channels, config.dma.burstBytes, config.dma.maxOutstanding, config.dma.transpose};
     file.dram = DramFile{config.dram.sizeBytes >> 20,
                          config.dram.bandwidthGbps,
                          config.dram.latencyNs,

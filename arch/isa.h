@@ -100,6 +100,9 @@ enum class Field : uint8_t {
     RowBytes,
     DramStride,    ///< bytes between DRAM rows (0 broadcasts one row)
     OnchipStride,  ///< bytes between on-chip rows
+    Planes,             ///< a 3D DMA repeats its 2D block this many times (0 counts as 1)
+    DramPlaneStride,    ///< bytes between DRAM planes
+    OnchipPlaneStride,  ///< bytes between on-chip planes
     AAddr,         ///< GEMM: A tile (SRAM)
     BAddr,         ///< GEMM: B tile (SRAM)
     CAddr,         ///< GEMM: C tile (accumulator)

@@ -23,14 +23,15 @@ constexpr std::array<std::string_view, 8> kDTypeNames = {
 constexpr std::array<std::string_view, 6> kOperand1ModeNames = {"none",   "full",   "row",
                                                                 "column", "scalar", "imm"};
 
-// DMA_LOAD:  for r < rows, b < row_bytes:
-//              onchip[space][addr + r*stride + b] = dram[ctx + dram + r*dram_stride + b]
+// DMA_LOAD:  for p < max(planes, 1), r < rows, b < row_bytes:
+//              onchip[space][addr + p*plane_stride + r*stride + b] =
+//                  dram[ctx + dram + p*dram_plane_stride + r*dram_stride + b]
 // DMA_STORE: the same loop nest, copying onchip -> dram.
 // transpose=1 (e = elem bytes, cols = row_bytes/e): the DRAM block is rows x cols and the
 //   on-chip block is its transpose; for r < rows, c < cols, element
 //   dram[ctx + dram + r*dram_stride + c*e] <-> onchip[addr + c*stride + r*e]
 //   (DMA_LOAD copies it to on-chip memory, DMA_STORE back to DRAM).
-constexpr std::array<FieldLayout, 9> kDmaFields = {{
+constexpr std::array<FieldLayout, 12> kDmaFields = {{
     {F::DramAddr, "dram", 96, 48, V::Hex},
     {F::Space, "space", 144, 2, V::Enum, kSpaceNames},
     {F::Transpose, "transpose", 146, 1, V::Unsigned},
@@ -40,6 +41,9 @@ constexpr std::array<FieldLayout, 9> kDmaFields = {{
     {F::RowBytes, "row_bytes", 224, 32, V::Unsigned},
     {F::DramStride, "dram_stride", 256, 32, V::Unsigned},
     {F::OnchipStride, "stride", 288, 32, V::Unsigned},
+    {F::Planes, "planes", 320, 16, V::Unsigned},
+    {F::DramPlaneStride, "dram_plane_stride", 352, 32, V::Unsigned},
+    {F::OnchipPlaneStride, "plane_stride", 384, 32, V::Unsigned},
 }};
 
 // GEMM: for i < m, j < n:

@@ -1,6 +1,8 @@
 // Range and capability checks for each opcode.
 #include "firmware/command_validator.h"
 
+#include <algorithm>
+
 namespace npusim::firmware {
 namespace {
 
@@ -25,23 +27,27 @@ bool fits(uint64_t address, uint64_t extent, uint64_t size) {
 
 ErrorCode validateDma(const isa::Command& c, const ArchConfig& config, uint64_t windowSize) {
     const uint64_t rows = c.get(Field::Rows), rowBytes = c.get(Field::RowBytes);
+    const uint64_t planes = std::max<uint64_t>(1, c.get(Field::Planes));
     if (rows == 0 || rowBytes == 0) return ErrorCode::BadField;
-    if (!fits(c.get(Field::DramAddr), blockExtent(rows, rowBytes, c.get(Field::DramStride)), windowSize)) {
+    const uint64_t dramPlane = blockExtent(rows, rowBytes, c.get(Field::DramStride));
+    if (!fits(c.get(Field::DramAddr), blockExtent(planes, dramPlane, c.get(Field::DramPlaneStride)), windowSize)) {
         return ErrorCode::DramOutOfWindow;
     }
     const uint64_t size = spaceSize(config, c.get(Field::Space));
     if (size == 0) return ErrorCode::BadField;
-    uint64_t extent = blockExtent(rows, rowBytes, c.get(Field::OnchipStride));
+    uint64_t onchipPlane = blockExtent(rows, rowBytes, c.get(Field::OnchipStride));
     if (c.get(Field::Transpose)) {
         const uint64_t elem = c.get(Field::ElemBytes);
         if (!config.dma.transpose) return ErrorCode::BadField;
         if ((elem != 1 && elem != 2 && elem != 4) || rowBytes % elem != 0) return ErrorCode::BadField;
         // The on-chip block is cols rows of rows*elem bytes.
-        extent = blockExtent(rowBytes / elem, rows * elem, c.get(Field::OnchipStride));
+        onchipPlane = blockExtent(rowBytes / elem, rows * elem, c.get(Field::OnchipStride));
     } else if (c.get(Field::ElemBytes) != 0) {
         return ErrorCode::BadField;
     }
-    if (!fits(c.get(Field::OnchipAddr), extent, size)) return ErrorCode::OnchipOutOfRange;
+    if (!fits(c.get(Field::OnchipAddr), blockExtent(planes, onchipPlane, c.get(Field::OnchipPlaneStride)), size)) {
+        return ErrorCode::OnchipOutOfRange;
+    }
     return ErrorCode::None;
 }
 

@@ -18,7 +18,10 @@ isa::Command dmaCommand(const DmaSpec& spec, uint32_t opId, uint32_t tileId) {
         .set(Field::Rows, spec.rows)
         .set(Field::RowBytes, spec.rowBytes)
         .set(Field::DramStride, spec.dramStride)
-        .set(Field::OnchipStride, spec.onchipStride);
+        .set(Field::OnchipStride, spec.onchipStride)
+        .set(Field::Planes, spec.planes)
+        .set(Field::DramPlaneStride, spec.dramPlaneStride)
+        .set(Field::OnchipPlaneStride, spec.onchipPlaneStride);
     if (spec.transposeElementBytes) {
         command.set(Field::Transpose, 1).set(Field::ElemBytes, spec.transposeElementBytes);
     }

@@ -27,6 +27,7 @@ struct DmaSpec {
     uint64_t onchipAddress = 0;
     uint64_t rows = 1, rowBytes = 0, dramStride = 0, onchipStride = 0;
     uint64_t transposeElementBytes = 0;  ///< non-zero for a transposing DMA
+    uint64_t planes = 1, dramPlaneStride = 0, onchipPlaneStride = 0;  ///< a 3D transfer
 };
 
 isa::Command dmaCommand(const DmaSpec& spec, uint32_t opId, uint32_t tileId);

@@ -19,11 +19,10 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& config, con
 
 std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command) const {
     using isa::Field;
+    const uint64_t planes = std::max<uint64_t>(1, command.get(Field::Planes));
     const uint64_t rows = command.get(Field::Rows);
     const uint64_t rowBytes = command.get(Field::RowBytes);
-    const uint64_t dram = window_.base + command.get(Field::DramAddr);
     const uint64_t dramStride = command.get(Field::DramStride);
-    const uint64_t onchip = command.get(Field::OnchipAddr);
     const uint64_t onchipStride = command.get(Field::OnchipStride);
     const bool transpose = command.get(Field::Transpose) != 0;
     const uint64_t elem = transpose ? command.get(Field::ElemBytes) : 1;
@@ -34,44 +33,49 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
     const uint64_t runs = linear ? 1 : rows;
     const uint64_t runBytes = linear ? rows * rowBytes : rowBytes;
     std::vector<Burst> bursts;
-    for (uint64_t run = 0; run < runs; ++run) {
-        const uint64_t runStart = dram + run * dramStride;
-        for (uint64_t done = 0; done < runBytes;) {
-            // Bursts never cross a burst-aligned boundary; a transposing DMA keeps whole elements.
-            uint64_t bytes = std::min(runBytes - done, burstBytes - (runStart + done) % burstBytes);
-            if (transpose) bytes = std::max(elem, bytes / elem * elem);
-            Burst burst;
-            burst.dramAddress = runStart + done;
-            burst.bufferOffset = run * runBytes + done;
-            burst.bytes = bytes;
-            if (transpose) {
-                // Element (r, c) lands at onchip + c*stride + r*elem.
-                burst.pieces[0] = {onchip + (done / elem) * onchipStride + run * elem, bytes / elem, elem,
-                                   onchipStride, burst.bufferOffset};
-                burst.pieceCount = 1;
-            } else {
-                // Split the burst's bytes [offset, offset + bytes) of the row-major block into a
-                // row tail, whole rows and a row head.
-                uint64_t offset = burst.bufferOffset, left = bytes;
-                while (left > 0) {
-                    const uint64_t row = offset / rowBytes, column = offset % rowBytes;
-                    OnchipPiece& piece = burst.pieces[static_cast<size_t>(burst.pieceCount++)];
-                    piece.address = onchip + row * onchipStride + column;
-                    piece.bufferOffset = offset;
-                    piece.stride = onchipStride;
-                    if (column == 0 && left >= rowBytes) {
-                        piece.rows = left / rowBytes;
-                        piece.rowBytes = rowBytes;
-                    } else {
-                        piece.rows = 1;
-                        piece.rowBytes = std::min(left, rowBytes - column);
+    for (uint64_t plane = 0; plane < planes; ++plane) {
+        const uint64_t dram = window_.base + command.get(Field::DramAddr) + plane * command.get(Field::DramPlaneStride);
+        const uint64_t onchip = command.get(Field::OnchipAddr) + plane * command.get(Field::OnchipPlaneStride);
+        const uint64_t planeBuffer = plane * rows * rowBytes;
+        for (uint64_t run = 0; run < runs; ++run) {
+            const uint64_t runStart = dram + run * dramStride;
+            for (uint64_t done = 0; done < runBytes;) {
+                // Bursts never cross a burst-aligned boundary; a transposing DMA keeps whole elements.
+                uint64_t bytes = std::min(runBytes - done, burstBytes - (runStart + done) % burstBytes);
+                if (transpose) bytes = std::max(elem, bytes / elem * elem);
+                Burst burst;
+                burst.dramAddress = runStart + done;
+                burst.bufferOffset = planeBuffer + run * runBytes + done;
+                burst.bytes = bytes;
+                if (transpose) {
+                    // Element (r, c) lands at onchip + c*stride + r*elem.
+                    burst.pieces[0] = {onchip + (done / elem) * onchipStride + run * elem, bytes / elem, elem,
+                                       onchipStride, burst.bufferOffset};
+                    burst.pieceCount = 1;
+                } else {
+                    // Split the burst's bytes [offset, offset + bytes) of the plane's row-major
+                    // block into a row tail, whole rows and a row head.
+                    uint64_t offset = run * runBytes + done, left = bytes;
+                    while (left > 0) {
+                        const uint64_t row = offset / rowBytes, column = offset % rowBytes;
+                        OnchipPiece& piece = burst.pieces[static_cast<size_t>(burst.pieceCount++)];
+                        piece.address = onchip + row * onchipStride + column;
+                        piece.bufferOffset = planeBuffer + offset;
+                        piece.stride = onchipStride;
+                        if (column == 0 && left >= rowBytes) {
+                            piece.rows = left / rowBytes;
+                            piece.rowBytes = rowBytes;
+                        } else {
+                            piece.rows = 1;
+                            piece.rowBytes = std::min(left, rowBytes - column);
+                        }
+                        offset += piece.rows * piece.rowBytes;
+                        left -= piece.rows * piece.rowBytes;
                     }
-                    offset += piece.rows * piece.rowBytes;
-                    left -= piece.rows * piece.rowBytes;
                 }
+                bursts.push_back(burst);
+                done += bytes;
             }
-            bursts.push_back(burst);
-            done += bytes;
         }
     }
     return bursts;
@@ -80,10 +84,11 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
 void DmaEngine::execute(const isa::Command& command) {
     using isa::Field;
     const bool load = command.opcode == isa::Opcode::DmaLoad;
+    const uint64_t planes = std::max<uint64_t>(1, command.get(Field::Planes));
     const uint64_t rows = command.get(Field::Rows);
     const uint64_t rowBytes = command.get(Field::RowBytes);
-    const uint64_t lastByte =
-        command.get(Field::DramAddr) + (rows - 1) * command.get(Field::DramStride) + rowBytes;
+    const uint64_t lastByte = command.get(Field::DramAddr) + (planes - 1) * command.get(Field::DramPlaneStride) +
+                              (rows - 1) * command.get(Field::DramStride) + rowBytes;
     if (rows == 0 || lastByte > window_.size) {
         throw UnitFault{regs::ErrorCode::DramOutOfWindow,
                         trace_.name() + ": bytes [" + std::to_string(command.get(Field::DramAddr)) + ", " +
@@ -96,18 +101,27 @@ void DmaEngine::execute(const isa::Command& command) {
     auto& onchip = space == isa::MemorySpace::Sram ? sramSocket : accSocket;
     const AccessTag tag = tagFor(command);
 
-    std::byte* const staging = staged(staging_, rows * rowBytes);
+    std::byte* const staging = staged(staging_, planes * rows * rowBytes);
     const uint64_t start = clock_.now();
     const sc_core::sc_time cycle = clock_.period();
-    std::deque<sc_core::sc_time> inFlight;  // completion times of outstanding bursts
-    sc_core::sc_time issue = sc_core::SC_ZERO_TIME, finish = sc_core::SC_ZERO_TIME;
+    // Per channel: when it issues its next burst, and the completion times of its bursts in
+    // flight.
+    struct Channel {
+        sc_core::sc_time issue = sc_core::SC_ZERO_TIME;
+        std::deque<sc_core::sc_time> inFlight;
+    };
+    std::vector<Channel> channels(config_.dma.channels);
+    sc_core::sc_time finish = sc_core::SC_ZERO_TIME;
     uint64_t dramContention = 0, sramConflicts = 0;
     const std::vector<Burst> bursts = planBursts(command);
-    for (const Burst& burst : bursts) {
-        if (inFlight.size() == config_.dma.maxOutstanding) {
-            issue = std::max(issue, inFlight.front());
-            inFlight.pop_front();
+    for (size_t b = 0; b < bursts.size(); ++b) {
+        const Burst& burst = bursts[b];
+        Channel& channel = channels[b % channels.size()];
+        if (channel.inFlight.size() == config_.dma.maxOutstanding) {
+            channel.issue = std::max(channel.issue, channel.inFlight.front());
+            channel.inFlight.pop_front();
         }
+        const sc_core::sc_time issue = channel.issue;
         const MemoryRequest dramRequest{load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND,
                                         burst.dramAddress, at(staging, burst.bufferOffset), 1,
                                         burst.bytes, burst.bytes};
@@ -138,9 +152,9 @@ void DmaEngine::execute(const isa::Command& command) {
             sramConflicts += first.contentionCycles;
             dramContention += second.contentionCycles;
         }
-        inFlight.push_back(second.done);
+        channel.inFlight.push_back(second.done);
         finish = std::max(finish, second.done);
-        issue += cycle;  // one new request per cycle
+        channel.issue += cycle;  // one new request per cycle and channel
     }
     sc_core::wait(clock_.cycles(clock_.toCyclesCeil(finish)));
 
@@ -148,13 +162,14 @@ void DmaEngine::execute(const isa::Command& command) {
     const uint64_t end = clock_.now();
     // Bursts wait side by side: the command lost about the summed waits over the number of
     // bursts in flight together.
-    const uint64_t concurrent = std::max<uint64_t>(1, std::min<uint64_t>(config_.dma.maxOutstanding, bursts.size()));
+    const uint64_t concurrent = std::max<uint64_t>(
+        1, std::min<uint64_t>(uint64_t{config_.dma.maxOutstanding} * config_.dma.channels, bursts.size()));
     const uint64_t dramStall = std::min(dramContention / concurrent, end - start);
     const uint64_t sramStall = std::min(sramConflicts / concurrent, end - start - dramStall);
     trace_.stall(trace::StallReason::DramContention, command, start, start + dramStall);
     trace_.stall(trace::StallReason::SramBankConflict, command, start + dramStall,
                  start + dramStall + sramStall);
-    trace_.busy(command, start + dramStall + sramStall, end, rows * rowBytes);
+    trace_.busy(command, start + dramStall + sramStall, end, planes * rows * rowBytes);
 }
 
 }  // namespace npusim::hw

@@ -1,6 +1,6 @@
-// A DMA engine serving one queue: 2D strided copies between DRAM (inside the job's context
-// window) and on-chip memory, split into bursts with a bounded number in flight, optionally
-// transposing the block on the way.
+// A DMA engine serving one queue: 2D and 3D strided copies between DRAM (inside the job's
+// context window) and on-chip memory, split into bursts spread over the engine's channels,
+// each with a bounded number in flight, optionally transposing each 2D block on the way.
 #pragma once
 
 #include <array>
