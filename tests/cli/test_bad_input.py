@@ -59,7 +59,7 @@ class BadArchTest(NpusimTestCase):
             self.assertFailsCleanly(["run", model, *arch_args, "--outputs", "out", "--report", "rep"], USAGE, words)
 
     def test_unknown_preset_is_named(self):
-        self.fail_everywhere(["--arch", "tiny"], ["'tiny'", "preset"])
+        self.fail_everywhere(["--arch", "huge"], ["'huge'", "preset"])
 
     def test_set_of_unknown_field_names_the_field(self):
         self.fail_everywhere(["--set", "tensor.rowz=3"], ["tensor.rowz", "unknown field"])
