@@ -51,7 +51,7 @@ constexpr std::array<FieldLayout, 12> kDmaFields = {{
 //         C[i][j] = acc + sum_{p<k} (A[i][p] - a_zp) * (B[p][j] - b_zp)
 //       A[i][p] at sram[a + (i*a_stride + p)*e], B[p][j] at sram[b + (p*b_stride + j)*e],
 //       C[i][j] at acc[c + (i*c_stride + j)*4]; e = dtype size; C is int32 for integer
-//       dtypes and fp32 otherwise. Requires k <= array rows and n <= array cols.
+//       dtypes (exact, wrapping) and fp32 otherwise (fp32 sums, order unspecified). Requires k <= array rows and n <= array cols.
 constexpr std::array<FieldLayout, 13> kGemmFields = {{
     {F::AAddr, "a", 96, 32, V::Hex},
     {F::BAddr, "b", 128, 32, V::Hex},

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
     build-essential cmake ninja-build pkg-config git
-    libsystemc-dev verilator
+    libsystemc-dev verilator libdnnl-dev libeigen3-dev libopenblas-dev
     llvm-15-dev
     libonnx-dev libprotobuf-dev protobuf-compiler
     nlohmann-json3-dev libcli11-dev

@@ -57,7 +57,7 @@ void floatGemm(const GemmTile& t, Widen widen) {
 
 }  // namespace
 
-void computeGemmTile(const GemmTile& tile) {
+void referenceGemmTile(const GemmTile& tile) {
     switch (tile.dtype) {
         case DType::Int8: integerGemm<int8_t>(tile); return;
         case DType::UInt8: integerGemm<uint8_t>(tile); return;

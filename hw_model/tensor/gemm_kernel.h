@@ -1,4 +1,5 @@
-// The tensor unit's arithmetic on packed tiles: what the systolic array computes, bit for bit.
+// The tensor unit's arithmetic on packed tiles, defined by plain loops (the reference every
+// faster implementation, GemmEngine, is tested against).
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,6 @@ struct GemmTile {
 /// C = (accumulate ? C : 0) + sum_p (A[i][p] - za) * (B[p][j] - zb). Integer dtypes accumulate
 /// exactly in int32 (wrapping); float dtypes widen to fp32 and accumulate the k products in
 /// order before adding them to C.
-void computeGemmTile(const GemmTile& tile);
+void referenceGemmTile(const GemmTile& tile);
 
 }  // namespace npusim::hw

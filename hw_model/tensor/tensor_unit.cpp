@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "hw_model/common/memory_access.h"
-#include "hw_model/tensor/gemm_kernel.h"
 
 namespace npusim::hw {
 
@@ -75,7 +74,7 @@ void TensorUnit::execute(const isa::Command& command) {
     // Results reach the accumulator memory as they drain (read-modify-write when accumulating).
     const uint64_t resultsStart = streamStart + phases.firstResult;
     if (tile.accumulate && dataflow_->preloadsWeights()) access(accumulator, cRead, resultsStart);
-    if (functional_) computeGemmTile(tile);
+    if (functional_) engine_.compute(tile);
     const uint64_t written = access(accumulator, cWrite, resultsStart);
 
     // The unit's timeline: from where it stood (or now) to the end of this tile's stream. The

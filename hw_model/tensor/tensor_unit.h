@@ -15,6 +15,7 @@
 
 #include "hw_model/common/queue_unit.h"
 #include "hw_model/tensor/dataflow.h"
+#include "hw_model/tensor/gemm_engine.h"
 
 namespace npusim::hw {
 
@@ -32,6 +33,7 @@ public:
 
 private:
     std::unique_ptr<SystolicDataflow> dataflow_;
+    GemmEngine engine_;
     std::vector<std::byte> a_, b_, c_;
     uint64_t streamEnd_ = 0;      ///< the array streams the last issued tile until this cycle
     uint64_t drainEnd_ = 0;       ///< ... and its results are in the accumulator memory

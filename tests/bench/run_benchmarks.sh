@@ -31,3 +31,5 @@ printf '  int8 GEMM 2048^3 on edge, timing-only: %8.2f M simulated cycles per ho
 printf '  64 MiB DRAM copy on edge, timing-only: %8.2f M DRAM burst transactions per host second\n' "$copy_transactions"
 printf '  int8 GEMM 1024^3 on edge: full %.3f s, timing-only %.3f s, ratio %.1fx\n' \
     "$gemm_full_seconds" "$gemm_timing_seconds" "$(echo "$gemm_full_seconds / $gemm_timing_seconds" | bc -l)"
+echo
+"$build/bin/gemm_kernels"
