@@ -30,7 +30,7 @@ void CommandProcessor::beginJob() {
     dispatcher_ = Dispatcher::Dispatching;
 }
 
-bool CommandProcessor::push(const isa::Command& command, uint32_t index) {
+bool CommandProcessor::waitForSlot(const isa::Command& command) {
     sc_core::sc_fifo<QueuedCommand>& fifo = *queues_[static_cast<size_t>(isa::queueOf(command))].fifo;
     while (!fault_ && fifo.num_free() == 0) {
         dispatcher_ = Dispatcher::BlockedOnFullQueue;
@@ -38,9 +38,11 @@ bool CommandProcessor::push(const isa::Command& command, uint32_t index) {
         sc_core::wait(fifo.data_read_event() | faulted_);
     }
     dispatcher_ = Dispatcher::Dispatching;
-    if (fault_) return false;
-    fifo.nb_write({command, index});
-    return true;
+    return !fault_;
+}
+
+void CommandProcessor::push(const isa::Command& command, uint32_t index, uint64_t availableAt) {
+    queues_[static_cast<size_t>(isa::queueOf(command))].fifo->nb_write({command, index, availableAt});
 }
 
 std::optional<JobFault> CommandProcessor::finishJob() {
@@ -71,6 +73,8 @@ void CommandProcessor::serve(isa::Queue queue, CommandExecutor& executor, UnitTr
         if (fault_) continue;  // the job has stopped: drop what is left
         state.executing = true;
         state.current = queued;
+        // The dispatcher ran ahead: an idle unit sees the command when its dispatch is done.
+        if (queued.availableAt > clock_.now()) sc_core::wait(clock_.cycles(queued.availableAt - clock_.now()));
         switch (queued.command.opcode) {
             case isa::Opcode::SemWait:
                 waitSemaphore(state, queued.command, trace, executor.busyUntil());

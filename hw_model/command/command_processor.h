@@ -24,10 +24,12 @@
 
 namespace npusim::hw {
 
-/// A command in a unit queue, with its index in the job's command buffer.
+/// A command in a unit queue, with its index in the job's command buffer and the cycle its
+/// dispatch completes (the dispatcher may run ahead of simulated time).
 struct QueuedCommand {
     isa::Command command;
     uint32_t index = 0;
+    uint64_t availableAt = 0;
 };
 std::ostream& operator<<(std::ostream& out, const QueuedCommand& queued);
 
@@ -52,9 +54,11 @@ public:
 
     /// Starts a job: empty queues, zero semaphores, no fault.
     void beginJob();
-    /// Dispatches a command into its unit's queue, blocking while the queue is full. Returns
-    /// false, dropping the command, once the job has faulted.
-    bool push(const isa::Command& command, uint32_t index);
+    /// Blocks while the queue `command` goes to is full; false once the job has faulted.
+    bool waitForSlot(const isa::Command& command);
+    /// Puts a command into its unit's queue, which must have a free slot; the unit takes it
+    /// no earlier than cycle `availableAt`.
+    void push(const isa::Command& command, uint32_t index, uint64_t availableAt);
     /// Called when every command is dispatched: blocks until the queues drain and the units
     /// are idle, or until the job faults and the units have stopped. Returns the fault, if any.
     std::optional<JobFault> finishJob();

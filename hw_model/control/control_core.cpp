@@ -84,11 +84,16 @@ void ControlCore::startJob() {
 }
 
 bool ControlCore::dispatch(const isa::Command& command, uint32_t index) {
-    catchUp();
-    const uint64_t start = clock_.now();
-    const bool accepted = processor_.push(command, index);
-    trace_.stall(trace::StallReason::QueueFull, command, start, clock_.now());
-    return accepted;
+    // The dispatch completes at the program's own time; a full queue holds it until a slot
+    // frees, which is a queue_full stall only if that is later than the program's time.
+    const uint64_t ready = clock_.now() + ahead_;
+    if (!processor_.waitForSlot(command)) return false;
+    const uint64_t now = clock_.now();
+    if (now > ready) trace_.stall(trace::StallReason::QueueFull, command, ready, now);
+    const uint64_t dispatched = std::max(ready, now);
+    ahead_ = dispatched - now;
+    processor_.push(command, index, dispatched);
+    return true;
 }
 
 JobFault ControlCore::abortJob(const JobFault& fault) {

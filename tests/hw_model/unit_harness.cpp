@@ -53,7 +53,8 @@ uint64_t UnitHarness::execute(const std::vector<isa::Command>& commands) {
     const uint64_t start = clock_.now();
     processor_.beginJob();
     for (uint32_t index = 0; index < commands.size(); ++index) {
-        if (!processor_.push(commands[index], index)) break;
+        if (!processor_.waitForSlot(commands[index])) break;
+        processor_.push(commands[index], index, clock_.now());
     }
     sc_core::wait(sc_core::SC_ZERO_TIME);  // let the units take their first commands
     fault_ = processor_.finishJob();
