@@ -10,11 +10,11 @@ namespace npusim::compiler {
 namespace {
 
 constexpr std::array kOps = {
-    OpInfo{OpKind::MatMul, "MatMul", 2, 2, 1, ops::inferMatMul, ops::interpretMatMul},
-    OpInfo{OpKind::Gemm, "Gemm", 2, 3, 1, ops::inferGemm, ops::interpretGemm},
-    OpInfo{OpKind::MatMulInteger, "MatMulInteger", 2, 4, 1, ops::inferMatMulInteger,
+    OpInfo{OpKind::MatMul, "MatMul", 2, 2, 1, 1, ops::inferMatMul, ops::interpretMatMul},
+    OpInfo{OpKind::Gemm, "Gemm", 2, 3, 1, 1, ops::inferGemm, ops::interpretGemm},
+    OpInfo{OpKind::MatMulInteger, "MatMulInteger", 2, 4, 1, 1, ops::inferMatMulInteger,
            ops::interpretMatMulInteger},
-    OpInfo{OpKind::Relu, "Relu", 1, 1, 1, ops::inferRelu, ops::interpretRelu},
+    OpInfo{OpKind::Relu, "Relu", 1, 1, 1, 1, ops::inferRelu, ops::interpretRelu},
 };
 
 constexpr bool tableFollowsEnumOrder() {
@@ -72,9 +72,13 @@ void checkArity(const Graph& graph, const Node& node) {
                 : std::to_string(info.minInputs) + " to " + counted(info.maxInputs, "input");
         opError(node, "expects " + expected + ", got " + std::to_string(inputCount));
     }
-    if (static_cast<int>(node.outputs.size()) != info.outputs) {
-        opError(node, "expects " + counted(info.outputs, "output") + ", got " +
-                          std::to_string(node.outputs.size()));
+    const auto outputCount = static_cast<int>(node.outputs.size());
+    if (outputCount < info.minOutputs || outputCount > info.maxOutputs) {
+        const std::string expected =
+            info.minOutputs == info.maxOutputs
+                ? counted(info.minOutputs, "output")
+                : std::to_string(info.minOutputs) + " to " + counted(info.maxOutputs, "output");
+        opError(node, "expects " + expected + ", got " + std::to_string(outputCount));
     }
     for (size_t i = 0; i < node.inputs.size(); ++i) {
         const ValueId id = node.inputs[i];

@@ -15,7 +15,8 @@ namespace npusim::compiler {
 struct OpInfo {
     OpKind kind;
     std::string_view name;  ///< ONNX op type
-    int minInputs, maxInputs, outputs;
+    int minInputs, maxInputs;
+    int minOutputs, maxOutputs;  ///< optional outputs (Dropout's mask) or a variable count (Split)
     /// Computes the output dtypes and shapes from the inputs' and writes them into the graph;
     /// throws InputError (via opError) when the inputs do not fit the op.
     void (*inferTypes)(Graph& graph, const Node& node);
