@@ -25,6 +25,9 @@ enum class OpKind : uint16_t {
     Gemm,
     MatMulInteger,
     Relu,
+    // Elementwise, activations, reductions and normalisation.
+    // Convolution, pooling, resize and quantisation.
+    // Shape and data movement.
 };
 
 /// A typed SSA value: a graph input, a constant (initializer) or an op result.

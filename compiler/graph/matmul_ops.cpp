@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "compiler/graph/op_impl.h"
+#include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
 
 namespace npusim::compiler::ops {
@@ -21,19 +22,6 @@ struct MatMulLayout {
 
 Shape batchDims(const Shape& shape) {
     return shape.size() <= 2 ? Shape{} : Shape(shape.begin(), shape.end() - 2);
-}
-
-/// Row-major strides of `dims` left-padded with ones to `rank`; a broadcast (size 1) dim gets
-/// stride 0 so every output index along it reads the same matrix.
-std::vector<int64_t> broadcastStrides(const Shape& dims, size_t rank) {
-    std::vector<int64_t> strides(rank, 0);
-    int64_t stride = 1;
-    for (size_t i = 0; i < dims.size(); ++i) {
-        const size_t dim = dims.size() - 1 - i;
-        strides[rank - 1 - i] = dims[dim] == 1 ? 0 : stride;
-        stride *= dims[dim];
-    }
-    return strides;
 }
 
 MatMulLayout matMulLayout(const Node& node, const Shape& a, const Shape& b) {

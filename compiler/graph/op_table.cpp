@@ -15,6 +15,9 @@ constexpr std::array kOps = {
     OpInfo{OpKind::MatMulInteger, "MatMulInteger", 2, 4, 1, 1, ops::inferMatMulInteger,
            ops::interpretMatMulInteger},
     OpInfo{OpKind::Relu, "Relu", 1, 1, 1, 1, ops::inferRelu, ops::interpretRelu},
+    // Elementwise, activations, reductions and normalisation.
+    // Convolution, pooling, resize and quantisation.
+    // Shape and data movement.
 };
 
 constexpr bool tableFollowsEnumOrder() {
