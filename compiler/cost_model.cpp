@@ -179,25 +179,71 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     return e;
 }
 
-CostEstimate CostModel::estimateElementwise(const ElementwiseProblem& p,
-                                            const ElementwiseSchedule& s) const {
+double CostModel::transferCycles(const BlockTransfer& t, uint64_t elementBytes) const {
+    const bool rowsAdjacent = t.rows == 1 || t.dramRowStride == t.rowElements;
+    const bool planesAdjacent = t.planes == 1 || t.dramPlaneStride == t.rows * t.rowElements;
+    return dmaCycles(static_cast<uint64_t>(t.planes * t.rows),
+                     static_cast<uint64_t>(t.rowElements) * elementBytes, rowsAdjacent && planesAdjacent);
+}
+
+CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSchedule& s) const {
+    // Blocks come in at most two sizes (full and tail along blockDim); transfers and steps
+    // have the same shapes in every block of a size.
+    struct BlockTime {
+        double loads = 0, compute = 0, stores = 0;
+        uint64_t bytes = 0, commands = 0;
+    };
+    auto blockTime = [&](const VectorBlock& block) {
+        BlockTime t;
+        auto transfers = [&](const TensorView& view, BufferExtent extent, DType dtype, double& cycles) {
+            for (const BlockTransfer& transfer : blockTransfers(p, s, block, view, extent)) {
+                cycles += transferCycles(transfer, dtypeSize(dtype));
+                t.bytes += static_cast<uint64_t>(transfer.planes * transfer.rows * transfer.rowElements) * dtypeSize(dtype);
+                ++t.commands;
+            }
+        };
+        for (const VectorLoad& load : p.loads) {
+            const VectorBuffer& buffer = p.buffers[load.buffer];
+            transfers(load.view, buffer.extent, buffer.dtype, t.loads);
+        }
+        for (const VectorStore& store : p.stores) {
+            const VectorBuffer& buffer = p.buffers[store.buffer];
+            transfers(store.view, buffer.extent, buffer.dtype, t.stores);
+        }
+        for (const VectorStep& step : p.steps) {
+            t.compute += vectorCycles(step.op, bufferElements(p, p.buffers[step.src0].extent, block.rows));
+            ++t.commands;
+        }
+        return t;
+    };
+    int64_t blocks = 0, tailBlocks = 0;
+    VectorBlock full, tail;
+    forEachVectorBlockSize(p, s, [&](const VectorBlock& block, int64_t count) {
+        if (blocks == 0) {
+            full = block;
+            blocks = count;
+        } else {
+            tail = block;
+            tailBlocks = count;
+        }
+    });
+    const BlockTime f = blockTime(full);
+    const BlockTime t = tailBlocks ? blockTime(tail) : BlockTime{};
+    const auto nf = static_cast<double>(blocks), nt = static_cast<double>(tailBlocks);
     CostEstimate e;
-    const int64_t blockElements = s.width * s.blockRows;
-    const uint64_t elem = dtypeSize(p.dtype);
-    double blockDma = 0;
-    for (int64_t start = 0; start < p.elements; start += blockElements) {
-        const int64_t elements = std::min(blockElements, p.elements - start);
-        const auto bytes = static_cast<uint64_t>(elements) * elem;
-        blockDma = 2 * dmaCycles(1, bytes);
-        e.dmaCycles += blockDma;
-        e.vectorCycles += vectorCycles(p.op, elements);
-        e.dramBytes += 2 * bytes;
-        e.commands += 3 + (elements % s.width != 0 && elements > s.width ? 3 : 0);
-    }
-    e.commands += e.commands / 2;
+    e.vectorCycles = nf * f.compute + nt * t.compute;
+    e.dmaCycles = nf * (f.loads + f.stores) + nt * (t.loads + t.stores);
+    e.dramBytes = static_cast<uint64_t>(blocks) * f.bytes + static_cast<uint64_t>(tailBlocks) * t.bytes;
+    e.commands = static_cast<uint64_t>(blocks) * f.commands + static_cast<uint64_t>(tailBlocks) * t.commands;
+    e.commands += e.commands / 2;  // semaphore commands, about one per two others
     e.overheadCycles = commandOverheadCycles(e.commands);
-    const double steady = s.doubleBuffer ? std::max(e.vectorCycles, e.dmaCycles) : e.vectorCycles + e.dmaCycles;
-    e.totalCycles = steady + e.overheadCycles + (s.doubleBuffer ? blockDma : 0);
+    // Double-buffered, a block's loads and the previous block's stores run while it computes;
+    // the first loads and the last stores are exposed.
+    const double steady = s.doubleBuffer
+                              ? nf * std::max(f.compute, f.loads + f.stores) +
+                                    nt * std::max(t.compute, t.loads + t.stores) + f.loads + f.stores
+                              : e.vectorCycles + e.dmaCycles;
+    e.totalCycles = steady + e.overheadCycles;
     return e;
 }
 

@@ -18,8 +18,7 @@ public:
     /// A lower bound of estimateGemm's total, cheap to compute: the array's time and the
     /// control core's cost of the GEMM commands, summed per distinct block size.
     double gemmLowerBound(const GemmProblem& problem, const GemmSchedule& schedule) const;
-    CostEstimate estimateElementwise(const ElementwiseProblem& problem,
-                                     const ElementwiseSchedule& schedule) const;
+    CostEstimate estimateVector(const VectorProblem& problem, const VectorSchedule& schedule) const;
 
     /// The array's cycles for one block's tiles issued back to back, ending with the pipeline
     /// drained (blocks are separated by synchronisation). Weight stationary: each tile streams
@@ -29,6 +28,8 @@ public:
     /// A DMA of `rows` rows of `rowBytes` (one run when `contiguous` in DRAM): latency plus the
     /// slowest of the DRAM transfer, the burst issue rate and the outstanding-request window.
     double dmaCycles(uint64_t rows, uint64_t rowBytes, bool contiguous = false) const;
+    /// One DMA transfer of a vector block.
+    double transferCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
     /// One vector command over `elements` elements.
     double vectorCycles(isa::VectorOp op, int64_t elements) const;
     /// The control core's cost of fetching, validating and dispatching `commands` commands.

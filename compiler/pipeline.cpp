@@ -41,8 +41,8 @@ OpRecord opRecord(const Graph& graph, const Node& node, uint32_t opId, const Til
         const GemmProblem& p = gemm->problem;
         record.dtype = p.operandType;
         record.macs = static_cast<uint64_t>(p.batch * p.m * p.n * p.k);
-    } else {
-        record.dtype = std::get<ElementwiseTiles>(tiles).problem.dtype;
+    } else if (!node.outputs.empty()) {
+        record.dtype = graph.value(node.outputs[0]).dtype;
     }
     return record;
 }

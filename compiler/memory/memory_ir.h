@@ -38,7 +38,9 @@ struct OnchipBuffer {
 
 /// The buffers an op uses, by role; each role has one or two slots.
 struct OpBuffers {
-    std::vector<uint32_t> a, b, bias, accumulator, data;
+    std::vector<uint32_t> a, b, bias, accumulator;
+    /// Vector kernels: per kernel, per buffer of its problem, the slot ids.
+    std::vector<std::vector<std::vector<uint32_t>>> vector;
     /// Row pitch in elements of the A and B slots (may exceed the block to avoid bank conflicts).
     int64_t aPitch = 0, bPitch = 0;
 };

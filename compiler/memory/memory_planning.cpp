@@ -85,10 +85,21 @@ GemmFootprint gemmFootprint(const GemmProblem& p, const GemmSchedule& s, const A
     return f;
 }
 
-uint64_t elementwiseFootprint(const ElementwiseProblem& p, const ElementwiseSchedule& s,
-                              const ArchConfig& config) {
-    const uint64_t slot = static_cast<uint64_t>(s.width * s.blockRows) * dtypeSize(p.dtype);
-    return (s.doubleBuffer ? 2 : 1) * alignUp(slot, bankPeriod(config.sram));
+/// Bytes of one slot of each buffer of a vector problem, for its largest block.
+std::vector<uint64_t> vectorBufferBytes(const VectorProblem& p, const VectorSchedule& s) {
+    int64_t rows = s.blockExtent;
+    for (int d = s.blockDim + 1; d < p.rowDims(); ++d) rows *= p.dims[static_cast<size_t>(d)];
+    std::vector<uint64_t> bytes;
+    for (const VectorBuffer& buffer : p.buffers) {
+        bytes.push_back(static_cast<uint64_t>(bufferElements(p, buffer.extent, rows)) * dtypeSize(buffer.dtype));
+    }
+    return bytes;
+}
+
+uint64_t vectorFootprint(const VectorProblem& p, const VectorSchedule& s, const ArchConfig& config) {
+    uint64_t total = 0;
+    for (uint64_t bytes : vectorBufferBytes(p, s)) total += alignUp(bytes, bankPeriod(config.sram));
+    return (s.doubleBuffer ? 2 : 1) * total;
 }
 
 MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const ArchConfig& config) {
@@ -160,11 +171,20 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
             roles.accumulator = allocate.slots(AddressSpace::Accumulator, "acc", f.accumulatorSlot,
                                                f.slots, accAlign);
         } else {
-            const auto& elementwise = std::get<ElementwiseTiles>(op);
-            const ElementwiseSchedule& s = elementwise.schedule;
-            const uint64_t slot = static_cast<uint64_t>(s.width * s.blockRows) *
-                                  dtypeSize(elementwise.problem.dtype);
-            roles.data = allocate.slots(AddressSpace::Sram, "data", slot, s.doubleBuffer ? 2 : 1, sramAlign);
+            for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
+                // Kernels of one op run one after another: each starts again at offset 0.
+                BufferAllocator kernelAllocator(plan, opId);
+                const std::vector<uint64_t> bytes = vectorBufferBytes(kernel.problem, kernel.schedule);
+                std::vector<std::vector<uint32_t>>& slots = roles.vector.emplace_back();
+                for (size_t b = 0; b < bytes.size(); ++b) {
+                    slots.push_back(kernelAllocator.slots(AddressSpace::Sram, "k" + std::to_string(roles.vector.size() - 1) + ".v" + std::to_string(b), bytes[b],
+                                                          kernel.schedule.doubleBuffer ? 2 : 1, sramAlign));
+                }
+                if (kernelAllocator.sramEnd() > config.sram.sizeBytes) {
+                    throw std::logic_error("memory planning: a kernel of op " + std::to_string(opId) +
+                                           " does not fit on chip");
+                }
+            }
         }
         if (allocate.sramEnd() > config.sram.sizeBytes ||
             allocate.accumulatorEnd() > config.accumulator.sizeBytes) {

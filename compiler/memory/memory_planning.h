@@ -21,9 +21,9 @@ struct GemmFootprint {
 
 GemmFootprint gemmFootprint(const GemmProblem& problem, const GemmSchedule& schedule,
                             const ArchConfig& config);
-/// Bytes of SRAM an elementwise schedule needs.
-uint64_t elementwiseFootprint(const ElementwiseProblem& problem, const ElementwiseSchedule& schedule,
-                              const ArchConfig& config);
+/// Bytes of SRAM a vector schedule needs: each buffer, bank-aligned, once per slot.
+uint64_t vectorFootprint(const VectorProblem& problem, const VectorSchedule& schedule,
+                         const ArchConfig& config);
 
 MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const ArchConfig& config);
 

@@ -19,7 +19,7 @@ std::vector<isa::Command> generateCommands(const TileProgram& program, const Mem
         if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
             emitGemm(*gemm, plan, config, planner);
         } else {
-            emitElementwise(std::get<ElementwiseTiles>(op), plan, planner);
+            emitVector(std::get<VectorTiles>(op), plan, planner);
         }
     }
     return planner.finish();

@@ -60,18 +60,25 @@ std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& p, const ArchC
     return best;
 }
 
-std::optional<ElementwiseSchedule> chooseElementwiseSchedule(const ElementwiseProblem& p, const ArchConfig& config,
-                                              const CostModel& model) {
-    const int64_t width = std::min<int64_t>(p.elements, int64_t{config.vector.lanes} * 16);
-    const int64_t totalRows = ceilDiv(p.elements, width);
-    std::optional<ElementwiseSchedule> best;
-    for (int64_t blockRows : blockSizes(std::min(totalRows, kMaxField16), 1)) {
-        for (bool doubleBuffer : {true, false}) {
-            ElementwiseSchedule schedule{width, blockRows, doubleBuffer, {}};
-            if (elementwiseFootprint(p, schedule, config) > config.sram.sizeBytes) continue;
-            if (ceilDiv(totalRows, blockRows) > kMaxBlocks) continue;
-            schedule.estimate = model.estimateElementwise(p, schedule);
-            if (!best || better(schedule.estimate, best->estimate)) best = schedule;
+std::optional<VectorSchedule> chooseVectorSchedule(const VectorProblem& p, const ArchConfig& config,
+                                                  const CostModel& model) {
+    if (p.cols() > kMaxField16) return std::nullopt;
+    std::optional<VectorSchedule> best;
+    int64_t wholeRows = p.rows();
+    for (int blockDim = 0; blockDim < p.rowDims(); ++blockDim) {
+        const int64_t extent = p.dims[static_cast<size_t>(blockDim)];
+        wholeRows /= extent;  // the rows of one index of blockDim
+        int64_t blocks = 1;
+        for (int d = 0; d < blockDim; ++d) blocks *= p.dims[static_cast<size_t>(d)];
+        for (int64_t blockExtent : blockSizes(extent, 1)) {
+            if (blockExtent * wholeRows > kMaxField16) break;
+            if (blocks * ceilDiv(extent, blockExtent) > kMaxBlocks) continue;
+            for (bool doubleBuffer : {true, false}) {
+                VectorSchedule schedule{blockDim, blockExtent, doubleBuffer, {}};
+                if (vectorFootprint(p, schedule, config) > config.sram.sizeBytes) continue;
+                schedule.estimate = model.estimateVector(p, schedule);
+                if (!best || better(schedule.estimate, best->estimate)) best = schedule;
+            }
         }
     }
     return best;

@@ -60,16 +60,58 @@ void printGemm(std::ostringstream& out, const GemmTiles& tiles, const Graph& gra
     out << "  " << estimateText(s.estimate) << "\n}\n";
 }
 
-void printElementwise(std::ostringstream& out, const ElementwiseTiles& tiles, const Graph& graph) {
-    const ElementwiseProblem& p = tiles.problem;
-    const ElementwiseSchedule& s = tiles.schedule;
-    out << "tile.vector @" << graph.nodes.at(p.opId).name << " op=" << p.opId << " "
-        << isa::vectorOpName(p.op) << " " << dtypeName(p.dtype) << " elements=" << p.elements
-        << " {\n";
-    out << "  for i in [0, " << p.elements << ") step " << s.width * s.blockRows << " parallel\n";
-    out << "   vector.block [" << s.blockRows << "x" << s.width << "]\n";
-    out << "  buffering " << (s.doubleBuffer ? "double" : "single") << "\n";
-    out << "  " << estimateText(s.estimate) << "\n}\n";
+const char* extentName(BufferExtent extent) {
+    switch (extent) {
+        case BufferExtent::Block: return "block";
+        case BufferExtent::Column: return "column";
+        case BufferExtent::Row: return "row";
+    }
+    return "?";
+}
+
+std::string viewText(const TensorView& view, const Graph& graph) {
+    std::string text = "%" + graph.value(view.value).name;
+    if (view.offset) text += "+" + std::to_string(view.offset);
+    text += " strides [";
+    for (size_t d = 0; d < view.strides.size(); ++d) text += (d ? "," : "") + std::to_string(view.strides[d]);
+    return text + "]";
+}
+
+void printVector(std::ostringstream& out, const VectorTiles& tiles, const Graph& graph) {
+    for (const VectorKernel& kernel : tiles.kernels) {
+        const VectorProblem& p = kernel.problem;
+        const VectorSchedule& s = kernel.schedule;
+        out << "tile.vector @" << graph.nodes.at(p.opId).name << " op=" << p.opId << " " << p.name << " dims=[";
+        for (size_t d = 0; d < p.dims.size(); ++d) {
+            out << (d == 0 ? "" : static_cast<int>(d) == p.rowDims() ? " | " : ",") << p.dims[d];
+        }
+        out << "] {\n";
+        for (int d = 0; d <= s.blockDim; ++d) {
+            out << std::string(static_cast<size_t>(d) + 2, ' ') << "for d" << d << " in [0, "
+                << p.dims[static_cast<size_t>(d)] << ") step " << (d == s.blockDim ? s.blockExtent : 1)
+                << " parallel\n";
+        }
+        const std::string indent(static_cast<size_t>(s.blockDim) + 3, ' ');
+        for (size_t b = 0; b < p.buffers.size(); ++b) {
+            out << indent << "buffer v" << b << " " << dtypeName(p.buffers[b].dtype) << " "
+                << extentName(p.buffers[b].extent) << "\n";
+        }
+        for (const VectorLoad& load : p.loads) {
+            out << indent << "load v" << load.buffer << " <- " << viewText(load.view, graph) << "\n";
+        }
+        for (const VectorStep& step : p.steps) {
+            out << indent << "v" << step.dst << " = " << isa::vectorOpName(step.op) << " v" << step.src0;
+            if (step.src1) out << ", v" << *step.src1;
+            if (step.immediate) out << ", imm 0x" << std::hex << *step.immediate << std::dec;
+            if (step.immediate2) out << ", imm2 0x" << std::hex << step.immediate2 << std::dec;
+            out << "\n";
+        }
+        for (const VectorStore& store : p.stores) {
+            out << indent << "store v" << store.buffer << " -> " << viewText(store.view, graph) << "\n";
+        }
+        out << "  buffering " << (s.doubleBuffer ? "double" : "single") << "\n";
+        out << "  " << estimateText(s.estimate) << "\n}\n";
+    }
 }
 
 }  // namespace
@@ -154,7 +196,24 @@ void forEachArrayTile(const TensorUnitConfig& tensor, const GemmBlock& block,
 }
 
 uint32_t tileOpId(const TileOp& op) {
-    return std::visit([](const auto& tiles) { return tiles.problem.opId; }, op);
+    if (const auto* gemm = std::get_if<GemmTiles>(&op)) return gemm->problem.opId;
+    return std::get<VectorTiles>(op).opId;
+}
+
+CostEstimate tileOpEstimate(const TileOp& op) {
+    if (const auto* gemm = std::get_if<GemmTiles>(&op)) return gemm->schedule.estimate;
+    CostEstimate total;
+    for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
+        const CostEstimate& e = kernel.schedule.estimate;
+        total.tensorCycles += e.tensorCycles;
+        total.vectorCycles += e.vectorCycles;
+        total.dmaCycles += e.dmaCycles;
+        total.overheadCycles += e.overheadCycles;
+        total.totalCycles += e.totalCycles;
+        total.dramBytes += e.dramBytes;
+        total.commands += e.commands;
+    }
+    return total;
 }
 
 std::string printTileProgram(const TileProgram& program, const Graph& graph) {
@@ -163,7 +222,7 @@ std::string printTileProgram(const TileProgram& program, const Graph& graph) {
         if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
             printGemm(out, *gemm, graph);
         } else {
-            printElementwise(out, std::get<ElementwiseTiles>(op), graph);
+            printVector(out, std::get<VectorTiles>(op), graph);
         }
     }
     return out.str();

@@ -14,6 +14,8 @@
 #include "arch/dtype.h"
 #include "arch/isa.h"
 #include "compiler/graph/graph.h"
+#include "compiler/tile/cost_estimate.h"
+#include "compiler/tile/vector_ir.h"
 
 namespace npusim::compiler {
 
@@ -48,13 +50,6 @@ struct GemmProblem {
 /// Loop order of the block loops (the K loop is always innermost: a result block is finished
 /// before it is stored).
 enum class GemmLoopOrder : uint8_t { MOuter, NOuter };
-
-/// The cost model's view of a schedule.
-struct CostEstimate {
-    double tensorCycles = 0, vectorCycles = 0, dmaCycles = 0, overheadCycles = 0;
-    double totalCycles = 0;
-    uint64_t dramBytes = 0, commands = 0;
-};
 
 struct GemmSchedule {
     int64_t mBlock = 0, nBlock = 0, kBlock = 0;
@@ -116,33 +111,12 @@ void forEachArrayTile(const TensorUnitConfig& tensor, const GemmBlock& block,
 void forEachGemmBlock(const GemmProblem& problem, const GemmSchedule& schedule,
                       const std::function<void(const GemmBlock&)>& visit);
 
-/// An elementwise op on the vector unit: output = op(input) over `elements` values, processed
-/// as blocks of `blockRows` rows of `width` elements.
-struct ElementwiseProblem {
-    uint32_t opId = 0;
-    isa::VectorOp op = isa::VectorOp::Copy;
-    DType dtype = DType::Fp32;
-    int64_t elements = 0;
-    ValueId input = kNoValue, output = kNoValue;
-};
-
-struct ElementwiseSchedule {
-    int64_t width = 0, blockRows = 0;
-    bool doubleBuffer = true;
-    CostEstimate estimate;
-};
-
 struct GemmTiles {
     GemmProblem problem;
     GemmSchedule schedule;
 };
 
-struct ElementwiseTiles {
-    ElementwiseProblem problem;
-    ElementwiseSchedule schedule;
-};
-
-using TileOp = std::variant<GemmTiles, ElementwiseTiles>;
+using TileOp = std::variant<GemmTiles, VectorTiles>;
 
 /// Every NPU op of a graph, in execution order.
 struct TileProgram {
@@ -150,6 +124,8 @@ struct TileProgram {
 };
 
 uint32_t tileOpId(const TileOp& op);
+/// The cost model's estimate of a tile op (its kernels' summed).
+CostEstimate tileOpEstimate(const TileOp& op);
 
 /// Text form (--emit=tile): one loop nest per op with its schedule and estimate.
 std::string printTileProgram(const TileProgram& program, const Graph& graph);

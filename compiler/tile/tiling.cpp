@@ -2,6 +2,7 @@
 #include "compiler/tile/tiling.h"
 
 #include "compiler/graph/op_table.h"
+#include "compiler/tile/vector_lowering.h"
 
 namespace npusim::compiler {
 namespace {
@@ -20,27 +21,29 @@ TileOp lowerGemm(const Graph& graph, const Node& node, uint32_t opId, const Arch
     return tiles;
 }
 
-TileOp lowerRelu(const Graph& graph, const Node& node, uint32_t opId, const ArchConfig& config,
-                 const CostModel& model) {
-    const Value& input = graph.value(node.inputs.at(0));
-    if (input.dtype != DType::Fp32 && input.dtype != DType::Int32) {
-        opError(node, "the vector unit computes fp32 and int32, not " + std::string(dtypeName(input.dtype)));
+TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const ArchConfig& config,
+                   const CostModel& model) {
+    std::vector<VectorProblem> problems;
+    try {
+        problems = vectorProblemsFor(graph, node, opId);
+    } catch (const VectorUnsupported& e) {
+        opError(node, e.what());
     }
-    ElementwiseTiles tiles;
-    tiles.problem.opId = opId;
-    tiles.problem.op = isa::VectorOp::Relu;
-    tiles.problem.dtype = input.dtype;
-    tiles.problem.elements = elementCount(input.shape);
-    tiles.problem.input = node.inputs[0];
-    tiles.problem.output = node.outputs.at(0);
-    const std::optional<ElementwiseSchedule> schedule =
-        chooseElementwiseSchedule(tiles.problem, config, model);
-    if (!schedule) opError(node, "no tiling fits " + kib(config.sram.sizeBytes) + " SRAM");
-    tiles.schedule = *schedule;
+    if (problems.empty()) opError(node, "the NPU has no lowering for this op");
+    VectorTiles tiles{opId, {}};
+    for (VectorProblem& problem : problems) {
+        const std::optional<VectorSchedule> schedule = chooseVectorSchedule(problem, config, model);
+        if (!schedule) opError(node, "no blocking of its " + problem.name + " kernel fits " + kib(config.sram.sizeBytes) + " SRAM");
+        tiles.kernels.push_back({std::move(problem), *schedule});
+    }
     return tiles;
 }
 
 }  // namespace
+
+std::vector<VectorProblem> vectorProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
+    return elementwiseProblemsFor(graph, node, opId);
+}
 
 TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const CostModel& model) {
     TileProgram program;
@@ -58,8 +61,8 @@ TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const Cos
             case OpKind::MatMulInteger:
                 program.ops.push_back(lowerGemm(graph, node, opId, config, model));
                 break;
-            case OpKind::Relu:
-                program.ops.push_back(lowerRelu(graph, node, opId, config, model));
+            default:
+                program.ops.push_back(lowerVector(graph, node, opId, config, model));
                 break;
         }
     }

@@ -20,8 +20,7 @@ GemmProblem gemmProblemFor(const Graph& graph, const Node& node, uint32_t opId,
 /// The cheapest schedule that fits on chip; nullopt when none does.
 std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& problem,
                                                const ArchConfig& config, const CostModel& model);
-std::optional<ElementwiseSchedule> chooseElementwiseSchedule(const ElementwiseProblem& problem,
-                                                             const ArchConfig& config,
-                                                             const CostModel& model);
+std::optional<VectorSchedule> chooseVectorSchedule(const VectorProblem& problem, const ArchConfig& config,
+                                                  const CostModel& model);
 
 }  // namespace npusim::compiler

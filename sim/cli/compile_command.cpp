@@ -22,7 +22,7 @@ void printEstimates(const compiler::Compilation& c) {
     std::printf("%-24s %-14s %14s\n", "op", "type", "est. cycles");
     for (const compiler::TileOp& op : c.tiles.ops) {
         const uint32_t opId = compiler::tileOpId(op);
-        const double cycles = std::visit([](const auto& t) { return t.schedule.estimate.totalCycles; }, op);
+        const double cycles = compiler::tileOpEstimate(op).totalCycles;
         for (const OpRecord& record : c.artifact.manifest.ops) {
             if (record.opId != opId) continue;
             std::printf("%-24s %-14s %14.0f\n", record.name.c_str(), record.type.c_str(), cycles);

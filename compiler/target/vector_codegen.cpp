@@ -1,0 +1,109 @@
+// Vector kernel code generation: per block, the loads of every view, one vector command per
+// step, then the stores; blocks alternate between the two slots of each buffer when the
+// schedule double-buffers, so block i+1 loads while block i computes.
+#include "compiler/target/command_builder.h"
+#include "compiler/target/op_codegen.h"
+
+namespace npusim::compiler {
+namespace {
+
+isa::Operand1Mode operandMode(BufferExtent dst, BufferExtent src1) {
+    if (dst == BufferExtent::Block && src1 == BufferExtent::Column) return isa::Operand1Mode::Column;
+    if (dst == BufferExtent::Block && src1 == BufferExtent::Row) return isa::Operand1Mode::Row;
+    return isa::Operand1Mode::Full;
+}
+
+class KernelEmitter {
+public:
+    KernelEmitter(const VectorKernel& kernel, const std::vector<std::vector<uint32_t>>& slots,
+                  const MemoryPlan& plan, SyncPlanner& out)
+        : p_(kernel.problem), s_(kernel.schedule), slots_(slots), plan_(plan), out_(out) {}
+
+    void emit(uint32_t& tile) {
+        forEachVectorBlock(p_, s_, [&](const VectorBlock& block) {
+            const size_t slot = tile % slots_.front().size();
+            for (const VectorLoad& load : p_.loads) transfer(block, load.view, load.buffer, slot, true, tile);
+            for (const VectorStep& step : p_.steps) compute(block, step, slot, tile);
+            for (const VectorStore& store : p_.stores) transfer(block, store.view, store.buffer, slot, false, tile);
+            ++tile;
+        });
+    }
+
+private:
+    uint32_t slotOf(uint32_t buffer, size_t slot) const { return slots_.at(buffer).at(slot); }
+    uint64_t address(uint32_t buffer, size_t slot) const { return plan_.buffers.at(slotOf(buffer, slot)).offset; }
+
+    void transfer(const VectorBlock& block, const TensorView& view, uint32_t buffer, size_t slot, bool load,
+                  uint32_t tile) {
+        const VectorBuffer& b = p_.buffers[buffer];
+        const uint64_t elem = dtypeSize(b.dtype);
+        const uint64_t base = address(buffer, slot);
+        const uint64_t dramBase = plan_.dramTensor(view.value).offset;
+        const Access accesses[] = {{bufferResource(slotOf(buffer, slot)), load},
+                                   {dramResource(plan_, view.value), !load}};
+        for (const BlockTransfer& t : blockTransfers(p_, s_, block, view, b.extent)) {
+            DmaSpec spec;
+            spec.load = load;
+            spec.kind = p_.kind != isa::CommandKind::Compute ? p_.kind
+                        : load                               ? isa::CommandKind::Load
+                                                             : isa::CommandKind::Store;
+            spec.dramOffset = dramBase + static_cast<uint64_t>(t.dramOffset) * elem;
+            spec.onchipAddress = base + static_cast<uint64_t>(t.onchipOffset) * elem;
+            spec.rows = static_cast<uint64_t>(t.rows);
+            spec.rowBytes = static_cast<uint64_t>(t.rowElements) * elem;
+            spec.dramStride = static_cast<uint64_t>(t.dramRowStride) * elem;
+            spec.onchipStride = static_cast<uint64_t>(t.onchipRowStride) * elem;
+            spec.planes = static_cast<uint64_t>(t.planes);
+            spec.dramPlaneStride = static_cast<uint64_t>(t.dramPlaneStride) * elem;
+            spec.onchipPlaneStride = static_cast<uint64_t>(t.onchipPlaneStride) * elem;
+            out_.add(dmaCommand(spec, p_.opId, tile), accesses);
+        }
+    }
+
+    void compute(const VectorBlock& block, const VectorStep& step, size_t slot, uint32_t tile) {
+        const BufferExtent src0 = p_.buffers[step.src0].extent, dst = p_.buffers[step.dst].extent;
+        const auto cols = static_cast<uint64_t>(p_.cols());
+        const auto rows = static_cast<uint64_t>(block.rows);
+        VectorSpec v;
+        v.op = step.op;
+        v.dtype = p_.buffers[step.src0].dtype;
+        v.outDType = p_.buffers[step.dst].dtype;
+        v.dst = address(step.dst, slot);
+        v.src0 = address(step.src0, slot);
+        v.rows = src0 == BufferExtent::Row ? 1 : rows;
+        v.cols = src0 == BufferExtent::Column ? 1 : cols;
+        v.src0Stride = v.cols;
+        v.dstStride = dst == BufferExtent::Column ? 1 : v.cols;
+        if (step.src1) {
+            v.mode = operandMode(dst, p_.buffers[*step.src1].extent);
+            v.src1 = address(*step.src1, slot);
+            v.src1Stride = v.mode == isa::Operand1Mode::Full ? v.cols : 0;
+        } else if (step.immediate) {
+            v.mode = isa::Operand1Mode::Immediate;
+            v.immediate = *step.immediate;
+        }
+        v.immediate2 = step.immediate2;
+        std::vector<Access> accesses{{bufferResource(slotOf(step.dst, slot)), true},
+                                     {bufferResource(slotOf(step.src0, slot)), false}};
+        if (step.src1) accesses.push_back({bufferResource(slotOf(*step.src1, slot)), false});
+        out_.add(vectorCommand(v, p_.opId, tile), accesses);
+    }
+
+    const VectorProblem& p_;
+    const VectorSchedule& s_;
+    const std::vector<std::vector<uint32_t>>& slots_;
+    const MemoryPlan& plan_;
+    SyncPlanner& out_;
+};
+
+}  // namespace
+
+void emitVector(const VectorTiles& tiles, const MemoryPlan& plan, SyncPlanner& out) {
+    const OpBuffers& roles = plan.opBuffers.at(tiles.opId);
+    uint32_t tile = 0;
+    for (size_t k = 0; k < tiles.kernels.size(); ++k) {
+        KernelEmitter(tiles.kernels[k], roles.vector.at(k), plan, out).emit(tile);
+    }
+}
+
+}  // namespace npusim::compiler

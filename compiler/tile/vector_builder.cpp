@@ -1,0 +1,194 @@
+// VectorBuilder: operand modes, rewrites for broadcast first operands, and buffer reuse.
+#include "compiler/tile/vector_builder.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+namespace npusim::compiler {
+namespace {
+
+bool commutative(isa::VectorOp op) {
+    return op == isa::VectorOp::Add || op == isa::VectorOp::Mul || op == isa::VectorOp::Max ||
+           op == isa::VectorOp::Min;
+}
+
+/// True when the dims [begin, end) have more than one index and the view reads the same
+/// element at all of them.
+bool broadcastAlong(const VectorProblem& problem, const TensorView& view, size_t begin, size_t end) {
+    bool several = false;
+    for (size_t d = begin; d < end; ++d) {
+        if (problem.dims[d] == 1) continue;
+        if (view.strides[d] != 0) return false;
+        several = true;
+    }
+    return several;
+}
+
+}  // namespace
+
+uint32_t fp32Bits(float value) { return std::bit_cast<uint32_t>(value); }
+
+VectorBuilder::VectorBuilder(uint32_t opId, std::string name, Shape dims, int colDims) {
+    problem_.opId = opId;
+    problem_.name = std::move(name);
+    problem_.dims = std::move(dims);
+    problem_.colDims = colDims;
+}
+
+uint32_t VectorBuilder::newBuffer(DType dtype, BufferExtent extent) {
+    problem_.buffers.push_back({dtype, extent});
+    loadOf_.emplace_back();
+    return static_cast<uint32_t>(problem_.buffers.size() - 1);
+}
+
+uint32_t VectorBuilder::load(const TensorView& view, DType dtype) {
+    const auto rowDims = static_cast<size_t>(problem_.rowDims());
+    const bool sameInEveryRow = broadcastAlong(problem_, view, 0, rowDims);
+    const bool sameInEveryCol = broadcastAlong(problem_, view, rowDims, problem_.dims.size());
+    const BufferExtent extent = sameInEveryCol   ? BufferExtent::Column
+                                : sameInEveryRow ? BufferExtent::Row
+                                                 : BufferExtent::Block;
+    const uint32_t buffer = newBuffer(dtype, extent);
+    loadOf_[buffer] = problem_.loads.size();
+    problem_.loads.push_back({view, buffer});
+    return buffer;
+}
+
+uint32_t VectorBuilder::loadBlock(const TensorView& view, DType dtype) {
+    const uint32_t buffer = newBuffer(dtype, BufferExtent::Block);
+    loadOf_[buffer] = problem_.loads.size();
+    problem_.loads.push_back({view, buffer});
+    return buffer;
+}
+
+uint32_t VectorBuilder::step(isa::VectorOp op, uint32_t dst, uint32_t src0,
+                             std::optional<uint32_t> src1, std::optional<uint32_t> imm,
+                             uint32_t imm2) {
+    const DType in = dtypeOf(src0), out = dtypeOf(dst);
+    if (!isa::vectorSupports(op, in, out)) {
+        std::string message = "the vector unit has no " + std::string(isa::vectorOpName(op)) + " on " +
+                              std::string(dtypeName(in));
+        if (out != in) message += " to " + std::string(dtypeName(out));
+        throw VectorUnsupported(message);
+    }
+    problem_.steps.push_back({op, dst, src0, src1, imm, imm2});
+    return dst;
+}
+
+uint32_t VectorBuilder::unary(isa::VectorOp op, uint32_t src, std::optional<DType> out) {
+    const uint32_t dst = newBuffer(out.value_or(dtypeOf(src)), extentOf(src));
+    return step(op, dst, src, std::nullopt, std::nullopt, 0);
+}
+
+uint32_t VectorBuilder::immediate(isa::VectorOp op, uint32_t src, uint32_t imm, uint32_t imm2,
+                                  std::optional<DType> out) {
+    const uint32_t dst = newBuffer(out.value_or(dtypeOf(src)), extentOf(src));
+    return step(op, dst, src, std::nullopt, imm, imm2);
+}
+
+uint32_t VectorBuilder::scalar(isa::VectorOp op, uint32_t src, float value) {
+    const bool integer = dtypeOf(src) == DType::Int32;
+    return immediate(op, src, integer ? static_cast<uint32_t>(static_cast<int32_t>(value)) : fp32Bits(value));
+}
+
+uint32_t VectorBuilder::binary(isa::VectorOp op, uint32_t a, uint32_t b) {
+    const BufferExtent ea = extentOf(a), eb = extentOf(b);
+    if (ea == eb || ea == BufferExtent::Block) {
+        const uint32_t dst = newBuffer(dtypeOf(a), ea);
+        return step(op, dst, a, b, std::nullopt, 0);
+    }
+    if (eb == BufferExtent::Block) {
+        if (commutative(op)) return binary(op, b, a);
+        if (op == isa::VectorOp::Sub) {
+            return scalar(isa::VectorOp::Mul, binary(isa::VectorOp::Sub, b, a), -1.0f);
+        }
+        if (op == isa::VectorOp::Div && dtypeOf(b) == DType::Fp32) {
+            return binary(isa::VectorOp::Mul, unary(isa::VectorOp::Reciprocal, b), a);
+        }
+    }
+    // A column against a row (or a non-commutative op with a broadcast first operand): the
+    // first operand is loaded again as a whole block.
+    if (!loadOf_[a]) {
+        throw std::logic_error("vector builder: cannot broadcast a computed operand of " + problem_.name);
+    }
+    const TensorView view = problem_.loads[*loadOf_[a]].view;
+    return binary(op, loadBlock(view, dtypeOf(a)), b);
+}
+
+uint32_t VectorBuilder::binary(isa::VectorOp op, const Operand& a, const Operand& b) {
+    if (a.buffer && b.buffer) return binary(op, *a.buffer, *b.buffer);
+    if (a.buffer) return scalar(op, *a.buffer, b.value);
+    if (!b.buffer) throw std::logic_error("vector builder: " + problem_.name + " of two constants");
+    // A constant first operand.
+    if (commutative(op)) return scalar(op, *b.buffer, a.value);
+    if (op == isa::VectorOp::Sub) return scalar(isa::VectorOp::Add, scalar(isa::VectorOp::Mul, *b.buffer, -1.0f), a.value);
+    if (op == isa::VectorOp::Div) return scalar(isa::VectorOp::Mul, unary(isa::VectorOp::Reciprocal, *b.buffer), a.value);
+    throw VectorUnsupported(std::string(isa::vectorOpName(op)) + " with a constant first operand");
+}
+
+uint32_t VectorBuilder::reduce(isa::VectorOp op, uint32_t src) {
+    const uint32_t dst = newBuffer(dtypeOf(src), BufferExtent::Column);
+    return step(op, dst, src, std::nullopt, std::nullopt, 0);
+}
+
+void VectorBuilder::store(uint32_t buffer, const TensorView& view) {
+    problem_.stores.push_back({buffer, view});
+}
+
+VectorProblem VectorBuilder::finish() {
+    VectorProblem& p = problem_;
+    // Events in block order: loads, steps, stores. A buffer is free after its last use.
+    const size_t n = p.buffers.size();
+    std::vector<size_t> lastUse(n, 0);
+    size_t event = 0;
+    for (const VectorLoad& load : p.loads) lastUse[load.buffer] = event++;
+    for (const VectorStep& s : p.steps) {
+        lastUse[s.src0] = event;
+        if (s.src1) lastUse[*s.src1] = event;
+        lastUse[s.dst] = std::max(lastUse[s.dst], event);
+        ++event;
+    }
+    for (const VectorStore& store : p.stores) lastUse[store.buffer] = event++;
+
+    // Each logical buffer gets a physical one: a dead buffer of the same type and extent when
+    // there is one (elementwise steps may write over their own sources), else a new one.
+    std::vector<uint32_t> physical(n, UINT32_MAX);
+    std::vector<VectorBuffer> buffers;
+    std::vector<std::pair<size_t, uint32_t>> live;  // (last use, physical)
+    auto assign = [&](uint32_t logical, std::optional<size_t> now) {
+        if (physical[logical] != UINT32_MAX) return;
+        const VectorBuffer& want = p.buffers[logical];
+        auto free = std::find_if(live.begin(), live.end(), [&](const auto& entry) {
+            return now && entry.first <= *now && buffers[entry.second].dtype == want.dtype &&
+                   buffers[entry.second].extent == want.extent &&
+                   std::none_of(live.begin(), live.end(), [&](const auto& other) {
+                       return other.second == entry.second && other.first > *now;
+                   });
+        });
+        if (free != live.end()) {
+            physical[logical] = free->second;
+        } else {
+            physical[logical] = static_cast<uint32_t>(buffers.size());
+            buffers.push_back(want);
+        }
+        live.emplace_back(lastUse[logical], physical[logical]);
+    };
+    // Loads all land before the first step: none may share a buffer.
+    for (const VectorLoad& load : p.loads) assign(load.buffer, std::nullopt);
+    event = p.loads.size();
+    for (const VectorStep& s : p.steps) assign(s.dst, event++);
+    for (const VectorStore& store : p.stores) assign(store.buffer, event);
+
+    for (VectorLoad& load : p.loads) load.buffer = physical[load.buffer];
+    for (VectorStep& s : p.steps) {
+        s.dst = physical[s.dst];
+        s.src0 = physical[s.src0];
+        if (s.src1) s.src1 = physical[*s.src1];
+    }
+    for (VectorStore& store : p.stores) store.buffer = physical[store.buffer];
+    p.buffers = std::move(buffers);
+    return std::move(problem_);
+}
+
+}  // namespace npusim::compiler

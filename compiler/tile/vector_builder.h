@@ -1,0 +1,73 @@
+// Building vector problems: loads, steps and stores on named buffers, with operand
+// broadcasting resolved to the vector unit's modes, and buffers reused once dead so that a
+// long program (softmax, layer normalisation) needs few rows of SRAM.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "compiler/tile/vector_ir.h"
+
+namespace npusim::compiler {
+
+/// Thrown when a step needs something the vector unit does not have (a dtype, a function);
+/// the lowering turns it into a located diagnostic.
+struct VectorUnsupported : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// An input of an elementwise expression: a buffer, or a scalar constant used as an immediate.
+struct Operand {
+    std::optional<uint32_t> buffer;
+    float value = 0;
+};
+
+class VectorBuilder {
+public:
+    VectorBuilder(uint32_t opId, std::string name, Shape dims, int colDims);
+
+    /// Loads a view into a new buffer. The extent follows from the view: Column when it does
+    /// not vary along the column dims, Row when it does not vary along the row dims, else Block.
+    uint32_t load(const TensorView& view, DType dtype);
+    /// Loads a view as a whole block whatever its broadcasting (the DMA repeats elements).
+    uint32_t loadBlock(const TensorView& view, DType dtype);
+
+    /// dst = op(src) elementwise, in a new buffer of `out` type (default: src's).
+    uint32_t unary(isa::VectorOp op, uint32_t src, std::optional<DType> out = std::nullopt);
+    /// dst = op(src, immediate bits) elementwise; imm2 for clip's maximum and zero points.
+    uint32_t immediate(isa::VectorOp op, uint32_t src, uint32_t imm, uint32_t imm2 = 0,
+                       std::optional<DType> out = std::nullopt);
+    /// As immediate, with the value in src's type (fp32, or int32 truncated).
+    uint32_t scalar(isa::VectorOp op, uint32_t src, float value);
+    /// dst = op(a, b) elementwise, broadcasting a Column or Row operand over a Block one.
+    /// Non-commutative ops with a broadcast first operand are rewritten (b - a negated,
+    /// a * reciprocal(b)) or the first operand is loaded again as a block.
+    uint32_t binary(isa::VectorOp op, uint32_t a, uint32_t b);
+    /// As binary, with either operand possibly an immediate.
+    uint32_t binary(isa::VectorOp op, const Operand& a, const Operand& b);
+    /// Row reduction of a Block buffer (reduce_sum, reduce_max) into a Column buffer.
+    uint32_t reduce(isa::VectorOp op, uint32_t src);
+
+    void store(uint32_t buffer, const TensorView& view);
+    /// The finished problem, with dead buffers reused.
+    VectorProblem finish();
+
+    BufferExtent extentOf(uint32_t buffer) const { return problem_.buffers.at(buffer).extent; }
+    DType dtypeOf(uint32_t buffer) const { return problem_.buffers.at(buffer).dtype; }
+
+private:
+    uint32_t newBuffer(DType dtype, BufferExtent extent);
+    uint32_t step(isa::VectorOp op, uint32_t dst, uint32_t src0, std::optional<uint32_t> src1,
+                  std::optional<uint32_t> imm, uint32_t imm2);
+
+    VectorProblem problem_;
+    /// Which load created each buffer (for reloading a broadcast operand as a block).
+    std::vector<std::optional<size_t>> loadOf_;
+};
+
+/// fp32 bits of a value, for immediates.
+uint32_t fp32Bits(float value);
+
+}  // namespace npusim::compiler

@@ -1,0 +1,175 @@
+// Vector tile IR: block iteration and the DMA transfers of a block.
+#include "compiler/tile/vector_ir.h"
+
+#include <algorithm>
+
+namespace npusim::compiler {
+namespace {
+
+/// The ISA's rows and planes fields are 16 bits wide.
+constexpr int64_t kMaxTransferCount = 0xffff;
+
+int64_t product(const Shape& dims, size_t begin, size_t end) {
+    int64_t result = 1;
+    for (size_t d = begin; d < end; ++d) result *= dims[d];
+    return result;
+}
+
+/// One dim of a block transfer: its extent and the strides on both sides.
+struct TransferDim {
+    int64_t extent = 1, dramStride = 0, onchipStride = 0;
+};
+
+/// Emits the transfers for `outer` (dims iterated by separate transfers, outermost first),
+/// the planes and rows dims (split where they exceed the ISA's fields) and the run length.
+class TransferEmitter {
+public:
+    TransferEmitter(std::vector<TransferDim> outer, TransferDim planes, TransferDim rows,
+                    int64_t rowElements, std::vector<BlockTransfer>& out)
+        : outer_(std::move(outer)), planes_(planes), rows_(rows), rowElements_(rowElements), out_(out) {}
+
+    void emit(size_t depth, int64_t dram, int64_t onchip) {
+        if (depth < outer_.size()) {
+            const TransferDim& dim = outer_[depth];
+            for (int64_t i = 0; i < dim.extent; ++i) {
+                emit(depth + 1, dram + i * dim.dramStride, onchip + i * dim.onchipStride);
+            }
+            return;
+        }
+        for (int64_t p = 0; p < planes_.extent; p += kMaxTransferCount) {
+            for (int64_t r = 0; r < rows_.extent; r += kMaxTransferCount) {
+                BlockTransfer t;
+                t.dramOffset = dram + p * planes_.dramStride + r * rows_.dramStride;
+                t.onchipOffset = onchip + p * planes_.onchipStride + r * rows_.onchipStride;
+                t.planes = std::min(kMaxTransferCount, planes_.extent - p);
+                t.dramPlaneStride = planes_.dramStride;
+                t.onchipPlaneStride = planes_.onchipStride;
+                t.rows = std::min(kMaxTransferCount, rows_.extent - r);
+                t.dramRowStride = rows_.dramStride;
+                t.onchipRowStride = rows_.onchipStride;
+                t.rowElements = rowElements_;
+                out_.push_back(t);
+            }
+        }
+    }
+
+private:
+    std::vector<TransferDim> outer_;
+    TransferDim planes_, rows_;
+    int64_t rowElements_;
+    std::vector<BlockTransfer>& out_;
+};
+
+}  // namespace
+
+int64_t VectorProblem::rows() const {
+    return product(dims, 0, static_cast<size_t>(rowDims()));
+}
+
+int64_t VectorProblem::cols() const {
+    return product(dims, static_cast<size_t>(rowDims()), dims.size());
+}
+
+int64_t bufferElements(const VectorProblem& problem, BufferExtent extent, int64_t rows) {
+    switch (extent) {
+        case BufferExtent::Block: return rows * problem.cols();
+        case BufferExtent::Column: return rows;
+        case BufferExtent::Row: return problem.cols();
+    }
+    return 0;
+}
+
+void forEachVectorBlock(const VectorProblem& problem, const VectorSchedule& schedule,
+                        const std::function<void(const VectorBlock&)>& visit) {
+    const auto blockDim = static_cast<size_t>(schedule.blockDim);
+    const auto rowDims = static_cast<size_t>(problem.rowDims());
+    const int64_t wholeRows = product(problem.dims, blockDim + 1, rowDims);
+    VectorBlock block;
+    block.prefix.assign(blockDim, 0);
+    while (true) {
+        for (int64_t start = 0; start < problem.dims[blockDim]; start += schedule.blockExtent) {
+            block.start = start;
+            block.extent = std::min(schedule.blockExtent, problem.dims[blockDim] - start);
+            block.rows = block.extent * wholeRows;
+            visit(block);
+        }
+        // Next prefix, last dim fastest.
+        size_t d = blockDim;
+        while (d > 0 && ++block.prefix[d - 1] == problem.dims[d - 1]) block.prefix[--d] = 0;
+        if (d == 0) return;
+    }
+}
+
+void forEachVectorBlockSize(const VectorProblem& problem, const VectorSchedule& schedule,
+                            const std::function<void(const VectorBlock&, int64_t count)>& visit) {
+    const auto blockDim = static_cast<size_t>(schedule.blockDim);
+    const int64_t prefixes = product(problem.dims, 0, blockDim);
+    const int64_t wholeRows = product(problem.dims, blockDim + 1, static_cast<size_t>(problem.rowDims()));
+    const int64_t extent = problem.dims[blockDim];
+    VectorBlock block;
+    block.prefix.assign(blockDim, 0);
+    block.extent = std::min(schedule.blockExtent, extent);
+    block.rows = block.extent * wholeRows;
+    visit(block, prefixes * (extent / block.extent));
+    if (const int64_t tail = extent % block.extent; tail != 0) {
+        block.start = extent - tail;
+        block.extent = tail;
+        block.rows = tail * wholeRows;
+        visit(block, prefixes);
+    }
+}
+
+std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const VectorSchedule& schedule,
+                                          const VectorBlock& block, const TensorView& view,
+                                          BufferExtent extent) {
+    const auto blockDim = static_cast<size_t>(schedule.blockDim);
+    const auto rowDims = static_cast<size_t>(problem.rowDims());
+    int64_t dram = view.offset + block.start * view.strides[blockDim];
+    for (size_t d = 0; d < blockDim; ++d) dram += block.prefix[d] * view.strides[d];
+
+    // The block's dims, outermost first, with the on-chip layout of the buffer's part of it.
+    std::vector<TransferDim> dims;
+    for (size_t d = blockDim; d < problem.dims.size(); ++d) {
+        const bool isRowDim = d < rowDims;
+        if ((extent == BufferExtent::Column && !isRowDim) || (extent == BufferExtent::Row && isRowDim)) continue;
+        dims.push_back({d == blockDim ? block.extent : problem.dims[d], view.strides[d], 0});
+    }
+    int64_t onchipStride = 1;
+    for (size_t i = dims.size(); i-- > 0;) {
+        dims[i].onchipStride = onchipStride;
+        onchipStride *= dims[i].extent;
+    }
+    // Drop single-index dims and merge neighbours that step alike on both sides.
+    std::vector<TransferDim> merged;
+    for (const TransferDim& dim : dims) {
+        if (dim.extent == 1) continue;
+        if (!merged.empty()) {
+            TransferDim& last = merged.back();
+            if (last.dramStride == dim.dramStride * dim.extent &&
+                last.onchipStride == dim.onchipStride * dim.extent) {
+                last = {last.extent * dim.extent, dim.dramStride, dim.onchipStride};
+                continue;
+            }
+        }
+        merged.push_back(dim);
+    }
+    int64_t rowElements = 1;
+    if (!merged.empty() && merged.back().dramStride == 1 && merged.back().onchipStride == 1) {
+        rowElements = merged.back().extent;
+        merged.pop_back();
+    }
+    TransferDim rows, planes;
+    if (!merged.empty()) {
+        rows = merged.back();
+        merged.pop_back();
+    }
+    if (!merged.empty()) {
+        planes = merged.back();
+        merged.pop_back();
+    }
+    std::vector<BlockTransfer> transfers;
+    TransferEmitter(std::move(merged), planes, rows, rowElements, transfers).emit(0, dram, 0);
+    return transfers;
+}
+
+}  // namespace npusim::compiler

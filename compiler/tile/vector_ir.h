@@ -1,0 +1,137 @@
+// Tile IR for the vector unit: a loop nest over an index space whose trailing dims form one
+// on-chip row. Each block of rows is loaded from DRAM through strided views, transformed by a
+// short program of vector steps on block-local buffers, and stored through strided views.
+// Elementwise ops with broadcasting, reductions, softmax, normalisation and every pure data
+// movement (a program with no steps) are problems of this one shape.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arch/dtype.h"
+#include "arch/isa.h"
+#include "compiler/graph/graph.h"
+#include "compiler/tile/cost_estimate.h"
+
+namespace npusim::compiler {
+
+/// What part of a block a buffer holds: the whole block (rows x cols), one value per row (a
+/// column vector, read by the vector unit's `column` mode) or one row shared by every row of
+/// the block (a row vector, `row` mode).
+enum class BufferExtent : uint8_t { Block, Column, Row };
+
+/// A strided view of a DRAM tensor over the problem's index space: element (i0, i1, ...) of
+/// the index space is element `offset + sum(i_d * strides[d])` of the tensor. Stride 0
+/// broadcasts.
+struct TensorView {
+    ValueId value = kNoValue;
+    int64_t offset = 0;
+    std::vector<int64_t> strides;
+};
+
+struct VectorBuffer {
+    DType dtype = DType::Fp32;
+    BufferExtent extent = BufferExtent::Block;
+};
+
+/// A DRAM view loaded into a buffer. A Column buffer's view must not vary along the column
+/// dims, a Row buffer's not along the row dims.
+struct VectorLoad {
+    TensorView view;
+    uint32_t buffer = 0;
+};
+
+/// A buffer stored through a DRAM view; a Column buffer stores one element per row.
+struct VectorStore {
+    uint32_t buffer = 0;
+    TensorView view;
+};
+
+/// One vector command per block: dst = op(src0, operand1), where operand1 is src1 (read in the
+/// mode its extent gives) or the immediate. Reductions read a Block and write a Column.
+struct VectorStep {
+    isa::VectorOp op = isa::VectorOp::Copy;
+    uint32_t dst = 0, src0 = 0;
+    std::optional<uint32_t> src1;
+    std::optional<uint32_t> immediate;  ///< fp32 or int32 bits, as the ISA's `imm`
+    uint32_t immediate2 = 0;
+};
+
+/// The math of one vector-unit kernel. `dims` lists the row dims, then `colDims` column dims;
+/// there is at least one of each (extent-1 dims are added where an op has none).
+struct VectorProblem {
+    uint32_t opId = 0;
+    std::string name;  ///< what the kernel does, for the tile IR text ("softmax", "copy")
+    isa::CommandKind kind = isa::CommandKind::Compute;  ///< reported kind of its commands
+    Shape dims;
+    int colDims = 1;
+    std::vector<VectorBuffer> buffers;
+    std::vector<VectorLoad> loads;
+    std::vector<VectorStep> steps;
+    std::vector<VectorStore> stores;
+
+    int rowDims() const { return static_cast<int>(dims.size()) - colDims; }
+    int64_t rows() const;  ///< product of the row dims
+    int64_t cols() const;  ///< product of the column dims
+};
+
+/// How the rows are cut into blocks: dims before `blockDim` are iterated one index at a time,
+/// `blockDim` in steps of `blockExtent`, and the row dims after it are whole in every block.
+struct VectorSchedule {
+    int blockDim = 0;
+    int64_t blockExtent = 1;
+    bool doubleBuffer = true;
+    CostEstimate estimate;
+};
+
+/// One block: the index of each row dim before blockDim, and the range along blockDim.
+struct VectorBlock {
+    std::vector<int64_t> prefix;
+    int64_t start = 0, extent = 0;
+    int64_t rows = 0;  ///< rows in the block: extent times the whole row dims after blockDim
+};
+
+/// Visits the blocks in execution order.
+void forEachVectorBlock(const VectorProblem& problem, const VectorSchedule& schedule,
+                        const std::function<void(const VectorBlock&)>& visit);
+
+/// Visits one block of each size (full blocks, then the tail along blockDim if there is one)
+/// with how many blocks of that size the schedule runs.
+void forEachVectorBlockSize(const VectorProblem& problem, const VectorSchedule& schedule,
+                            const std::function<void(const VectorBlock&, int64_t count)>& visit);
+
+/// One DMA transfer of a block, in elements: `planes` x `rows` runs of `rowElements`
+/// contiguous elements. On chip, offsets are relative to the buffer's start.
+struct BlockTransfer {
+    int64_t dramOffset = 0, dramPlaneStride = 0, dramRowStride = 0;
+    int64_t onchipOffset = 0, onchipPlaneStride = 0, onchipRowStride = 0;
+    int64_t planes = 1, rows = 1, rowElements = 1;
+};
+
+/// The transfers that move a block of `view` to or from a buffer of `extent`, laid out row
+/// major on chip (a Block buffer as rows x cols, a Column buffer as rows, a Row buffer as
+/// cols). Adjacent dims are merged where both sides allow; rows and planes never exceed the
+/// ISA's 16-bit fields.
+std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const VectorSchedule& schedule,
+                                          const VectorBlock& block, const TensorView& view,
+                                          BufferExtent extent);
+
+/// Elements of a buffer for a block of `rows` rows.
+int64_t bufferElements(const VectorProblem& problem, BufferExtent extent, int64_t rows);
+
+struct VectorKernel {
+    VectorProblem problem;
+    VectorSchedule schedule;
+};
+
+/// A graph op on the vector unit: one kernel, or several run in order (Concat's inputs,
+/// Pad's fill and copy).
+struct VectorTiles {
+    uint32_t opId = 0;
+    std::vector<VectorKernel> kernels;
+};
+
+}  // namespace npusim::compiler
