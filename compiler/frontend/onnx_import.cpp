@@ -1,16 +1,19 @@
 // ONNX frontend: read, name and order the nodes, run ONNX's checker and shape inference, then
-// convert to graph IR, derive every output type with the op table and verify the result.
+// convert to graph IR, derive every output type with the op table, fold the nodes whose outputs
+// are known at compile time into constants and verify the result.
 #include "compiler/frontend/onnx_import.h"
 
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "arch/error.h"
 #include "compiler/frontend/onnx_nodes.h"
 #include "compiler/frontend/onnx_proto_io.h"
+#include "compiler/graph/constant_eval.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/graph/verifier.h"
 
@@ -90,18 +93,60 @@ Attribute convertAttribute(const Node& node, const onnx::AttributeProto& attribu
             return std::vector<int64_t>(attribute.ints().begin(), attribute.ints().end());
         case onnx::AttributeProto::FLOATS:
             return std::vector<double>(attribute.floats().begin(), attribute.floats().end());
+        case onnx::AttributeProto::TENSOR:
+            return frontend::tensorFromProto(
+                attribute.t(), opDiagnostic(node, "attribute '" + attribute.name() + "'"));
         default:
             opError(node, "attribute '" + attribute.name() + "' has type " +
                               onnx::AttributeProto::AttributeType_Name(attribute.type()) +
                               ", which is not supported (supported: INT, FLOAT, STRING, INTS, "
-                              "FLOATS)");
+                              "FLOATS, TENSOR)");
     }
+}
+
+/// A 1-D tensor (a scalar when `scalar`) of `dtype` holding `values`.
+template <class T>
+Tensor listTensor(DType dtype, const std::vector<T>& values, bool scalar) {
+    Tensor tensor =
+        Tensor::zeros(dtype, scalar ? Shape{} : Shape{static_cast<int64_t>(values.size())});
+    std::copy(values.begin(), values.end(), tensor.as<T>().begin());
+    return tensor;
+}
+
+/// The value of a Constant node's one attribute: value (a tensor), value_float(s) (fp32) or
+/// value_int(s) (int64).
+Tensor constantNodeValue(const onnx::AttributeProto& attribute, const std::string& label) {
+    const std::string& name = attribute.name();
+    if (name == "value") return frontend::tensorFromProto(attribute.t(), label + " value");
+    if (name == "value_float") return listTensor(DType::Fp32, std::vector{attribute.f()}, true);
+    if (name == "value_int") return listTensor(DType::Int64, std::vector{attribute.i()}, true);
+    if (name == "value_floats") {
+        const std::vector<float> values(attribute.floats().begin(), attribute.floats().end());
+        return listTensor(DType::Fp32, values, false);
+    }
+    if (name == "value_ints") {
+        const std::vector<int64_t> values(attribute.ints().begin(), attribute.ints().end());
+        return listTensor(DType::Int64, values, false);
+    }
+    throw InputError(label + ": attribute '" + name +
+                     "' is not supported (supported: value, value_float, value_floats, "
+                     "value_int, value_ints)");
+}
+
+/// The opset the model imports for the default ONNX domain; the graph IR's default when it
+/// imports none (it then has no default-domain ops).
+int64_t defaultDomainOpset(const onnx::ModelProto& model) {
+    for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
+        if (frontend::isDefaultDomain(opset.domain())) return opset.version();
+    }
+    return Graph{}.opset;
 }
 
 /// Converts a checked, shape-inferred ONNX graph into graph IR, one ONNX node at a time.
 class GraphConverter {
   public:
-    explicit GraphConverter(const onnx::GraphProto& proto) : proto_(proto) {
+    GraphConverter(const onnx::GraphProto& proto, int64_t opset) : proto_(proto) {
+        graph_.opset = opset;
         for (const auto* infos : {&proto.value_info(), &proto.output()}) {
             for (const onnx::ValueInfoProto& info : *infos) onnxTypes_[info.name()] = &info.type();
         }
@@ -159,12 +204,9 @@ class GraphConverter {
 
     void addConstantNode(const onnx::NodeProto& node) {
         const std::string label = onnxNodeLabel(node);
+        // The ONNX checker has made sure that there is exactly one attribute.
         for (const onnx::AttributeProto& attribute : node.attribute()) {
-            if (attribute.name() != "value" || attribute.type() != onnx::AttributeProto::TENSOR) {
-                throw InputError(label + ": only a 'value' tensor attribute is supported, got '" +
-                                 attribute.name() + "'");
-            }
-            addConstant(node.output(0), frontend::tensorFromProto(attribute.t(), label + " value"));
+            addConstant(node.output(0), constantNodeValue(attribute, label));
         }
     }
 
@@ -200,6 +242,22 @@ class GraphConverter {
         const Node& added = graph_.nodes.back();
         opInfo(added.kind).inferTypes(graph_, added);
         checkAgainstOnnx(added);
+        foldIfConstant();
+    }
+
+    /// Replaces the node just added by constants when its outputs are known at compile time
+    /// (shape computations: Shape -> Gather -> Concat -> Reshape), so that the ops reading them
+    /// see constant shapes.
+    void foldIfConstant() {
+        std::optional<std::vector<Tensor>> folded = evaluateIfConstant(graph_, graph_.nodes.back());
+        if (!folded) return;
+        const std::vector<ValueId> outputs = graph_.nodes.back().outputs;
+        graph_.nodes.pop_back();
+        for (size_t i = 0; i < outputs.size(); ++i) {
+            Value& value = graph_.value(outputs[i]);
+            value.constant = std::move((*folded)[i]);
+            value.producer = -1;
+        }
     }
 
     /// Cross-checks the op table's output types with ONNX's shape inference.
@@ -242,7 +300,7 @@ Graph importOnnx(const std::filesystem::path& path) {
     } catch (const std::exception& e) {
         throw InputError(model + " rejected by ONNX shape inference: " + firstLine(e.what()));
     }
-    Graph graph = GraphConverter(proto.graph()).convert(model);
+    Graph graph = GraphConverter(proto.graph(), defaultDomainOpset(proto)).convert(model);
     verifyGraph(graph);
     return graph;
 }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "arch/error.h"
+#include "compiler/graph/onnx_element_types.h"
 
 namespace npusim::compiler::frontend {
 namespace {
@@ -63,26 +64,7 @@ void readProtoFile(const std::filesystem::path& path, google::protobuf::MessageL
 }
 
 std::optional<DType> findDType(int32_t elementType) {
-    switch (elementType) {
-        case onnx::TensorProto::FLOAT:
-            return DType::Fp32;
-        case onnx::TensorProto::FLOAT16:
-            return DType::Fp16;
-        case onnx::TensorProto::BFLOAT16:
-            return DType::Bf16;
-        case onnx::TensorProto::INT8:
-            return DType::Int8;
-        case onnx::TensorProto::UINT8:
-            return DType::UInt8;
-        case onnx::TensorProto::INT32:
-            return DType::Int32;
-        case onnx::TensorProto::INT64:
-            return DType::Int64;
-        case onnx::TensorProto::BOOL:
-            return DType::Bool;
-        default:
-            return std::nullopt;
-    }
+    return dtypeOfOnnxElementType(elementType);
 }
 
 std::string onnxTypeName(int32_t elementType) {

@@ -9,7 +9,7 @@ namespace {
 /// How an attribute's type reads in a message.
 const char* attributeTypeName(const Attribute& attribute) {
     constexpr const char* kNames[] = {"an int", "a float", "a string", "a list of ints",
-                                      "a list of floats"};
+                                      "a list of floats", "a tensor"};
     return kNames[attribute.index()];
 }
 

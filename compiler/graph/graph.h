@@ -26,8 +26,99 @@ enum class OpKind : uint16_t {
     MatMulInteger,
     Relu,
     // Elementwise, activations, reductions and normalisation.
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Max,
+    Min,
+    Sum,
+    Mean,
+    Sqrt,
+    Exp,
+    Log,
+    Neg,
+    Abs,
+    Reciprocal,
+    Sigmoid,
+    Tanh,
+    Erf,
+    Identity,
+    Elu,
+    Selu,
+    Softplus,
+    ThresholdedRelu,
+    LeakyRelu,
+    HardSigmoid,
+    HardSwish,
+    Clip,
+    Dropout,
+    ReduceSum,
+    ReduceMean,
+    ReduceMax,
+    ReduceMin,
+    ReduceProd,
+    ReduceSumSquare,
+    ReduceL1,
+    ReduceL2,
+    ReduceLogSum,
+    ReduceLogSumExp,
+    Softmax,
+    LogSoftmax,
+    LayerNormalization,
+    BatchNormalization,
     // Convolution, pooling, resize and quantisation.
+    Conv,
+    ConvTranspose,
+    ConvInteger,
+    QLinearConv,
+    MaxPool,
+    AveragePool,
+    GlobalAveragePool,
+    GlobalMaxPool,
+    Resize,
+    QuantizeLinear,
+    DequantizeLinear,
+    QLinearMatMul,
+    DynamicQuantizeLinear,
     // Shape and data movement.
+    Reshape,
+    Flatten,
+    Squeeze,
+    Unsqueeze,
+    Transpose,
+    DepthToSpace,
+    SpaceToDepth,
+    Concat,
+    Split,
+    Slice,
+    Gather,
+    GatherElements,
+    OneHot,
+    Expand,
+    Tile,
+    Pad,
+    Shape,
+    Size,
+    ConstantOfShape,
+    Range,
+    Cast,
+    CastLike,
+    Equal,
+    Less,
+    Greater,
+    LessOrEqual,
+    GreaterOrEqual,
+    Not,
+    And,
+    Or,
+    Xor,
+    Where,
+    ArgMax,
+    ArgMin,
+    Trilu,
+    CumSum,
 };
 
 /// A typed SSA value: a graph input, a constant (initializer) or an op result.
@@ -39,7 +130,9 @@ struct Value {
     int producer = -1;               ///< index of the producing node, -1 for inputs/constants
 };
 
-using Attribute = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+/// An ONNX attribute; a tensor attribute holds a (small) value such as ConstantOfShape's fill.
+using Attribute =
+    std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>, Tensor>;
 
 struct Node {
     std::string name;  ///< the ONNX node name (made unique and non-empty by the frontend)
@@ -55,6 +148,9 @@ struct Node {
 
 struct Graph {
     std::string name;
+    /// The ONNX opset of the default domain the model was written against, for ops whose
+    /// definition changed across opsets (Softmax's 2-D form before 13, Dropout's mask before 10).
+    int64_t opset = 17;
     std::vector<Value> values;
     std::vector<Node> nodes;  ///< in a topological order
     std::vector<ValueId> inputs, outputs;

@@ -1,11 +1,13 @@
-// MatMul and MatMulInteger: ONNX batched matrix products with numpy-style broadcasting of the
-// leading (batch) dimensions and 1-D operands promoted to a row (A) or a column (B).
+// MatMul, MatMulInteger and QLinearMatMul: ONNX batched matrix products with numpy-style
+// broadcasting of the leading (batch) dimensions and 1-D operands promoted to a row (A) or a
+// column (B).
 #include <algorithm>
 #include <cstdint>
 
 #include "compiler/graph/op_impl.h"
 #include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
+#include "compiler/graph/quantization.h"
 
 namespace npusim::compiler::ops {
 namespace {
@@ -119,6 +121,40 @@ std::vector<int32_t> zeroPoints(const Tensor* zeroPoint, int64_t count) {
     return points;
 }
 
+/// The int32 products of A and B with their zero points (per tensor, per row of A or per column
+/// of B; none when absent) removed: both operands are widened to int32 and multiplied like the
+/// integer MatMul (the tensor unit's int8 path accumulates in int32).
+Tensor integerProduct(const MatMulLayout& layout, const Tensor& a, const Tensor* aZero,
+                      const Tensor& b, const Tensor* bZero) {
+    const std::vector<int32_t> rowZero = zeroPoints(aZero, layout.m);
+    const std::vector<int32_t> columnZero = zeroPoints(bZero, layout.n);
+    std::vector<int32_t> aWide(a.elementCount()), bWide(b.elementCount());
+    for (int64_t i = 0; i < a.elementCount(); ++i) {
+        aWide[i] = static_cast<int32_t>(a.valueAt(i)) - rowZero[(i / layout.k) % layout.m];
+    }
+    for (int64_t i = 0; i < b.elementCount(); ++i) {
+        bWide[i] = static_cast<int32_t>(b.valueAt(i)) - columnZero[i % layout.n];
+    }
+    Tensor out = Tensor::zeros(DType::Int32, layout.output);
+    batchedProduct<int32_t, uint32_t>(layout, std::span<const int32_t>(aWide),
+                                      std::span<const int32_t>(bWide), out.as<int32_t>());
+    return out;
+}
+
+/// QLinearMatMul's scales and zero points: A's per tensor or per row, B's per tensor or per
+/// column, the output's per tensor.
+void checkQLinearParams(const Node& node, const MatMulLayout& layout, const Shape& aScale,
+                        const Shape& aZero, const Shape& bScale, const Shape& bZero,
+                        const Shape& yScale, const Shape& yZero) {
+    const std::string rows = "the rows of a (M)", columns = "the columns of b (N)";
+    checkQuantParam(node, "a_scale", aScale, layout.m, rows);
+    checkQuantParam(node, "a_zero_point", aZero, layout.m, rows);
+    checkQuantParam(node, "b_scale", bScale, layout.n, columns);
+    checkQuantParam(node, "b_zero_point", bZero, layout.n, columns);
+    checkQuantParam(node, "y_scale", yScale);
+    checkQuantParam(node, "y_zero_point", yZero);
+}
+
 }  // namespace
 
 void inferMatMul(Graph& graph, const Node& node) {
@@ -191,21 +227,52 @@ std::vector<Tensor> interpretMatMulInteger(const Node& node,
     const MatMulLayout layout = matMulLayout(node, a.shape, b.shape);
     if (aZero) checkZeroPoint(node, "a_zero_point", aZero->shape, "M", layout.m);
     if (bZero) checkZeroPoint(node, "b_zero_point", bZero->shape, "N", layout.n);
-    const std::vector<int32_t> rowZero = zeroPoints(aZero, layout.m);
-    const std::vector<int32_t> columnZero = zeroPoints(bZero, layout.n);
+    return {integerProduct(layout, a, aZero, b, bZero)};
+}
 
-    // Widen both operands to int32 with their zero points removed; the product then runs on
-    // int32 exactly like the integer MatMul (the tensor unit's int8 path accumulates in int32).
-    std::vector<int32_t> aWide(a.elementCount()), bWide(b.elementCount());
-    for (int64_t i = 0; i < a.elementCount(); ++i) {
-        aWide[i] = static_cast<int32_t>(a.valueAt(i)) - rowZero[(i / layout.k) % layout.m];
+void inferQLinearMatMul(Graph& graph, const Node& node) {
+    checkArity(graph, node);
+    const auto input = [&](size_t index) -> const Value& {
+        return graph.value(node.inputs[index]);
+    };
+    const Value &a = input(0), &aScale = input(1), &aZero = input(2);
+    const Value &b = input(3), &bScale = input(4), &bZero = input(5);
+    const Value &yScale = input(6), &yZero = input(7);
+    requireDType(node, "a", a.dtype, {DType::Int8, DType::UInt8});
+    requireDType(node, "b", b.dtype, {DType::Int8, DType::UInt8});
+    requireDType(node, "y_zero_point", yZero.dtype, {DType::Int8, DType::UInt8});
+    checkZeroPointDType(node, "a_zero_point", aZero.dtype, "a", a.dtype);
+    checkZeroPointDType(node, "b_zero_point", bZero.dtype, "b", b.dtype);
+    requireDType(node, "a_scale", aScale.dtype, {DType::Fp32});
+    requireDType(node, "b_scale", bScale.dtype, {DType::Fp32});
+    requireDType(node, "y_scale", yScale.dtype, {DType::Fp32});
+    const MatMulLayout layout = matMulLayout(node, a.shape, b.shape);
+    checkQLinearParams(node, layout, aScale.shape, aZero.shape, bScale.shape, bZero.shape,
+                       yScale.shape, yZero.shape);
+    setOutput(graph, node, yZero.dtype, layout.output);
+}
+
+std::vector<Tensor> interpretQLinearMatMul(const Node& node,
+                                           std::span<const Tensor* const> inputs) {
+    const Tensor &a = *inputs[0], &aScale = *inputs[1], &aZero = *inputs[2];
+    const Tensor &b = *inputs[3], &bScale = *inputs[4], &bZero = *inputs[5];
+    const Tensor &yScale = *inputs[6], &yZero = *inputs[7];
+    const MatMulLayout layout = matMulLayout(node, a.shape, b.shape);
+    checkQLinearParams(node, layout, aScale.shape, aZero.shape, bScale.shape, bZero.shape,
+                       yScale.shape, yZero.shape);
+    const Tensor sums = integerProduct(layout, a, &aZero, b, &bZero);
+
+    // Each accumulator is rescaled by a_scale[row] * b_scale[column] / y_scale, in fp32.
+    const auto offset = static_cast<int32_t>(yZero.valueAt(0));
+    Tensor out = Tensor::zeros(yZero.dtype, layout.output);
+    const std::span<const int32_t> acc = sums.as<int32_t>();
+    for (int64_t i = 0; i < out.elementCount(); ++i) {
+        const int64_t row = (i / layout.n) % layout.m, column = i % layout.n;
+        const float multiplier =
+            scaleAt(aScale, row) * scaleAt(bScale, column) / scaleAt(yScale, 0);
+        storeQuantized(out, i,
+                       quantizeRounded(static_cast<float>(acc[i]) * multiplier, offset, out.dtype));
     }
-    for (int64_t i = 0; i < b.elementCount(); ++i) {
-        bWide[i] = static_cast<int32_t>(b.valueAt(i)) - columnZero[i % layout.n];
-    }
-    Tensor out = Tensor::zeros(DType::Int32, layout.output);
-    batchedProduct<int32_t, uint32_t>(layout, std::span<const int32_t>(aWide),
-                                      std::span<const int32_t>(bWide), out.as<int32_t>());
     return {std::move(out)};
 }
 

@@ -1,5 +1,6 @@
 // Internal to the op table: each op's type function and reference semantics, and the operand
-// checks they share. Only op_table.cpp and the op implementation files include this.
+// checks they share. Only op_table.cpp, constant_eval.cpp and the op implementation files
+// include this.
 #pragma once
 
 #include <initializer_list>
@@ -33,5 +34,156 @@ std::vector<Tensor> interpretGemm(const Node& node, std::span<const Tensor* cons
 
 void inferRelu(Graph& graph, const Node& node);
 std::vector<Tensor> interpretRelu(const Node& node, std::span<const Tensor* const> inputs);
+
+// Elementwise, activations, reductions and normalisation.
+/// Shared type functions: Add/Sub/Mul/Div (one numeric dtype, broadcast), Max/Min/Sum/Mean
+/// (variadic, broadcast), the unary ops (X's dtype and shape) and the Reduce* family.
+void inferArithmetic(Graph& graph, const Node& node);
+void inferVariadic(Graph& graph, const Node& node);
+void inferUnary(Graph& graph, const Node& node);
+void inferReduce(Graph& graph, const Node& node);
+
+std::vector<Tensor> interpretAdd(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretSub(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretMul(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretDiv(const Node& node, std::span<const Tensor* const> inputs);
+void inferPow(Graph& graph, const Node& node);
+std::vector<Tensor> interpretPow(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretMax(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretMin(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretSum(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretMean(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretSqrt(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretExp(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretLog(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretNeg(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretAbs(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretReciprocal(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretSigmoid(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretTanh(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretErf(const Node& node, std::span<const Tensor* const> inputs);
+void inferIdentity(Graph& graph, const Node& node);
+std::vector<Tensor> interpretIdentity(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretElu(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretSelu(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretSoftplus(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretThresholdedRelu(const Node& node,
+                                             std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretLeakyRelu(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretHardSigmoid(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretHardSwish(const Node& node, std::span<const Tensor* const> inputs);
+void inferClip(Graph& graph, const Node& node);
+std::vector<Tensor> interpretClip(const Node& node, std::span<const Tensor* const> inputs);
+void inferDropout(Graph& graph, const Node& node);
+std::vector<Tensor> interpretDropout(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretReduce(const Node& node, std::span<const Tensor* const> inputs);
+void inferSoftmax(Graph& graph, const Node& node);
+std::vector<Tensor> interpretSoftmax(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretLogSoftmax(const Node& node, std::span<const Tensor* const> inputs);
+void inferLayerNormalization(Graph& graph, const Node& node);
+std::vector<Tensor> interpretLayerNormalization(const Node& node,
+                                                std::span<const Tensor* const> inputs);
+void inferBatchNormalization(Graph& graph, const Node& node);
+std::vector<Tensor> interpretBatchNormalization(const Node& node,
+                                                std::span<const Tensor* const> inputs);
+
+// Convolution, pooling, resize and quantisation.
+void inferConv(Graph& graph, const Node& node);
+std::vector<Tensor> interpretConv(const Node& node, std::span<const Tensor* const> inputs);
+void inferConvTranspose(Graph& graph, const Node& node);
+std::vector<Tensor> interpretConvTranspose(const Node& node, std::span<const Tensor* const> inputs);
+void inferConvInteger(Graph& graph, const Node& node);
+std::vector<Tensor> interpretConvInteger(const Node& node, std::span<const Tensor* const> inputs);
+void inferQLinearConv(Graph& graph, const Node& node);
+std::vector<Tensor> interpretQLinearConv(const Node& node, std::span<const Tensor* const> inputs);
+void inferMaxPool(Graph& graph, const Node& node);
+std::vector<Tensor> interpretMaxPool(const Node& node, std::span<const Tensor* const> inputs);
+void inferAveragePool(Graph& graph, const Node& node);
+std::vector<Tensor> interpretAveragePool(const Node& node, std::span<const Tensor* const> inputs);
+/// GlobalAveragePool and GlobalMaxPool: X's dtype, spatial dims reduced to 1.
+void inferGlobalPool(Graph& graph, const Node& node);
+std::vector<Tensor> interpretGlobalAveragePool(const Node& node,
+                                               std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretGlobalMaxPool(const Node& node,
+                                           std::span<const Tensor* const> inputs);
+void inferResize(Graph& graph, const Node& node);
+std::vector<Tensor> interpretResize(const Node& node, std::span<const Tensor* const> inputs);
+void inferQuantizeLinear(Graph& graph, const Node& node);
+std::vector<Tensor> interpretQuantizeLinear(const Node& node,
+                                            std::span<const Tensor* const> inputs);
+void inferDequantizeLinear(Graph& graph, const Node& node);
+std::vector<Tensor> interpretDequantizeLinear(const Node& node,
+                                              std::span<const Tensor* const> inputs);
+void inferQLinearMatMul(Graph& graph, const Node& node);
+std::vector<Tensor> interpretQLinearMatMul(const Node& node,
+                                           std::span<const Tensor* const> inputs);
+void inferDynamicQuantizeLinear(Graph& graph, const Node& node);
+std::vector<Tensor> interpretDynamicQuantizeLinear(const Node& node,
+                                                   std::span<const Tensor* const> inputs);
+
+// Shape and data movement.
+/// Shape's and Size's outputs, from the input shape alone (the frontend folds both).
+Tensor shapeTensor(const Node& node, const Shape& input);
+Tensor sizeTensor(const Shape& input);
+
+void inferReshape(Graph& graph, const Node& node);
+std::vector<Tensor> interpretReshape(const Node& node, std::span<const Tensor* const> inputs);
+void inferFlatten(Graph& graph, const Node& node);
+std::vector<Tensor> interpretFlatten(const Node& node, std::span<const Tensor* const> inputs);
+void inferSqueeze(Graph& graph, const Node& node);
+std::vector<Tensor> interpretSqueeze(const Node& node, std::span<const Tensor* const> inputs);
+void inferUnsqueeze(Graph& graph, const Node& node);
+std::vector<Tensor> interpretUnsqueeze(const Node& node, std::span<const Tensor* const> inputs);
+void inferTranspose(Graph& graph, const Node& node);
+std::vector<Tensor> interpretTranspose(const Node& node, std::span<const Tensor* const> inputs);
+/// DepthToSpace and SpaceToDepth.
+void inferBlockPermute(Graph& graph, const Node& node);
+std::vector<Tensor> interpretBlockPermute(const Node& node, std::span<const Tensor* const> inputs);
+void inferConcat(Graph& graph, const Node& node);
+std::vector<Tensor> interpretConcat(const Node& node, std::span<const Tensor* const> inputs);
+void inferSplit(Graph& graph, const Node& node);
+std::vector<Tensor> interpretSplit(const Node& node, std::span<const Tensor* const> inputs);
+void inferSlice(Graph& graph, const Node& node);
+std::vector<Tensor> interpretSlice(const Node& node, std::span<const Tensor* const> inputs);
+void inferGather(Graph& graph, const Node& node);
+std::vector<Tensor> interpretGather(const Node& node, std::span<const Tensor* const> inputs);
+void inferGatherElements(Graph& graph, const Node& node);
+std::vector<Tensor> interpretGatherElements(const Node& node,
+                                            std::span<const Tensor* const> inputs);
+void inferOneHot(Graph& graph, const Node& node);
+std::vector<Tensor> interpretOneHot(const Node& node, std::span<const Tensor* const> inputs);
+void inferExpand(Graph& graph, const Node& node);
+std::vector<Tensor> interpretExpand(const Node& node, std::span<const Tensor* const> inputs);
+void inferTile(Graph& graph, const Node& node);
+std::vector<Tensor> interpretTile(const Node& node, std::span<const Tensor* const> inputs);
+void inferPad(Graph& graph, const Node& node);
+std::vector<Tensor> interpretPad(const Node& node, std::span<const Tensor* const> inputs);
+void inferShape(Graph& graph, const Node& node);
+std::vector<Tensor> interpretShape(const Node& node, std::span<const Tensor* const> inputs);
+void inferSize(Graph& graph, const Node& node);
+std::vector<Tensor> interpretSize(const Node& node, std::span<const Tensor* const> inputs);
+void inferConstantOfShape(Graph& graph, const Node& node);
+std::vector<Tensor> interpretConstantOfShape(const Node& node,
+                                             std::span<const Tensor* const> inputs);
+void inferRange(Graph& graph, const Node& node);
+std::vector<Tensor> interpretRange(const Node& node, std::span<const Tensor* const> inputs);
+void inferCast(Graph& graph, const Node& node);
+std::vector<Tensor> interpretCast(const Node& node, std::span<const Tensor* const> inputs);
+void inferCastLike(Graph& graph, const Node& node);
+std::vector<Tensor> interpretCastLike(const Node& node, std::span<const Tensor* const> inputs);
+/// Equal, Less, Greater, LessOrEqual, GreaterOrEqual, And, Or and Xor: bool results.
+void inferBinaryLogic(Graph& graph, const Node& node);
+std::vector<Tensor> interpretBinaryLogic(const Node& node, std::span<const Tensor* const> inputs);
+void inferNot(Graph& graph, const Node& node);
+std::vector<Tensor> interpretNot(const Node& node, std::span<const Tensor* const> inputs);
+void inferWhere(Graph& graph, const Node& node);
+std::vector<Tensor> interpretWhere(const Node& node, std::span<const Tensor* const> inputs);
+/// ArgMax and ArgMin.
+void inferArgExtreme(Graph& graph, const Node& node);
+std::vector<Tensor> interpretArgExtreme(const Node& node, std::span<const Tensor* const> inputs);
+void inferTrilu(Graph& graph, const Node& node);
+std::vector<Tensor> interpretTrilu(const Node& node, std::span<const Tensor* const> inputs);
+void inferCumSum(Graph& graph, const Node& node);
+std::vector<Tensor> interpretCumSum(const Node& node, std::span<const Tensor* const> inputs);
 
 }  // namespace npusim::compiler::ops

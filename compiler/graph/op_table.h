@@ -2,6 +2,7 @@
 // verifier and reference semantics. Adding an op means adding one entry here.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -11,6 +12,9 @@
 #include "compiler/graph/graph.h"
 
 namespace npusim::compiler {
+
+/// OpInfo::maxInputs of a variadic op (Sum, Concat...): no upper bound.
+inline constexpr int kUnbounded = std::numeric_limits<int>::max();
 
 struct OpInfo {
     OpKind kind;

@@ -79,6 +79,17 @@ std::string attributeText(const Attribute& attribute) {
         std::string operator()(const std::vector<double>& values) const {
             return listText(values, floatText);
         }
+        /// `dense<int32[1]: [0]>`: the dtype, shape and every element in row-major order.
+        std::string operator()(const Tensor& value) const {
+            std::vector<std::string> elements;
+            for (int64_t i = 0; i < value.elementCount(); ++i) {
+                elements.push_back(value.dtype == DType::Int64 ? std::to_string(value.as<int64_t>()[i])
+                                   : isFloat(value.dtype)      ? floatText(value.valueAt(i))
+                                                          : std::to_string(static_cast<int64_t>(value.valueAt(i))));
+            }
+            return "dense<" + std::string(dtypeName(value.dtype)) + shapeString(value.shape) +
+                   ": " + listText(elements, [](const std::string& e) { return e; }) + ">";
+        }
     };
     return std::visit(Visitor{}, attribute);
 }
@@ -126,7 +137,12 @@ std::string typedValues(const Graph& graph, const std::vector<ValueId>& ids) {
 
 std::string printGraph(const Graph& graph) {
     std::string text = "graph @" + nameText(graph.name) + "(" + typedValues(graph, graph.inputs) +
-                       ") -> (" + typedValues(graph, graph.outputs) + ") {\n";
+                       ") -> (" + typedValues(graph, graph.outputs) + ")";
+    // The opset shows only when it is not the graph IR's default.
+    if (graph.opset != Graph{}.opset) {
+        text += " attributes {opset = " + std::to_string(graph.opset) + "}";
+    }
+    text += " {\n";
     for (const Value& value : graph.values) {
         if (!value.constant) continue;
         text += "  %" + nameText(value.name) + " = constant " + typeText(value) + "\n";

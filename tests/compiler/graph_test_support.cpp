@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "compiler/graph/interpreter.h"
@@ -13,22 +14,41 @@ namespace npusim::compiler::testing {
 
 Graph singleOpGraph(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
                     std::map<std::string, Attribute> attributes) {
+    return multiOutputOpGraph(kind, inputs, std::move(attributes), 1);
+}
+
+Graph multiOutputOpGraph(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
+                         std::map<std::string, Attribute> attributes, size_t outputCount,
+                         int64_t opset) {
+    return constantOperandGraph(kind, inputs, {}, std::move(attributes), outputCount, opset);
+}
+
+Graph constantOperandGraph(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
+                           const std::set<size_t>& constants,
+                           std::map<std::string, Attribute> attributes, size_t outputCount,
+                           int64_t opset) {
     Graph graph;
     graph.name = "single";
+    graph.opset = opset;
     Node node{"op", kind, {}, {}, std::move(attributes)};
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (!inputs[i]) {
             node.inputs.push_back(kNoValue);
             continue;
         }
+        const bool constant = constants.contains(i);
         const ValueId id = graph.addValue(
-            Value{"in" + std::to_string(i), inputs[i]->dtype, inputs[i]->shape, std::nullopt, -1});
-        graph.inputs.push_back(id);
+            Value{"in" + std::to_string(i), inputs[i]->dtype, inputs[i]->shape,
+                  constant ? std::optional<Tensor>(*inputs[i]) : std::nullopt, -1});
+        if (!constant) graph.inputs.push_back(id);
         node.inputs.push_back(id);
     }
-    const ValueId out = graph.addValue(Value{"out", DType::Fp32, {}, std::nullopt, 0});
-    node.outputs.push_back(out);
-    graph.outputs.push_back(out);
+    for (size_t i = 0; i < outputCount; ++i) {
+        const std::string name = i == 0 ? "out" : "out" + std::to_string(i);
+        const ValueId out = graph.addValue(Value{name, DType::Fp32, {}, std::nullopt, 0});
+        node.outputs.push_back(out);
+        graph.outputs.push_back(out);
+    }
     graph.nodes.push_back(std::move(node));
     opInfo(kind).inferTypes(graph, graph.nodes.back());
     return graph;
@@ -36,13 +56,33 @@ Graph singleOpGraph(OpKind kind, const std::vector<std::optional<Tensor>>& input
 
 Tensor runOp(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
              std::map<std::string, Attribute> attributes) {
-    const Graph graph = singleOpGraph(kind, inputs, std::move(attributes));
+    return runOpOutputs(kind, inputs, std::move(attributes), 1).at(0);
+}
+
+std::vector<Tensor> runOpOutputs(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
+                                 std::map<std::string, Attribute> attributes, size_t outputCount,
+                                 int64_t opset) {
+    const Graph graph = multiOutputOpGraph(kind, inputs, std::move(attributes), outputCount, opset);
     verifyGraph(graph);
     std::map<std::string, Tensor> named;
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i]) named["in" + std::to_string(i)] = *inputs[i];
     }
-    return interpretGraph(graph, named).at(0);
+    return interpretGraph(graph, named);
+}
+
+std::vector<Tensor> runWithConstants(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
+                                     const std::set<size_t>& constants,
+                                     std::map<std::string, Attribute> attributes,
+                                     size_t outputCount) {
+    const Graph graph =
+        constantOperandGraph(kind, inputs, constants, std::move(attributes), outputCount);
+    verifyGraph(graph);
+    std::map<std::string, Tensor> named;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i] && !constants.contains(i)) named["in" + std::to_string(i)] = *inputs[i];
+    }
+    return interpretGraph(graph, named);
 }
 
 std::string inputErrorOf(const std::function<void()>& action) {
@@ -62,6 +102,20 @@ void expectTensorEq(const Tensor& actual, const Tensor& expected) {
     for (int64_t i = 0; i < actual.elementCount(); ++i) {
         EXPECT_EQ(actual.valueAt(i), expected.valueAt(i)) << "first mismatch at element " << i;
         if (actual.valueAt(i) != expected.valueAt(i)) return;
+    }
+}
+
+void expectTensorNear(const Tensor& actual, const Tensor& expected, double tolerance) {
+    EXPECT_EQ(dtypeName(actual.dtype), dtypeName(expected.dtype));
+    EXPECT_EQ(shapeString(actual.shape), shapeString(expected.shape));
+    ASSERT_EQ(actual.elementCount(), expected.elementCount());
+    for (int64_t i = 0; i < actual.elementCount(); ++i) {
+        const double a = actual.valueAt(i), e = expected.valueAt(i);
+        const bool near = a == e || (std::isnan(a) && std::isnan(e)) ||
+                          std::abs(a - e) <= tolerance * std::max(1.0, std::abs(e));
+        EXPECT_TRUE(near) << "first mismatch at element " << i << ": got " << a << ", expected "
+                          << e;
+        if (!near) return;
     }
 }
 

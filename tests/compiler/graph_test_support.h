@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,12 @@ inline Tensor int8(Shape shape, const std::vector<int8_t>& values) {
 inline Tensor uint8(Shape shape, const std::vector<uint8_t>& values) {
     return tensorOf(DType::UInt8, std::move(shape), values);
 }
+inline Tensor int64(Shape shape, const std::vector<int64_t>& values) {
+    return tensorOf(DType::Int64, std::move(shape), values);
+}
+inline Tensor boolean(Shape shape, const std::vector<uint8_t>& values) {
+    return tensorOf(DType::Bool, std::move(shape), values);
+}
 
 /// A graph holding one op named "op" whose present inputs are graph inputs "in0", "in1", ...
 /// (nullopt leaves that optional input absent), with its output type derived by the op table.
@@ -49,11 +56,39 @@ Graph singleOpGraph(OpKind kind, const std::vector<std::optional<Tensor>>& input
 Tensor runOp(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
              std::map<std::string, Attribute> attributes = {});
 
+/// singleOpGraph with `outputCount` outputs ("out", "out1", "out2", ...) in a graph of `opset`.
+Graph multiOutputOpGraph(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
+                         std::map<std::string, Attribute> attributes, size_t outputCount,
+                         int64_t opset = Graph{}.opset);
+
+/// Builds multiOutputOpGraph, verifies it and runs it on `inputs`; returns every output.
+std::vector<Tensor> runOpOutputs(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
+                                 std::map<std::string, Attribute> attributes, size_t outputCount,
+                                 int64_t opset = Graph{}.opset);
+
+/// multiOutputOpGraph whose inputs listed in `constants` are constants (named "in<i>" too)
+/// instead of graph inputs: the operands that decide an output shape (Reshape's shape, Slice's
+/// starts, ...) must be constants.
+Graph constantOperandGraph(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
+                           const std::set<size_t>& constants,
+                           std::map<std::string, Attribute> attributes = {},
+                           size_t outputCount = 1, int64_t opset = Graph{}.opset);
+
+/// Builds constantOperandGraph, verifies it and runs it on the other inputs; returns every
+/// output.
+std::vector<Tensor> runWithConstants(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
+                                     const std::set<size_t>& constants,
+                                     std::map<std::string, Attribute> attributes = {},
+                                     size_t outputCount = 1);
+
 /// The message of the InputError `action` throws; a test failure and "" if it throws none.
 std::string inputErrorOf(const std::function<void()>& action);
 
 /// Expects equal dtype, shape and element values; reports the first mismatch.
 void expectTensorEq(const Tensor& actual, const Tensor& expected);
+/// Expects equal dtype and shape and elements within `tolerance` of the expected ones, relative
+/// to their magnitude (absolute below 1); reports the first mismatch.
+void expectTensorNear(const Tensor& actual, const Tensor& expected, double tolerance = 1e-6);
 
 /// A fixture owning a fresh temporary directory for the test's files, removed afterwards.
 class TempDirTest : public ::testing::Test {

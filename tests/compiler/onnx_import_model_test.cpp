@@ -9,6 +9,7 @@
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/frontend/tensor_proto.h"
 #include "compiler/graph/interpreter.h"
+#include "compiler/graph/op_table.h"
 #include "compiler/graph/printer.h"
 #include "graph_test_support.h"
 
@@ -106,7 +107,7 @@ TEST_F(OnnxImportModel, InitializersAndConstantNodesBecomeConstants) {
 
     const Graph graph = import(model);
     EXPECT_EQ(printGraph(graph),
-              "graph @g(%x: fp32[1,2]) -> (%y: fp32[1,2]) {\n"
+              "graph @g(%x: fp32[1,2]) -> (%y: fp32[1,2]) attributes {opset = 13} {\n"
               "  %w = constant fp32[2,2]\n"
               "  %b = constant fp32[2]\n"
               "  %scale = constant fp32[2,2]\n"
@@ -128,7 +129,7 @@ TEST_F(OnnxImportModel, SortsNodesAndMakesNamesUnique) {
     model.node("Relu", {"h"}, {"m"}, "r");
     model.node("Relu", {"x"}, {"h"});
     EXPECT_EQ(printGraph(import(model)),
-              "graph @g(%x: fp32[2]) -> (%y: fp32[2]) {\n"
+              "graph @g(%x: fp32[2]) -> (%y: fp32[2]) attributes {opset = 13} {\n"
               "  %h = Relu(%x) {name = \"relu_2\"}\n"
               "  %m = Relu(%h) {name = \"r_1\"}\n"
               "  %y = Relu(%m) {name = \"r\"}\n"
@@ -168,9 +169,9 @@ TEST_F(OnnxImportModel, RejectsAnOpTheGraphIrDoesNotSupport) {
     ModelBuilder model;
     model.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
     model.node("Relu", {"x"}, {"h"});
-    model.node("Sigmoid", {"h"}, {"y"}, "act");
+    model.node("Sin", {"h"}, {"y"}, "act");
     EXPECT_EQ(importError(model),
-              "op 'act' (Sigmoid) is not supported (supported: MatMul, Gemm, MatMulInteger, Relu)");
+              "op 'act' (Sin) is not supported (supported: " + supportedOpList() + ")");
 }
 
 TEST_F(OnnxImportModel, ReadsTensorFilesOfEachTypedField) {
@@ -195,6 +196,86 @@ TEST_F(OnnxImportModel, ReadsTensorFilesOfEachTypedField) {
     const std::filesystem::path bad = writeFile("bad.pb", int8Tensor.SerializeAsString());
     EXPECT_EQ(testing::inputErrorOf([&] { readTensorProto(bad); }),
               "tensor file '" + bad.string() + "': value 200 at index 0 does not fit int8");
+}
+
+/// Adds a Constant node with one list or scalar attribute (value_ints, value_float, ...).
+template <class Fill>
+void constantNode(ModelBuilder& model, const std::string& output, const std::string& attribute,
+                  onnx::AttributeProto::AttributeType type, Fill fill) {
+    onnx::AttributeProto& value = *model.node("Constant", {}, {output}).add_attribute();
+    value.set_name(attribute);
+    value.set_type(type);
+    fill(value);
+}
+
+TEST_F(OnnxImportModel, FoldsShapeComputationsIntoConstants) {
+    ModelBuilder model;
+    model.input("x", onnx::TensorProto::FLOAT, {2, 3, 4})
+        .output("y", onnx::TensorProto::FLOAT, {2, 12})
+        .output("c", onnx::TensorProto::FLOAT, {2})
+        .output("h", onnx::TensorProto::FLOAT, {})
+        .output("d", onnx::TensorProto::INT64, {});
+    // y = Reshape(x, Concat(Gather(Shape(x), [0]), [-1])): the shape is known at compile time.
+    model.node("Shape", {"x"}, {"s"});
+    constantNode(model, "zero", "value_ints", onnx::AttributeProto::INTS,
+                 [](onnx::AttributeProto& a) { a.add_ints(0); });
+    model.node("Gather", {"s", "zero"}, {"batch"});
+    constantNode(model, "rest", "value_ints", onnx::AttributeProto::INTS,
+                 [](onnx::AttributeProto& a) { a.add_ints(-1); });
+    model.node("Concat", {"batch", "rest"}, {"target"}).add_attribute()->CopyFrom([] {
+        onnx::AttributeProto axis;
+        axis.set_name("axis");
+        axis.set_type(onnx::AttributeProto::INT);
+        axis.set_i(0);
+        return axis;
+    }());
+    model.node("Reshape", {"x", "target"}, {"y"});
+    // Graph outputs that are constants: Constant nodes and a folded Gather.
+    constantNode(model, "c", "value_floats", onnx::AttributeProto::FLOATS,
+                 [](onnx::AttributeProto& a) {
+                     a.add_floats(1.5f);
+                     a.add_floats(2);
+                 });
+    constantNode(model, "h", "value_float", onnx::AttributeProto::FLOAT,
+                 [](onnx::AttributeProto& a) { a.set_f(0.5f); });
+    constantNode(model, "one", "value_int", onnx::AttributeProto::INT,
+                 [](onnx::AttributeProto& a) { a.set_i(1); });
+    model.node("Gather", {"s", "one"}, {"d"});
+
+    const Graph graph = import(model);
+    EXPECT_EQ(printGraph(graph),
+              "graph @g(%x: fp32[2,3,4]) -> (%y: fp32[2,12], %c: fp32[2], %h: fp32[], "
+              "%d: int64[]) attributes {opset = 13} {\n"
+              "  %s = constant int64[3]\n"
+              "  %zero = constant int64[1]\n"
+              "  %batch = constant int64[1]\n"
+              "  %rest = constant int64[1]\n"
+              "  %target = constant int64[2]\n"
+              "  %c = constant fp32[2]\n"
+              "  %h = constant fp32[]\n"
+              "  %one = constant int64[]\n"
+              "  %d = constant int64[]\n"
+              "  %y = Reshape(%x, %target) {name = \"reshape_5\"}\n"
+              "  return %y, %c, %h, %d\n"
+              "}\n");
+    std::vector<float> values(24);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+    const std::vector<Tensor> outputs =
+        interpretGraph(graph, {{"x", testing::fp32({2, 3, 4}, values)}});
+    testing::expectTensorEq(outputs.at(0), testing::fp32({2, 12}, values));
+    testing::expectTensorEq(outputs.at(1), testing::fp32({2}, {1.5f, 2}));
+    testing::expectTensorEq(outputs.at(2), testing::fp32({}, {0.5f}));
+    testing::expectTensorEq(outputs.at(3), testing::int64({}, {3}));
+}
+
+TEST_F(OnnxImportModel, ReportsAnErrorFoundWhileFolding) {
+    ModelBuilder model;
+    model.input("x", onnx::TensorProto::FLOAT, {2, 3}).output("d", onnx::TensorProto::INT64, {});
+    model.node("Shape", {"x"}, {"s"});
+    constantNode(model, "five", "value_int", onnx::AttributeProto::INT,
+                 [](onnx::AttributeProto& a) { a.set_i(5); });
+    model.node("Gather", {"s", "five"}, {"d"}, "dim");
+    EXPECT_EQ(importError(model), "op 'dim' (Gather): index 5 is out of range for axis 0 of size 2");
 }
 
 }  // namespace

@@ -1,0 +1,50 @@
+// Compile-time evaluation of a node with the op table's reference semantics.
+#include "compiler/graph/constant_eval.h"
+
+#include "compiler/graph/op_impl.h"
+#include "compiler/graph/op_table.h"
+
+namespace npusim::compiler {
+namespace {
+
+std::string typeText(DType dtype, const Shape& shape) {
+    return std::string(dtypeName(dtype)) + shapeString(shape);
+}
+
+/// The outputs of the ops that read only their input's shape; nullopt for any other op.
+std::optional<std::vector<Tensor>> shapeOnlyOutputs(const Graph& graph, const Node& node) {
+    if (node.kind != OpKind::Shape && node.kind != OpKind::Size) return std::nullopt;
+    const Shape& input = graph.value(node.inputs.at(0)).shape;
+    return std::vector<Tensor>{node.kind == OpKind::Shape ? ops::shapeTensor(node, input)
+                                                          : ops::sizeTensor(input)};
+}
+
+}  // namespace
+
+std::optional<std::vector<Tensor>> evaluateIfConstant(const Graph& graph, const Node& node) {
+    std::optional<std::vector<Tensor>> outputs = shapeOnlyOutputs(graph, node);
+    if (!outputs) {
+        std::vector<const Tensor*> operands;
+        for (ValueId id : node.inputs) {
+            if (id != kNoValue && !graph.value(id).constant) return std::nullopt;
+            operands.push_back(id == kNoValue ? nullptr : &*graph.value(id).constant);
+        }
+        outputs = opInfo(node.kind).interpret(node, operands);
+    }
+    if (outputs->size() != node.outputs.size()) {
+        opError(node, "computed " + std::to_string(outputs->size()) + " outputs, but " +
+                          std::to_string(node.outputs.size()) + " are recorded");
+    }
+    for (size_t i = 0; i < outputs->size(); ++i) {
+        const Value& recorded = graph.value(node.outputs[i]);
+        const Tensor& computed = (*outputs)[i];
+        if (computed.dtype != recorded.dtype || computed.shape != recorded.shape) {
+            opError(node, "output '" + recorded.name + "' is recorded as " +
+                              typeText(recorded.dtype, recorded.shape) + " but the op computed " +
+                              typeText(computed.dtype, computed.shape));
+        }
+    }
+    return outputs;
+}
+
+}  // namespace npusim::compiler

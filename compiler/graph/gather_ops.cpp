@@ -1,0 +1,118 @@
+// Gather and GatherElements: elements picked along an axis by an index tensor (int32 or int64;
+// a negative index counts from the back of the axis).
+#include "compiler/graph/elementwise.h"
+#include "compiler/graph/op_impl.h"
+#include "compiler/graph/op_support.h"
+#include "compiler/graph/op_table.h"
+
+namespace npusim::compiler::ops {
+namespace {
+
+int64_t gatherAxis(const Node& node, const Shape& data) {
+    if (data.empty()) opError(node, "data must have rank >= 1, got a scalar");
+    return normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(data.size()));
+}
+
+/// Gather's output: data's dims before the axis, the indices' dims, data's dims after the axis.
+Shape gatherShape(const Node& node, const Shape& data, const Shape& indices) {
+    const int64_t axis = gatherAxis(node, data);
+    Shape out(data.begin(), data.begin() + axis);
+    out.insert(out.end(), indices.begin(), indices.end());
+    out.insert(out.end(), data.begin() + axis + 1, data.end());
+    return out;
+}
+
+/// GatherElements' output is the indices' shape; each of its dims but the axis must fit data.
+void checkElementIndices(const Node& node, const Shape& data, const Shape& indices) {
+    const int64_t axis = gatherAxis(node, data);
+    bool fits = indices.size() == data.size();
+    for (size_t d = 0; fits && d < data.size(); ++d) {
+        fits = static_cast<int64_t>(d) == axis || indices[d] <= data[d];
+    }
+    if (!fits) {
+        opError(node, "indices " + shapeString(indices) + " must have the rank of data " +
+                          shapeString(data) + " and no larger dims outside axis " +
+                          std::to_string(axis));
+    }
+}
+
+/// `index` made non-negative; opError unless it is in [-size, size).
+int64_t checkedIndex(const Node& node, int64_t index, int64_t size, int64_t axis) {
+    if (index < -size || index >= size) {
+        opError(node, "index " + std::to_string(index) + " is out of range for axis " +
+                          std::to_string(axis) + " of size " + std::to_string(size));
+    }
+    return index < 0 ? index + size : index;
+}
+
+void requireIndices(const Node& node, DType dtype) {
+    requireDType(node, "indices", dtype, {DType::Int32, DType::Int64});
+}
+
+}  // namespace
+
+void inferGather(Graph& graph, const Node& node) {
+    checkArity(graph, node);
+    const Value& data = graph.value(node.inputs[0]);
+    const Value& indices = graph.value(node.inputs[1]);
+    requireIndices(node, indices.dtype);
+    setOutput(graph, node, data.dtype, gatherShape(node, data.shape, indices.shape));
+}
+
+std::vector<Tensor> interpretGather(const Node& node, std::span<const Tensor* const> inputs) {
+    const Tensor& data = *inputs[0];
+    const Tensor& indices = *inputs[1];
+    requireIndices(node, indices.dtype);
+    const Shape shape = gatherShape(node, data.shape, indices.shape);
+    const int64_t axis = gatherAxis(node, data.shape);
+    const int64_t size = data.shape[axis];
+    const int64_t inner = rowMajorStrides(data.shape)[axis];
+    const int64_t outer = elementCount(Shape(data.shape.begin(), data.shape.begin() + axis));
+    std::vector<int64_t> rows;
+    for (int64_t index : integerValues(indices)) {
+        rows.push_back(checkedIndex(node, index, size, axis));
+    }
+    std::vector<int64_t> sources;
+    sources.reserve(static_cast<size_t>(elementCount(shape)));
+    for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t row : rows) {
+            for (int64_t i = 0; i < inner; ++i) sources.push_back((o * size + row) * inner + i);
+        }
+    }
+    return {takeElements(data, shape, sources)};
+}
+
+void inferGatherElements(Graph& graph, const Node& node) {
+    checkArity(graph, node);
+    const Value& data = graph.value(node.inputs[0]);
+    const Value& indices = graph.value(node.inputs[1]);
+    requireIndices(node, indices.dtype);
+    checkElementIndices(node, data.shape, indices.shape);
+    setOutput(graph, node, data.dtype, indices.shape);
+}
+
+std::vector<Tensor> interpretGatherElements(const Node& node,
+                                            std::span<const Tensor* const> inputs) {
+    const Tensor& data = *inputs[0];
+    const Tensor& indices = *inputs[1];
+    requireIndices(node, indices.dtype);
+    checkElementIndices(node, data.shape, indices.shape);
+    const auto axis = static_cast<size_t>(gatherAxis(node, data.shape));
+    const std::vector<int64_t> strides = rowMajorStrides(data.shape);
+    const std::vector<int64_t> values = integerValues(indices);
+    std::vector<int64_t> sources;
+    sources.reserve(values.size());
+    forEachPosition(indices.shape, [&](const std::vector<int64_t>& position) {
+        int64_t source = 0;
+        for (size_t d = 0; d < position.size(); ++d) {
+            const int64_t index = d == axis ? checkedIndex(node, values[sources.size()],
+                                                           data.shape[d], static_cast<int64_t>(d))
+                                            : position[d];
+            source += index * strides[d];
+        }
+        sources.push_back(source);
+    });
+    return {takeElements(data, indices.shape, sources)};
+}
+
+}  // namespace npusim::compiler::ops
