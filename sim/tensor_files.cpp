@@ -109,7 +109,10 @@ reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings, std
         double largest = 0, worst = 0;
         for (int64_t k = 0; k < e.elementCount(); ++k) {
             const double x = a.valueAt(k), y = e.valueAt(k);
-            const double error = std::isnan(x) != std::isnan(y) ? INFINITY : (std::isnan(y) ? 0 : std::fabs(x - y));
+            const double error = x == y                            ? 0
+                                 : std::isnan(x) != std::isnan(y) ? INFINITY
+                                 : std::isnan(y)                  ? 0
+                                                                  : std::fabs(x - y);
             result.passed = result.passed && (exact ? x == y : error <= atol + rtol * std::fabs(y));
             largest = std::max(largest, std::fabs(y));
             worst = std::max(worst, error);

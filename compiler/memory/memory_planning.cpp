@@ -176,13 +176,20 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
                 BufferAllocator kernelAllocator(plan, opId);
                 const std::vector<uint64_t> bytes = vectorBufferBytes(kernel.problem, kernel.schedule);
                 std::vector<std::vector<uint32_t>>& slots = roles.vector.emplace_back();
+                std::string kernelName = "k";
+                kernelName += std::to_string(roles.vector.size() - 1);
                 for (size_t b = 0; b < bytes.size(); ++b) {
-                    slots.push_back(kernelAllocator.slots(AddressSpace::Sram, "k" + std::to_string(roles.vector.size() - 1) + ".v" + std::to_string(b), bytes[b],
+                    std::string role = kernelName;
+                    role += ".v";
+                    role += std::to_string(b);
+                    slots.push_back(kernelAllocator.slots(AddressSpace::Sram, role, bytes[b],
                                                           kernel.schedule.doubleBuffer ? 2 : 1, sramAlign));
                 }
                 if (kernelAllocator.sramEnd() > config.sram.sizeBytes) {
-                    throw std::logic_error("memory planning: a kernel of op " + std::to_string(opId) +
-                                           " does not fit on chip");
+                    std::string message = "memory planning: a kernel of op ";
+                    message += std::to_string(opId);
+                    message += " does not fit on chip";
+                    throw std::logic_error(message);
                 }
             }
         }

@@ -1,5 +1,9 @@
 // Elementwise ops on the vector unit: one kernel over the output's index space; broadcast
 // inputs become column or row operands where the vector unit can read them so.
+#include <cmath>
+#include <variant>
+
+#include "compiler/graph/op_table.h"
 #include "compiler/tile/index_space.h"
 #include "compiler/tile/vector_lowering.h"
 
@@ -14,52 +18,257 @@ bool isScalarConstant(const Value& value) {
 
 }  // namespace
 
-VectorProblem elementwiseProblem(const Graph& graph, uint32_t opId, std::string name,
-                                 std::span<const ValueId> inputs, ValueId output, const ElementwiseBody& body) {
-    const Value& out = graph.value(output);
-    IndexSpace space = denseSpace(out.shape);
-    std::vector<Operand> operands(inputs.size());
-    std::vector<size_t> operandIndex(inputs.size(), SIZE_MAX);
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        const Value& in = graph.value(inputs[i]);
-        if (isScalarConstant(in)) {
-            operands[i].value = in.constant->as<float>()[0];
-        } else {
-            operandIndex[i] = space.add(broadcastTo(in.shape, out.shape));
-        }
-    }
+VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name, IndexSpace space,
+                             ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body) {
     simplifyDims(space, 0, space.dims.size());
     if (space.dims.empty()) insertUnitDim(space, 0);
     splitDim(space, space.dims.size() - 1, kMaxVectorCols);
     if (space.dims.size() < 2) insertUnitDim(space, 0);
 
     VectorBuilder b(opId, std::move(name), space.dims, 1);
+    std::vector<Operand> operands;
     for (size_t i = 0; i < inputs.size(); ++i) {
-        if (operandIndex[i] == SIZE_MAX) continue;
-        const Value& in = graph.value(inputs[i]);
-        operands[i].buffer = b.load({inputs[i], 0, space.strides[operandIndex[i]]}, in.dtype);
+        const ViewOrigin& in = inputs[i];
+        operands.push_back({b.load({in.value, in.offset, space.strides[i + 1]}, graph.value(in.value).dtype), 0});
     }
-    uint32_t result = body(b, operands);
+    const uint32_t result = body(b, operands);
     if (b.extentOf(result) != BufferExtent::Block) {
-        // Every input was broadcast along a dim: spread the result over the block.
         throw VectorUnsupported("an elementwise result broadcast from its inputs");
     }
-    b.store(result, {output, 0, space.strides[0]});
+    b.store(result, {output.value, output.offset, space.strides[0]});
     return b.finish();
 }
 
-std::vector<VectorProblem> elementwiseProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
-    const ValueId output = node.outputs.at(0);
-    auto unaryOp = [&](VectorOp op) {
-        return elementwiseProblem(graph, opId, std::string(isa::vectorOpName(op)), std::span(node.inputs).first(1),
-                                  output, [op](VectorBuilder& b, std::span<const Operand> in) {
-                                      return b.unary(op, *in[0].buffer);
-                                  });
-    };
-    switch (node.kind) {
-        case OpKind::Relu: return {unaryOp(VectorOp::Relu)};
-        default: return {};
+VectorProblem elementwiseProblem(const Graph& graph, uint32_t opId, std::string name,
+                                 std::span<const ValueId> inputs, ValueId output, const ElementwiseBody& body,
+                                 std::span<const Shape> broadcastShapes, bool immediates) {
+    // Single-element fp32 constants become immediates; the body sees them in their places.
+    const Value& out = graph.value(output);
+    IndexSpace space = denseSpace(out.shape);
+    std::vector<ViewOrigin> loaded;
+    std::vector<std::optional<float>> immediate(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const Value& in = graph.value(inputs[i]);
+        if (immediates && isScalarConstant(in)) {
+            immediate[i] = in.constant->as<float>()[0];
+            continue;
+        }
+        space.add(broadcastTo(broadcastShapes.empty() ? in.shape : broadcastShapes[i], out.shape));
+        loaded.push_back({inputs[i], 0});
     }
+    return stridedProblem(graph, opId, std::move(name), std::move(space), {output, 0}, loaded,
+                          [&](VectorBuilder& b, std::span<const Operand> buffers) {
+                              std::vector<Operand> operands;
+                              size_t next = 0;
+                              for (const std::optional<float>& value : immediate) {
+                                  operands.push_back(value ? Operand{std::nullopt, *value} : buffers[next++]);
+                              }
+                              return body(b, operands);
+                          });
+}
+
+namespace {
+
+using Body = ElementwiseBody;
+
+uint32_t negate(VectorBuilder& b, uint32_t x) { return b.scalar(VectorOp::Mul, x, -1.0f); }
+
+/// x ** y: small integer exponents by repeated products (exact for negative bases too), other
+/// exponents as exp(y * ln x), which gives NaN for negative bases as the reference does.
+uint32_t power(VectorBuilder& b, const Operand& x, const Operand& y) {
+    if (!x.buffer) throw VectorUnsupported("Pow with a constant base");
+    if (!y.buffer) {
+        const float e = y.value;
+        if (e == 0.5f) return b.unary(VectorOp::Sqrt, *x.buffer);
+        if (e == -0.5f) return b.unary(VectorOp::Rsqrt, *x.buffer);
+        if (e == static_cast<float>(static_cast<int>(e)) && std::abs(e) >= 1 && std::abs(e) <= 4) {
+            uint32_t result = *x.buffer;
+            for (int i = 1; i < static_cast<int>(std::abs(e)); ++i) result = b.binary(VectorOp::Mul, result, *x.buffer);
+            return e < 0 ? b.unary(VectorOp::Reciprocal, result) : b.unary(VectorOp::Copy, result);
+        }
+    }
+    uint32_t exponent = y.buffer ? *y.buffer : 0;
+    if (y.buffer && b.dtypeOf(exponent) != DType::Fp32) exponent = b.unary(VectorOp::Cast, exponent, DType::Fp32);
+    const uint32_t logX = b.unary(VectorOp::Log, *x.buffer);
+    const uint32_t product = y.buffer ? b.binary(VectorOp::Mul, logX, exponent) : b.scalar(VectorOp::Mul, logX, y.value);
+    return b.unary(VectorOp::Exp, product);
+}
+
+/// relu(x) + min(scale * (e^x - 1), 0): Elu's and Selu's negative branch added to the positive.
+uint32_t exponentialLinear(VectorBuilder& b, uint32_t x, float alpha, float gamma) {
+    uint32_t negative = b.unary(VectorOp::Exp, x);
+    negative = b.scalar(VectorOp::Sub, negative, 1.0f);
+    negative = b.scalar(VectorOp::Mul, negative, alpha);
+    negative = b.scalar(VectorOp::Min, negative, 0.0f);
+    const uint32_t sum = b.binary(VectorOp::Add, b.unary(VectorOp::Relu, x), negative);
+    return gamma == 1.0f ? sum : b.scalar(VectorOp::Mul, sum, gamma);
+}
+
+/// max(lo, min(hi, alpha * x + beta)).
+uint32_t hardSigmoid(VectorBuilder& b, uint32_t x, float alpha, float beta) {
+    const uint32_t ramp = b.scalar(VectorOp::Add, b.scalar(VectorOp::Mul, x, alpha), beta);
+    return b.immediate(VectorOp::Clip, ramp, fp32Bits(0.0f), fp32Bits(1.0f));
+}
+
+/// The unary ops that are one vector function.
+std::optional<VectorOp> unaryFunction(OpKind kind) {
+    switch (kind) {
+        case OpKind::Relu: return VectorOp::Relu;
+        case OpKind::Sqrt: return VectorOp::Sqrt;
+        case OpKind::Exp: return VectorOp::Exp;
+        case OpKind::Log: return VectorOp::Log;
+        case OpKind::Reciprocal: return VectorOp::Reciprocal;
+        case OpKind::Sigmoid: return VectorOp::Sigmoid;
+        case OpKind::Tanh: return VectorOp::Tanh;
+        case OpKind::Erf: return VectorOp::Erf;
+        default: return std::nullopt;
+    }
+}
+
+/// The binary (and variadic) ops that are one vector function applied pairwise.
+std::optional<VectorOp> binaryFunction(OpKind kind) {
+    switch (kind) {
+        case OpKind::Add:
+        case OpKind::Sum:
+        case OpKind::Mean: return VectorOp::Add;
+        case OpKind::Sub: return VectorOp::Sub;
+        case OpKind::Mul: return VectorOp::Mul;
+        case OpKind::Div: return VectorOp::Div;
+        case OpKind::Max: return VectorOp::Max;
+        case OpKind::Min: return VectorOp::Min;
+        default: return std::nullopt;
+    }
+}
+
+/// The body of the node's elementwise computation, with the inputs it reads; nullopt when the
+/// node is not elementwise.
+std::optional<std::pair<Body, std::vector<ValueId>>> elementwiseBody(const Graph& graph, const Node& node) {
+    const std::vector<ValueId> first(node.inputs.begin(), node.inputs.begin() + 1);
+    if (const auto op = unaryFunction(node.kind)) {
+        return std::pair{Body([op = *op](VectorBuilder& b, std::span<const Operand> in) { return b.unary(op, *in[0].buffer); }), first};
+    }
+    if (const auto op = binaryFunction(node.kind)) {
+        const bool mean = node.kind == OpKind::Mean;
+        const auto count = static_cast<float>(node.inputs.size());
+        return std::pair{Body([op = *op, mean, count](VectorBuilder& b, std::span<const Operand> in) {
+                             if (in.size() == 1) return b.unary(VectorOp::Copy, *in[0].buffer);
+                             uint32_t result = b.binary(op, in[0], in[1]);
+                             for (size_t i = 2; i < in.size(); ++i) result = b.binary(op, Operand{result, 0}, in[i]);
+                             return mean ? b.scalar(VectorOp::Mul, result, 1.0f / count) : result;
+                         }),
+                         node.inputs};
+    }
+    switch (node.kind) {
+        case OpKind::Pow:
+            return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) { return power(b, in[0], in[1]); }),
+                             node.inputs};
+        case OpKind::Neg:
+            return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) { return negate(b, *in[0].buffer); }), first};
+        case OpKind::Abs:
+            return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) {
+                                 return b.binary(VectorOp::Max, *in[0].buffer, negate(b, *in[0].buffer));
+                             }),
+                             first};
+        case OpKind::Identity:
+        case OpKind::Dropout:
+            return std::pair{Body([](VectorBuilder&, std::span<const Operand> in) { return *in[0].buffer; }), first};
+        case OpKind::Elu:
+            return std::pair{Body([a = static_cast<float>(node.floatAttr("alpha", 1.0))](VectorBuilder& b, std::span<const Operand> in) {
+                                 return exponentialLinear(b, *in[0].buffer, a, 1.0f);
+                             }),
+                             first};
+        case OpKind::Selu: {
+            const auto a = static_cast<float>(node.floatAttr("alpha", 1.67326319217681884765625f));
+            const auto g = static_cast<float>(node.floatAttr("gamma", 1.05070102214813232421875f));
+            return std::pair{Body([a, g](VectorBuilder& b, std::span<const Operand> in) { return exponentialLinear(b, *in[0].buffer, a, g); }),
+                             first};
+        }
+        case OpKind::Softplus:
+            return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) {
+                                 return b.unary(VectorOp::Log, b.scalar(VectorOp::Add, b.unary(VectorOp::Exp, *in[0].buffer), 1.0f));
+                             }),
+                             first};
+        case OpKind::LeakyRelu: {
+            const auto a = static_cast<float>(node.floatAttr("alpha", 0.01f));
+            return std::pair{Body([a](VectorBuilder& b, std::span<const Operand> in) {
+                                 const uint32_t scaled = b.scalar(VectorOp::Mul, *in[0].buffer, a);
+                                 return b.binary(a <= 1.0f ? VectorOp::Max : VectorOp::Min, *in[0].buffer, scaled);
+                             }),
+                             first};
+        }
+        case OpKind::HardSigmoid: {
+            const auto beta = static_cast<float>(node.floatAttr("beta", 0.5f));
+            const auto a = static_cast<float>(node.floatAttr("alpha", 0.2f));
+            return std::pair{Body([a, beta](VectorBuilder& b, std::span<const Operand> in) { return hardSigmoid(b, *in[0].buffer, a, beta); }),
+                             first};
+        }
+        case OpKind::HardSwish:
+            return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) {
+                                 return b.binary(VectorOp::Mul, *in[0].buffer, hardSigmoid(b, *in[0].buffer, 1.0f / 6.0f, 0.5f));
+                             }),
+                             first};
+        case OpKind::Clip: {
+            // Each bound is absent, an immediate (attribute or constant) or a runtime operand.
+            std::vector<ValueId> inputs = first;
+            auto bound = [&](const char* name, size_t index) -> std::optional<std::variant<float, size_t>> {
+                if (node.attributes.contains(name)) return static_cast<float>(node.floatAttr(name, 0));
+                if (index >= node.inputs.size() || node.inputs[index] == kNoValue) return std::nullopt;
+                const Value& value = graph.value(node.inputs[index]);
+                if (value.constant) return static_cast<float>(value.constant->valueAt(0));
+                inputs.push_back(node.inputs[index]);
+                return inputs.size() - 1;
+            };
+            const auto lo = bound("min", 1), hi = bound("max", 2);
+            return std::pair{Body([lo, hi](VectorBuilder& b, std::span<const Operand> in) {
+                                 auto operand = [&](const std::variant<float, size_t>& given) {
+                                     if (const auto* value = std::get_if<float>(&given)) return Operand{std::nullopt, *value};
+                                     return in[std::get<size_t>(given)];
+                                 };
+                                 uint32_t x = *in[0].buffer;
+                                 if (lo) x = b.binary(VectorOp::Max, Operand{x, 0}, operand(*lo));
+                                 if (hi) x = b.binary(VectorOp::Min, Operand{x, 0}, operand(*hi));
+                                 return lo || hi ? x : b.unary(VectorOp::Copy, x);
+                             }),
+                             inputs};
+        }
+        case OpKind::BatchNormalization: {
+            const auto epsilon = static_cast<float>(node.floatAttr("epsilon", 1e-5f));
+            return std::pair{Body([epsilon](VectorBuilder& b, std::span<const Operand> in) {
+                                 // y = (x - mean) * scale / sqrt(var + epsilon) + B, the per-channel
+                                 // factors computed on their own (column or row) vectors.
+                                 const uint32_t inverse = b.unary(VectorOp::Rsqrt, b.binary(VectorOp::Add, in[4], Operand{std::nullopt, epsilon}));
+                                 const uint32_t factor = b.binary(VectorOp::Mul, in[1], Operand{inverse, 0});
+                                 const uint32_t centred = b.binary(VectorOp::Sub, in[0], in[3]);
+                                 return b.binary(VectorOp::Add, b.binary(VectorOp::Mul, centred, factor), *in[2].buffer);
+                             }),
+                             node.inputs};
+        }
+        case OpKind::ThresholdedRelu:
+            throw VectorUnsupported("the vector unit has no comparison for ThresholdedRelu");
+        default: return std::nullopt;
+    }
+}
+
+}  // namespace
+
+std::vector<VectorProblem> elementwiseProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
+    const auto body = elementwiseBody(graph, node);
+    if (!body) return {};
+    if (node.outputs.size() > 1) throw VectorUnsupported("its optional outputs");
+    std::vector<Shape> shapes;
+    if (node.kind == OpKind::BatchNormalization) {
+        // Per-channel parameters broadcast along dim 1 of X (spatial = 0: along dims 1...).
+        const Shape& x = graph.value(node.inputs[0]).shape;
+        shapes.push_back(x);
+        for (size_t i = 1; i < node.inputs.size(); ++i) {
+            Shape as = graph.value(node.inputs[i]).shape;
+            as.insert(as.begin(), 1);
+            as.resize(x.size(), 1);
+            shapes.push_back(as);
+        }
+    }
+    return {elementwiseProblem(graph, opId, std::string(opInfo(node.kind).name), body->second, node.outputs.at(0),
+                               body->first, shapes, node.kind != OpKind::BatchNormalization)};
 }
 
 }  // namespace npusim::compiler

@@ -70,11 +70,19 @@ const char* extentName(BufferExtent extent) {
 }
 
 std::string viewText(const TensorView& view, const Graph& graph) {
-    std::string text = "%" + graph.value(view.value).name;
-    if (view.offset) text += "+" + std::to_string(view.offset);
+    std::string text = "%";
+    text += graph.value(view.value).name;
+    if (view.offset) {
+        text += "+";
+        text += std::to_string(view.offset);
+    }
     text += " strides [";
-    for (size_t d = 0; d < view.strides.size(); ++d) text += (d ? "," : "") + std::to_string(view.strides[d]);
-    return text + "]";
+    for (size_t d = 0; d < view.strides.size(); ++d) {
+        if (d) text += ",";
+        text += std::to_string(view.strides[d]);
+    }
+    text += "]";
+    return text;
 }
 
 void printVector(std::ostringstream& out, const VectorTiles& tiles, const Graph& graph) {

@@ -42,7 +42,11 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
 }  // namespace
 
 std::vector<VectorProblem> vectorProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
-    return elementwiseProblemsFor(graph, node, opId);
+    for (auto family : {elementwiseProblemsFor, rowwiseProblemsFor}) {
+        std::vector<VectorProblem> problems = family(graph, node, opId);
+        if (!problems.empty()) return problems;
+    }
+    return {};
 }
 
 TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const CostModel& model) {

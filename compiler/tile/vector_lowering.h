@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/tile/index_space.h"
 #include "compiler/tile/vector_builder.h"
 
 namespace npusim::compiler {
@@ -24,9 +25,37 @@ std::vector<VectorProblem> vectorProblemsFor(const Graph& graph, const Node& nod
 using ElementwiseBody = std::function<uint32_t(VectorBuilder&, std::span<const Operand>)>;
 
 /// An elementwise kernel: the output's index space with every input broadcast to it,
-/// simplified; single-element fp32 constants become immediates.
+/// simplified; single-element fp32 constants become immediates. `broadcastShapes`, when
+/// given, says per input the shape it broadcasts as (BatchNormalization's [C] as [C,1,1]).
 VectorProblem elementwiseProblem(const Graph& graph, uint32_t opId, std::string name,
-                                 std::span<const ValueId> inputs, ValueId output, const ElementwiseBody& body);
+                                 std::span<const ValueId> inputs, ValueId output, const ElementwiseBody& body,
+                                 std::span<const Shape> broadcastShapes = {}, bool immediates = true);
+
+/// Computes a row-wise kernel's outputs (Block or Column buffers) from its inputs.
+using RowwiseBody = std::function<std::vector<uint32_t>(VectorBuilder&, std::span<const Operand>)>;
+
+/// A row-wise kernel over a tensor of `shape`: the dims not in `reduced` are the rows, the
+/// reduced dims form each row. Inputs broadcast to `shape`; an output is either of `shape`
+/// (from a Block buffer) or holds one value per row (from a Column buffer, laid out densely
+/// over the kept dims).
+VectorProblem rowwiseProblem(const Graph& graph, uint32_t opId, std::string name, const Shape& shape,
+                             const std::vector<bool>& reduced, std::span<const ValueId> inputs,
+                             std::span<const ValueId> outputs, const RowwiseBody& body);
+
+/// Reductions, Softmax, LogSoftmax and LayerNormalization; empty when `node` is none.
+std::vector<VectorProblem> rowwiseProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
+
+/// A view of a DRAM tensor: which tensor and the element its index (0, 0, ...) reads.
+struct ViewOrigin {
+    ValueId value = kNoValue;
+    int64_t offset = 0;
+};
+
+/// An elementwise kernel over an arbitrary index space: operand 0 of `space` is the output,
+/// operand i + 1 the i-th input, each with its own origin. The space is simplified, its last
+/// dim becomes the row.
+VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name, IndexSpace space,
+                             ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body);
 
 /// The elementwise ops (arithmetic, activations, casts); empty when `node` is not one.
 std::vector<VectorProblem> elementwiseProblemsFor(const Graph& graph, const Node& node, uint32_t opId);

@@ -28,5 +28,6 @@ void addArchCommand(CLI::App& app);
 void addCompileCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
 void addDisasmCommand(CLI::App& app);
+void addConformanceCommand(CLI::App& app);
 
 }  // namespace npusim::cli

@@ -1,0 +1,64 @@
+// Scanning an ONNX model for ops and element types npusim does not know.
+#include "compiler/frontend/onnx_scan.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+
+#include "compiler/frontend/onnx_nodes.h"
+#include "compiler/frontend/onnx_proto_io.h"
+#include "compiler/graph/op_table.h"
+
+namespace npusim::compiler {
+namespace {
+
+class FeatureList {
+public:
+    void add(std::string feature) {
+        if (std::find(features_.begin(), features_.end(), feature) == features_.end()) {
+            features_.push_back(std::move(feature));
+        }
+    }
+    void elementType(int32_t type) {
+        if (type != onnx::TensorProto::UNDEFINED && !frontend::findDType(type)) {
+            add("element type " + frontend::onnxTypeName(type));
+        }
+    }
+    void valueInfo(const onnx::ValueInfoProto& info) {
+        if (info.type().has_tensor_type()) {
+            elementType(info.type().tensor_type().elem_type());
+        } else {
+            add("non-tensor value '" + info.name() + "' (sequence, map or optional)");
+        }
+    }
+    std::vector<std::string> take() { return std::move(features_); }
+
+private:
+    std::vector<std::string> features_;
+};
+
+}  // namespace
+
+std::vector<std::string> unsupportedFeatures(const std::filesystem::path& model) {
+    onnx::ModelProto proto;
+    frontend::readProtoFile(model, proto, "model", "a valid ONNX file");
+    const onnx::GraphProto& graph = proto.graph();
+    FeatureList features;
+    for (const onnx::ValueInfoProto& input : graph.input()) features.valueInfo(input);
+    for (const onnx::ValueInfoProto& output : graph.output()) features.valueInfo(output);
+    for (const onnx::TensorProto& initializer : graph.initializer()) features.elementType(initializer.data_type());
+    for (const onnx::NodeProto& node : graph.node()) {
+        const bool known = frontend::isDefaultDomain(node.domain()) &&
+                           (node.op_type() == "Constant" || findOpKind(node.op_type()));
+        if (!known) {
+            features.add("op " + (frontend::isDefaultDomain(node.domain()) ? "" : node.domain() + ".") +
+                         node.op_type());
+        }
+        for (const onnx::AttributeProto& attribute : node.attribute()) {
+            if (attribute.type() == onnx::AttributeProto::TENSOR) features.elementType(attribute.t().data_type());
+        }
+    }
+    return features.take();
+}
+
+}  // namespace npusim::compiler

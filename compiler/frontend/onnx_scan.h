@@ -1,0 +1,16 @@
+// A quick look at an ONNX file before importing it: what it uses that npusim does not take
+// at all (ops outside the op table, element types without a DType). Conformance runs skip
+// such models with the reason instead of counting them as failures.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace npusim::compiler {
+
+/// "op Foo", "element type DOUBLE", each once, in the order first met; empty when the model
+/// uses only what npusim knows. Throws InputError for an unreadable model.
+std::vector<std::string> unsupportedFeatures(const std::filesystem::path& model);
+
+}  // namespace npusim::compiler

@@ -1,0 +1,180 @@
+// Conformance cases: scan, compile, simulate every test data set in a child process, compare.
+#include "sim/conformance.h"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <regex>
+
+#include "arch/error.h"
+#include "compiler/frontend/onnx_scan.h"
+#include "compiler/pipeline.h"
+#include "runtime/runtime.h"
+#include "sim/cosim.h"
+#include "sim/tensor_files.h"
+
+namespace npusim::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Bounds each job in simulated cycles; the wall-clock timeout bounds the whole case.
+constexpr uint64_t kJobTimeoutCycles = 4'000'000'000;
+
+struct DataSet {
+    std::string name;
+    std::map<std::string, Tensor> inputs;
+    std::vector<Tensor> expected;
+};
+
+std::vector<DataSet> readDataSets(const fs::path& directory, const ArtifactManifest& manifest) {
+    std::vector<fs::path> dirs;
+    for (const auto& entry : fs::directory_iterator(directory)) {
+        if (entry.is_directory() && entry.path().filename().string().starts_with("test_data_set_")) {
+            dirs.push_back(entry.path());
+        }
+    }
+    std::sort(dirs.begin(), dirs.end());
+    if (dirs.empty()) throw InputError("case '" + directory.string() + "' has no test_data_set_* directory");
+    std::vector<DataSet> sets;
+    for (const fs::path& dir : dirs) {
+        sets.push_back({dir.filename().string(), readInputs(dir, manifest.inputs),
+                        readExpectedOutputs(dir, manifest.outputs)});
+    }
+    return sets;
+}
+
+/// The child's verdict, one line: "passed|failed <TAB> reason <TAB> cycles".
+std::string simulate(const ArchConfig& config, const Artifact& artifact, const std::vector<DataSet>& sets,
+                     const Tolerance& tolerance) {
+    std::string status = "passed", reason;
+    uint64_t cycles = 0;
+    try {
+        runSystem(config, nullptr, false, [&](driver::Driver& driver) {
+            runtime::Runtime runtime(driver, kJobTimeoutCycles);
+            const runtime::LoadedModel model = runtime.load(artifact);
+            for (const DataSet& set : sets) {
+                const runtime::RunResult run = runtime.run(model, set.inputs);
+                cycles = run.job.cycles;
+                const reports::CheckResult check = compareOutputs(artifact.manifest.outputs, run.outputs,
+                                                                  set.expected, tolerance.rtol, tolerance.atol);
+                if (!check.passed) {
+                    status = "failed";
+                    reason = set.name + ": output '" + check.worstOutput + "' differs from ONNX's (max abs error " +
+                             std::to_string(check.maxAbsError) + ")";
+                    break;
+                }
+            }
+            runtime.unload(model);
+        });
+    } catch (const std::exception& e) {
+        status = "failed";
+        reason = e.what();
+    }
+    std::replace(reason.begin(), reason.end(), '\t', ' ');
+    std::replace(reason.begin(), reason.end(), '\n', ' ');
+    return status + "\t" + reason + "\t" + std::to_string(cycles);
+}
+
+/// Runs `simulate` in a child process; returns its line, or a failure reason.
+std::string simulateInChild(const ArchConfig& config, const Artifact& artifact, const std::vector<DataSet>& sets,
+                            const Tolerance& tolerance, unsigned timeoutSeconds) {
+    int fds[2];
+    if (pipe(fds) != 0) throw RunError("cannot create a pipe for the simulation process");
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw RunError("cannot start a simulation process");
+    if (pid == 0) {
+        close(fds[0]);
+        const std::string line = simulate(config, artifact, sets, tolerance);
+        const ssize_t written = write(fds[1], line.data(), line.size());
+        _exit(written == static_cast<ssize_t>(line.size()) ? 0 : 3);
+    }
+    close(fds[1]);
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
+    bool timedOut = false;
+    while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            timedOut = true;
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+        char buffer[4096];
+        const ssize_t n = read(fds[0], buffer, sizeof buffer);
+        if (n <= 0) break;
+        line.append(buffer, static_cast<size_t>(n));
+    }
+    close(fds[0]);
+    if (timedOut) kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (timedOut) return "failed\tsimulation timed out after " + std::to_string(timeoutSeconds) + " s\t0";
+    if (WIFSIGNALED(status)) return "failed\tsimulation crashed (signal " + std::to_string(WTERMSIG(status)) + ")\t0";
+    if (line.empty()) return "failed\tsimulation process ended without a result\t0";
+    return line;
+}
+
+}  // namespace
+
+std::string_view caseStatusName(CaseStatus status) {
+    switch (status) {
+        case CaseStatus::Passed: return "passed";
+        case CaseStatus::Failed: return "failed";
+        case CaseStatus::Skipped: return "skipped";
+    }
+    return "?";
+}
+
+std::vector<fs::path> findCases(const fs::path& suite, const std::string& filter) {
+    if (!fs::is_directory(suite)) throw InputError("suite '" + suite.string() + "' is not a directory");
+    std::regex pattern;
+    try {
+        pattern = std::regex(filter.empty() ? std::string(".*") : filter);
+    } catch (const std::regex_error& e) {
+        throw InputError("--filter '" + filter + "' is not a valid regular expression: " + e.what());
+    }
+    std::vector<fs::path> cases;
+    for (const auto& entry : fs::directory_iterator(suite)) {
+        if (!fs::is_regular_file(entry.path() / "model.onnx")) continue;
+        if (std::regex_search(entry.path().filename().string(), pattern)) cases.push_back(entry.path());
+    }
+    std::sort(cases.begin(), cases.end());
+    return cases;
+}
+
+CaseResult runConformanceCase(const fs::path& directory, const ArchConfig& config, const Tolerance& tolerance,
+                              unsigned timeoutSeconds) {
+    CaseResult result;
+    result.name = directory.filename().string();
+    try {
+        const std::vector<std::string> features = compiler::unsupportedFeatures(directory / "model.onnx");
+        if (!features.empty()) {
+            result.status = CaseStatus::Skipped;
+            result.reason = "uses what npusim does not take:";
+            for (const std::string& feature : features) result.reason += " " + feature + (&feature == &features.back() ? "" : ",");
+            return result;
+        }
+        const compiler::Compilation compilation = compiler::compileModel(directory / "model.onnx", config);
+        result.npuOps = static_cast<uint32_t>(compilation.tiles.ops.size());
+        const std::vector<DataSet> sets = readDataSets(directory, compilation.artifact.manifest);
+        const std::string line = simulateInChild(config, compilation.artifact, sets, tolerance, timeoutSeconds);
+        const size_t tab1 = line.find('\t'), tab2 = line.find('\t', tab1 + 1);
+        result.status = line.substr(0, tab1) == "passed" ? CaseStatus::Passed : CaseStatus::Failed;
+        result.reason = line.substr(tab1 + 1, tab2 - tab1 - 1);
+        result.cycles = std::stoull(line.substr(tab2 + 1));
+    } catch (const std::exception& e) {
+        result.status = CaseStatus::Failed;
+        result.reason = e.what();
+    }
+    return result;
+}
+
+}  // namespace npusim::sim

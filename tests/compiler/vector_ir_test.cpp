@@ -1,0 +1,156 @@
+// Vector tile IR: index spaces simplify without changing what they address, block transfers
+// cover exactly the block's elements, and the builder picks operand modes and reuses buffers.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "compiler/tile/index_space.h"
+#include "compiler/tile/vector_builder.h"
+#include "compiler/tile/vector_ir.h"
+
+namespace npusim::compiler {
+namespace {
+
+using isa::VectorOp;
+
+/// Every (dram element, on-chip element) pair the transfers move.
+std::set<std::pair<int64_t, int64_t>> coveredPairs(const std::vector<BlockTransfer>& transfers) {
+    std::set<std::pair<int64_t, int64_t>> pairs;
+    for (const BlockTransfer& t : transfers) {
+        for (int64_t p = 0; p < t.planes; ++p) {
+            for (int64_t r = 0; r < t.rows; ++r) {
+                for (int64_t e = 0; e < t.rowElements; ++e) {
+                    pairs.emplace(t.dramOffset + p * t.dramPlaneStride + r * t.dramRowStride + e,
+                                  t.onchipOffset + p * t.onchipPlaneStride + r * t.onchipRowStride + e);
+                }
+            }
+        }
+    }
+    return pairs;
+}
+
+VectorProblem problemOf(Shape dims, int colDims) {
+    VectorProblem p;
+    p.dims = std::move(dims);
+    p.colDims = colDims;
+    return p;
+}
+
+TEST(IndexSpace, MergesDimsEveryOperandStepsThroughAlike) {
+    // out[2,3,4] = a[2,3,4] + b[4]: the leading dims merge, the last stays apart because b
+    // repeats along the others.
+    IndexSpace space = denseSpace({2, 3, 4});
+    space.add(broadcastTo({4}, {2, 3, 4}));
+    EXPECT_EQ(simplifyDims(space, 0, 3), 2u);
+    EXPECT_EQ(space.dims, (Shape{6, 4}));
+    EXPECT_EQ(space.strides[0], (std::vector<int64_t>{4, 1}));
+    EXPECT_EQ(space.strides[1], (std::vector<int64_t>{0, 1}));
+}
+
+TEST(IndexSpace, SplitsALongDimAtADivisor) {
+    IndexSpace space = denseSpace({6000});
+    EXPECT_TRUE(splitDim(space, 0, 4096));
+    EXPECT_EQ(space.dims, (Shape{2, 3000}));  // 3000 is the largest divisor of 6000 up to 4096
+    EXPECT_EQ(space.strides[0], (std::vector<int64_t>{3000, 1}));
+    EXPECT_FALSE(splitDim(space, 1, 4096));
+}
+
+TEST(BlockTransfers, AContiguousBlockIsOneRun) {
+    const VectorProblem p = problemOf({8, 16}, 1);
+    const VectorSchedule s{0, 4, true, {}};
+    const VectorBlock block{{}, 4, 4, 4};
+    const auto transfers = blockTransfers(p, s, block, {0, 0, {16, 1}}, BufferExtent::Block);
+    ASSERT_EQ(transfers.size(), 1u);
+    EXPECT_EQ(transfers[0].dramOffset, 64);
+    EXPECT_EQ(transfers[0].rowElements, 64);
+    EXPECT_EQ(transfers[0].rows, 1);
+}
+
+TEST(BlockTransfers, ATransposedViewMovesEveryElementOfTheBlock) {
+    // Reading x[3,5] as its transpose: index (i, j) is element j*5 + i.
+    const VectorProblem p = problemOf({5, 3}, 1);
+    const VectorSchedule s{0, 2, true, {}};
+    const VectorBlock block{{}, 2, 2, 2};
+    const auto transfers = blockTransfers(p, s, block, {0, 0, {1, 5}}, BufferExtent::Block);
+    std::set<std::pair<int64_t, int64_t>> expected;
+    for (int64_t i = 0; i < 2; ++i) {
+        for (int64_t j = 0; j < 3; ++j) expected.emplace(j * 5 + (2 + i), i * 3 + j);
+    }
+    EXPECT_EQ(coveredPairs(transfers), expected);
+}
+
+TEST(BlockTransfers, AColumnBufferHoldsOneElementPerRow) {
+    // A per-row operand (a bias broadcast along the columns) over a [4 | 6] block.
+    const VectorProblem p = problemOf({4, 6}, 1);
+    const VectorSchedule s{0, 4, true, {}};
+    const VectorBlock block{{}, 0, 4, 4};
+    const auto transfers = blockTransfers(p, s, block, {0, 0, {1, 0}}, BufferExtent::Column);
+    EXPECT_EQ(coveredPairs(transfers), (std::set<std::pair<int64_t, int64_t>>{{0, 0}, {1, 1}, {2, 2}, {3, 3}}));
+}
+
+TEST(BlockTransfers, SplitRowCountsBeyondTheIsaField) {
+    // 100000 rows of one element each: more than a 16-bit rows field holds.
+    const VectorProblem p = problemOf({100000, 1}, 1);
+    const VectorSchedule s{0, 100000, false, {}};
+    const VectorBlock block{{}, 0, 100000, 100000};
+    const auto transfers = blockTransfers(p, s, block, {0, 0, {2, 1}}, BufferExtent::Block);
+    ASSERT_EQ(transfers.size(), 2u);
+    EXPECT_EQ(transfers[0].rows + transfers[1].rows, 100000);
+    EXPECT_EQ(coveredPairs(transfers).size(), 100000u);
+}
+
+TEST(VectorBlocks, CoverEveryRowOnce) {
+    const VectorProblem p = problemOf({3, 5, 2, 7}, 1);
+    const VectorSchedule s{1, 2, true, {}};
+    int64_t rows = 0, blocks = 0;
+    forEachVectorBlock(p, s, [&](const VectorBlock& block) {
+        rows += block.rows;
+        ++blocks;
+    });
+    EXPECT_EQ(rows, 3 * 5 * 2);
+    EXPECT_EQ(blocks, 3 * 3);  // 3 prefixes, 5 split as 2 + 2 + 1
+    int64_t counted = 0;
+    forEachVectorBlockSize(p, s, [&](const VectorBlock& block, int64_t count) { counted += count * block.rows; });
+    EXPECT_EQ(counted, rows);
+}
+
+TEST(VectorBuilder, BroadcastOperandsUseColumnAndRowModes) {
+    VectorBuilder b(0, "test", {4, 8}, 1);
+    const uint32_t x = b.load({1, 0, {8, 1}}, DType::Fp32);
+    const uint32_t perRow = b.load({2, 0, {1, 0}}, DType::Fp32);
+    const uint32_t perCol = b.load({3, 0, {0, 1}}, DType::Fp32);
+    EXPECT_EQ(b.extentOf(x), BufferExtent::Block);
+    EXPECT_EQ(b.extentOf(perRow), BufferExtent::Column);
+    EXPECT_EQ(b.extentOf(perCol), BufferExtent::Row);
+    // perRow - x: the broadcast operand comes first, so the builder computes -(x - perRow).
+    const uint32_t diff = b.binary(VectorOp::Sub, perRow, x);
+    b.store(b.binary(VectorOp::Add, diff, perCol), {4, 0, {8, 1}});
+    const VectorProblem p = b.finish();
+    ASSERT_EQ(p.steps.size(), 3u);
+    EXPECT_EQ(p.steps[0].op, VectorOp::Sub);
+    EXPECT_EQ(p.steps[1].op, VectorOp::Mul);
+    EXPECT_EQ(p.steps[1].immediate, fp32Bits(-1.0f));
+    EXPECT_EQ(p.steps[2].op, VectorOp::Add);
+}
+
+TEST(VectorBuilder, ReusesDeadBuffersAndKeepsLoadsApart) {
+    VectorBuilder b(0, "chain", {4, 8}, 1);
+    const uint32_t x = b.load({1, 0, {8, 1}}, DType::Fp32);
+    const uint32_t y = b.load({2, 0, {8, 1}}, DType::Fp32);
+    uint32_t v = b.binary(VectorOp::Add, x, y);
+    v = b.unary(VectorOp::Exp, v);
+    v = b.unary(VectorOp::Tanh, v);
+    b.store(v, {3, 0, {8, 1}});
+    const VectorProblem p = b.finish();
+    EXPECT_EQ(p.buffers.size(), 2u);  // the two loads; every step writes over a dead one
+    EXPECT_NE(p.loads[0].buffer, p.loads[1].buffer);
+}
+
+TEST(VectorBuilder, RejectsWhatTheVectorUnitCannotDo) {
+    VectorBuilder b(0, "int exp", {1, 8}, 1);
+    const uint32_t x = b.load({1, 0, {0, 1}}, DType::Int32);
+    EXPECT_THROW(b.unary(VectorOp::Exp, x), VectorUnsupported);
+}
+
+}  // namespace
+}  // namespace npusim::compiler
