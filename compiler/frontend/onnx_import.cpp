@@ -145,7 +145,8 @@ int64_t defaultDomainOpset(const onnx::ModelProto& model) {
 /// Converts a checked, shape-inferred ONNX graph into graph IR, one ONNX node at a time.
 class GraphConverter {
   public:
-    GraphConverter(const onnx::GraphProto& proto, int64_t opset) : proto_(proto) {
+    GraphConverter(const onnx::GraphProto& proto, int64_t opset, const std::map<std::string, Tensor>& bindings)
+        : proto_(proto), bindings_(bindings) {
         graph_.opset = opset;
         for (const auto* infos : {&proto.value_info(), &proto.output()}) {
             for (const onnx::ValueInfoProto& info : *infos) onnxTypes_[info.name()] = &info.type();
@@ -166,6 +167,16 @@ class GraphConverter {
             if (ids_.contains(input.name())) continue;  // an initializer: a constant
             const auto [dtype, shape] =
                 staticTensorType(input.type(), "input '" + input.name() + "'");
+            if (const auto bound = bindings_.find(input.name()); bound != bindings_.end()) {
+                const Tensor& value = bound->second;
+                if (value.dtype != dtype || value.shape != shape) {
+                    throw InputError("input '" + input.name() + "' is " + std::string(dtypeName(dtype)) +
+                                     shapeString(shape) + ", but the value bound to it is " +
+                                     std::string(dtypeName(value.dtype)) + shapeString(value.shape));
+                }
+                addConstant(input.name(), value);
+                continue;
+            }
             graph_.inputs.push_back(define(input.name(), dtype, shape));
         }
         for (const onnx::NodeProto& node : proto_.node()) {
@@ -277,6 +288,7 @@ class GraphConverter {
     }
 
     const onnx::GraphProto& proto_;
+    const std::map<std::string, Tensor>& bindings_;
     Graph graph_;
     std::unordered_map<std::string, ValueId> ids_;
     std::unordered_map<std::string, const onnx::TypeProto*> onnxTypes_;
@@ -284,7 +296,7 @@ class GraphConverter {
 
 }  // namespace
 
-Graph importOnnx(const std::filesystem::path& path) {
+Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, Tensor>& bindings) {
     const std::string model = "model '" + path.string() + "'";
     onnx::ModelProto proto;
     frontend::readProtoFile(path, proto, "model", "a valid ONNX file");
@@ -300,7 +312,13 @@ Graph importOnnx(const std::filesystem::path& path) {
     } catch (const std::exception& e) {
         throw InputError(model + " rejected by ONNX shape inference: " + firstLine(e.what()));
     }
-    Graph graph = GraphConverter(proto.graph(), defaultDomainOpset(proto)).convert(model);
+    for (const auto& [name, value] : bindings) {
+        const auto& inputs = proto.graph().input();
+        if (std::none_of(inputs.begin(), inputs.end(), [&](const onnx::ValueInfoProto& input) { return input.name() == name; })) {
+            throw InputError(model + " has no input '" + name + "' to bind");
+        }
+    }
+    Graph graph = GraphConverter(proto.graph(), defaultDomainOpset(proto), bindings).convert(model);
     verifyGraph(graph);
     return graph;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "compiler/graph/graph.h"
@@ -12,6 +13,9 @@ namespace npusim::compiler {
 /// Reads, checks and converts an ONNX model. Throws InputError for a missing or malformed
 /// file, a model the ONNX checker rejects, an op outside the graph IR's op set (naming the
 /// node and its type), an unsupported dtype or a dimension that is not static.
-Graph importOnnx(const std::filesystem::path& path);
+/// `bindings` specialises the model: each named graph input becomes a constant of the given
+/// value (which must match the input's declared type), so inputs that decide shapes (a
+/// Reshape's shape, a Resize's sizes) resolve at compile time.
+Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, Tensor>& bindings = {});
 
 }  // namespace npusim::compiler

@@ -61,4 +61,24 @@ std::vector<std::string> unsupportedFeatures(const std::filesystem::path& model)
     return features.take();
 }
 
+std::set<std::string> shapeDecidingInputs(const std::filesystem::path& model) {
+    onnx::ModelProto proto;
+    frontend::readProtoFile(model, proto, "model", "a valid ONNX file");
+    const onnx::GraphProto& graph = proto.graph();
+    std::set<std::string> inputs, initializers, names;
+    for (const onnx::ValueInfoProto& input : graph.input()) inputs.insert(input.name());
+    for (const onnx::TensorProto& initializer : graph.initializer()) initializers.insert(initializer.name());
+    for (const onnx::NodeProto& node : graph.node()) {
+        const std::optional<OpKind> kind =
+            frontend::isDefaultDomain(node.domain()) ? findOpKind(node.op_type()) : std::nullopt;
+        if (!kind) continue;
+        for (int index : shapeOperands(*kind)) {
+            if (index >= node.input_size()) continue;
+            const std::string& name = node.input(index);
+            if (inputs.contains(name) && !initializers.contains(name)) names.insert(name);
+        }
+    }
+    return names;
+}
+
 }  // namespace npusim::compiler

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,5 +13,9 @@ namespace npusim::compiler {
 /// "op Foo", "element type DOUBLE", each once, in the order first met; empty when the model
 /// uses only what npusim knows. Throws InputError for an unreadable model.
 std::vector<std::string> unsupportedFeatures(const std::filesystem::path& model);
+
+/// The graph inputs that feed an input deciding some node's output shape (shapeOperands):
+/// a model with such inputs compiles once they are bound to values (importOnnx's bindings).
+std::set<std::string> shapeDecidingInputs(const std::filesystem::path& model);
 
 }  // namespace npusim::compiler

@@ -173,6 +173,27 @@ std::string supportedOpList() {
     return list;
 }
 
+std::span<const int> shapeOperands(OpKind kind) {
+    static constexpr int kFirst[] = {0}, kSecond[] = {1}, kFirstThree[] = {0, 1, 2}, kSlice[] = {1, 2, 3, 4},
+                         kResize[] = {1, 2, 3}, kPad[] = {1, 3};
+    switch (kind) {
+        case OpKind::Resize: return kResize;  // opset 10: scales; 11 on: roi, scales, sizes
+        case OpKind::ReduceSum:               // axes, from opset 13
+        case OpKind::Reshape:
+        case OpKind::Squeeze:    // axes, from opset 13
+        case OpKind::Unsqueeze:  // axes, from opset 13
+        case OpKind::Split:      // split, from opset 13
+        case OpKind::Expand:
+        case OpKind::Tile:
+        case OpKind::OneHot: return kSecond;  // OneHot: depth
+        case OpKind::Slice: return kSlice;
+        case OpKind::Pad: return kPad;  // pads, and axes in opset 18
+        case OpKind::ConstantOfShape: return kFirst;
+        case OpKind::Range: return kFirstThree;
+        default: return {};
+    }
+}
+
 std::string opDiagnostic(const Node& node, const std::string& message) {
     return "op '" + node.name + "' (" + std::string(opInfo(node.kind).name) + "): " + message;
 }

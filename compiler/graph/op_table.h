@@ -34,6 +34,10 @@ std::optional<OpKind> findOpKind(std::string_view onnxOpType);
 /// Every op type the graph IR knows, for messages ("supported: MatMul, Gemm, ...").
 std::string supportedOpList();
 
+/// The inputs of an op that decide its output shape (a Reshape's shape, a Slice's starts...):
+/// the graph IR takes them only as constants.
+std::span<const int> shapeOperands(OpKind kind);
+
 /// A located diagnostic: "op 'gemm_0' (Gemm): <message>".
 std::string opDiagnostic(const Node& node, const std::string& message);
 /// Throws InputError with opDiagnostic(node, message).

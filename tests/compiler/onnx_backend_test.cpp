@@ -12,10 +12,9 @@
 #include <map>
 #include <set>
 
-#include <unistd.h>
-
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/frontend/onnx_proto_io.h"
+#include "compiler/frontend/onnx_scan.h"
 #include "compiler/graph/interpreter.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/graph/printer.h"
@@ -105,25 +104,6 @@ const std::map<std::string, std::string> kKnownLimitations = {
     {"test_castlike_BFLOAT16_to_FLOAT_expanded", kMisdeclaredLike},
 };
 
-/// Inputs that decide an op's output shape, by op type and input index. The graph IR takes them
-/// only as constants, but ONNX's cases feed them as graph inputs: the harness binds those graph
-/// inputs to each test data set's values, as initializers, before importing the model.
-const std::map<std::string, std::set<int>> kShapeOperands = {
-    {"Resize", {1, 2, 3}},  // opset 10: scales; opset 11+: roi (bound too), scales, sizes
-    {"ReduceSum", {1}},     // opset 13+: axes
-    {"Reshape", {1}},
-    {"Squeeze", {1}},    // opset 13+: axes
-    {"Unsqueeze", {1}},  // opset 13+: axes
-    {"Split", {1}},      // opset 13+: split
-    {"Slice", {1, 2, 3, 4}},
-    {"Expand", {1}},
-    {"Tile", {1}},
-    {"Pad", {1, 3}},  // opset 11+: pads; opset 18: axes
-    {"ConstantOfShape", {0}},
-    {"Range", {0, 1, 2}},
-    {"OneHot", {1}},  // depth
-};
-
 /// True when every node of the case's model is an op the graph IR knows.
 bool opsAreKnown(const std::filesystem::path& model) {
     std::ifstream in(model, std::ios::binary);
@@ -155,39 +135,6 @@ onnx::ModelProto readModel(const std::filesystem::path& path) {
 bool isInitializer(const onnx::GraphProto& graph, const std::string& name) {
     return std::any_of(graph.initializer().begin(), graph.initializer().end(),
                        [&](const onnx::TensorProto& tensor) { return tensor.name() == name; });
-}
-
-/// The graph inputs that feed a shape operand (kShapeOperands) of some node.
-std::set<std::string> shapeInputNames(const onnx::GraphProto& graph) {
-    std::set<std::string> graphInputs, names;
-    for (const onnx::ValueInfoProto& input : graph.input()) graphInputs.insert(input.name());
-    for (const onnx::NodeProto& node : graph.node()) {
-        const auto it = kShapeOperands.find(node.op_type());
-        if (it == kShapeOperands.end()) continue;
-        for (int index : it->second) {
-            if (index < node.input_size() && graphInputs.contains(node.input(index))) {
-                names.insert(node.input(index));
-            }
-        }
-    }
-    return names;
-}
-
-/// Imports a model whose shape inputs were bound, through a file of its own (importOnnx reads
-/// files); the pid keeps concurrent runs of the same case apart.
-Graph importBound(const onnx::ModelProto& model, const std::string& caseName) {
-    const std::filesystem::path path =
-        std::filesystem::temp_directory_path() /
-        ("npusim_" + caseName + "_" + std::to_string(::getpid()) + ".onnx");
-    {
-        std::ofstream out(path, std::ios::binary);
-        EXPECT_TRUE(model.SerializeToOstream(&out)) << path;
-    }
-    struct RemoveFile {
-        std::filesystem::path path;
-        ~RemoveFile() { std::filesystem::remove(path); }
-    } removeFile{path};
-    return importOnnx(path);
 }
 
 /// A test data file of a model input or output declared as `declared`. ONNX 1.12 stored bfloat16
@@ -225,28 +172,20 @@ TEST_P(OnnxBackend, MatchesTheReferenceOutputs) {
     }
     const std::filesystem::path dir = kTestData / GetParam();
     const onnx::ModelProto model = readModel(dir / "model.onnx");
-    const std::set<std::string> shapeInputs = shapeInputNames(model.graph());
+    // Inputs that decide shapes are bound to each data set's values: the case is compiled
+    // (imported) per data set, as a static-shape compiler does.
+    const std::set<std::string> shapeInputs = shapeDecidingInputs(dir / "model.onnx");
     for (const auto& set : std::filesystem::directory_iterator(dir)) {
         if (!set.is_directory()) continue;
         // input_<i>.pb holds the i-th graph input that is not an initializer.
-        onnx::ModelProto bound = model;
-        std::map<std::string, Tensor> inputs;
+        std::map<std::string, Tensor> inputs, bindings;
         int index = 0;
         for (const onnx::ValueInfoProto& input : model.graph().input()) {
             if (isInitializer(model.graph(), input.name())) continue;
-            const std::filesystem::path file =
-                set.path() / ("input_" + std::to_string(index++) + ".pb");
-            if (shapeInputs.contains(input.name())) {
-                onnx::TensorProto* value = bound.mutable_graph()->add_initializer();
-                std::ifstream in(file, std::ios::binary);
-                ASSERT_TRUE(value->ParseFromIstream(&in)) << file;
-                value->set_name(input.name());
-            } else {
-                inputs[input.name()] = readTestTensor(file, input.type());
-            }
+            const std::filesystem::path file = set.path() / ("input_" + std::to_string(index++) + ".pb");
+            (shapeInputs.contains(input.name()) ? bindings : inputs)[input.name()] = readTestTensor(file, input.type());
         }
-        const Graph graph = shapeInputs.empty() ? importOnnx(dir / "model.onnx")
-                                                : importBound(bound, GetParam());
+        const Graph graph = importOnnx(dir / "model.onnx", bindings);
         SCOPED_TRACE(printGraph(graph));
         const std::vector<Tensor> outputs = interpretGraph(graph, inputs);
         ASSERT_EQ(outputs.size(), graph.outputs.size());
