@@ -59,8 +59,9 @@ std::vector<std::byte> textSection(const std::string& text) {
 
 }  // namespace
 
-Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config) {
-    return compileGraph(importOnnx(model), config, model.stem().string(), fileHash(model));
+Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config,
+                         const std::map<std::string, Tensor>& bindings) {
+    return compileGraph(importOnnx(model, bindings), config, model.stem().string(), fileHash(model));
 }
 
 Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,

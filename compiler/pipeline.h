@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,10 @@ struct Compilation {
 };
 
 /// Compiles an ONNX model for an architecture. Throws InputError for a model the frontend or
-/// the NPU cannot take, naming the ONNX node.
-Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config);
+/// the NPU cannot take, naming the ONNX node. `bindings` fix graph inputs to values
+/// (importOnnx), for models whose shapes depend on an input.
+Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config,
+                         const std::map<std::string, Tensor>& bindings = {});
 /// Compiles a graph built in memory; `modelName` and `modelHash` go into the manifest.
 Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,
                          const std::string& modelHash);

@@ -10,9 +10,11 @@
 #include <csignal>
 #include <cstdio>
 #include <regex>
+#include <set>
 
 #include "arch/error.h"
 #include "compiler/frontend/onnx_scan.h"
+#include "compiler/frontend/tensor_proto.h"
 #include "compiler/pipeline.h"
 #include "runtime/runtime.h"
 #include "sim/cosim.h"
@@ -27,12 +29,19 @@ namespace fs = std::filesystem;
 constexpr uint64_t kJobTimeoutCycles = 4'000'000'000;
 
 struct DataSet {
-    std::string name;
-    std::map<std::string, Tensor> inputs;
+    fs::path directory;
+    std::map<std::string, Tensor> inputs;    ///< fed at run time
+    std::map<std::string, Tensor> bindings;  ///< bound at compile time: they decide shapes
     std::vector<Tensor> expected;
 };
 
-std::vector<DataSet> readDataSets(const fs::path& directory, const ArtifactManifest& manifest) {
+/// One artifact and the data sets it runs.
+struct Job {
+    Artifact artifact;
+    std::vector<DataSet> sets;
+};
+
+std::vector<DataSet> readDataSets(const fs::path& directory) {
     std::vector<fs::path> dirs;
     for (const auto& entry : fs::directory_iterator(directory)) {
         if (entry.is_directory() && entry.path().filename().string().starts_with("test_data_set_")) {
@@ -41,36 +50,62 @@ std::vector<DataSet> readDataSets(const fs::path& directory, const ArtifactManif
     }
     std::sort(dirs.begin(), dirs.end());
     if (dirs.empty()) throw InputError("case '" + directory.string() + "' has no test_data_set_* directory");
+    const fs::path model = directory / "model.onnx";
+    const std::vector<std::string> names = compiler::fedInputNames(model);
+    const std::set<std::string> shapeInputs = compiler::shapeDecidingInputs(model);
     std::vector<DataSet> sets;
     for (const fs::path& dir : dirs) {
-        sets.push_back({dir.filename().string(), readInputs(dir, manifest.inputs),
-                        readExpectedOutputs(dir, manifest.outputs)});
+        DataSet set{dir, {}, {}, {}};
+        for (size_t i = 0; i < names.size(); ++i) {
+            Tensor tensor = compiler::readTensorProto(dir / ("input_" + std::to_string(i) + ".pb"));
+            (shapeInputs.contains(names[i]) ? set.bindings : set.inputs)[names[i]] = std::move(tensor);
+        }
+        sets.push_back(std::move(set));
     }
     return sets;
 }
 
+/// Compiles the case: once, or once per data set when inputs decide shapes. Counts the ops
+/// of the first compilation into `result`.
+std::vector<Job> compileJobs(const fs::path& directory, const ArchConfig& config, CaseResult& result) {
+    std::vector<Job> jobs;
+    for (DataSet& set : readDataSets(directory)) {
+        if (jobs.empty() || !set.bindings.empty()) {
+            const compiler::Compilation compilation =
+                compiler::compileModel(directory / "model.onnx", config, set.bindings);
+            if (jobs.empty()) result.npuOps = static_cast<uint32_t>(compilation.tiles.ops.size());
+            jobs.push_back({compilation.artifact, {}});
+        }
+        set.expected = readExpectedOutputs(set.directory, jobs.back().artifact.manifest.outputs);
+        jobs.back().sets.push_back(std::move(set));
+    }
+    return jobs;
+}
+
 /// The child's verdict, one line: "passed|failed <TAB> reason <TAB> cycles".
-std::string simulate(const ArchConfig& config, const Artifact& artifact, const std::vector<DataSet>& sets,
-                     const Tolerance& tolerance) {
+std::string simulate(const ArchConfig& config, const std::vector<Job>& jobs, const Tolerance& tolerance) {
     std::string status = "passed", reason;
     uint64_t cycles = 0;
     try {
         runSystem(config, nullptr, false, [&](driver::Driver& driver) {
             runtime::Runtime runtime(driver, kJobTimeoutCycles);
-            const runtime::LoadedModel model = runtime.load(artifact);
-            for (const DataSet& set : sets) {
-                const runtime::RunResult run = runtime.run(model, set.inputs);
-                cycles = run.job.cycles;
-                const reports::CheckResult check = compareOutputs(artifact.manifest.outputs, run.outputs,
-                                                                  set.expected, tolerance.rtol, tolerance.atol);
-                if (!check.passed) {
-                    status = "failed";
-                    reason = set.name + ": output '" + check.worstOutput + "' differs from ONNX's (max abs error " +
-                             std::to_string(check.maxAbsError) + ")";
-                    break;
+            for (const Job& job : jobs) {
+                const runtime::LoadedModel model = runtime.load(job.artifact);
+                for (const DataSet& set : job.sets) {
+                    const runtime::RunResult run = runtime.run(model, set.inputs);
+                    cycles = run.job.cycles;
+                    const reports::CheckResult check = compareOutputs(job.artifact.manifest.outputs, run.outputs,
+                                                                      set.expected, tolerance.rtol, tolerance.atol);
+                    if (!check.passed) {
+                        status = "failed";
+                        reason = set.directory.filename().string() + ": output '" + check.worstOutput +
+                                 "' differs from ONNX's (max abs error " + std::to_string(check.maxAbsError) + ")";
+                        break;
+                    }
                 }
+                runtime.unload(model);
+                if (status == "failed") break;
             }
-            runtime.unload(model);
         });
     } catch (const std::exception& e) {
         status = "failed";
@@ -82,8 +117,8 @@ std::string simulate(const ArchConfig& config, const Artifact& artifact, const s
 }
 
 /// Runs `simulate` in a child process; returns its line, or a failure reason.
-std::string simulateInChild(const ArchConfig& config, const Artifact& artifact, const std::vector<DataSet>& sets,
-                            const Tolerance& tolerance, unsigned timeoutSeconds) {
+std::string simulateInChild(const ArchConfig& config, const std::vector<Job>& jobs, const Tolerance& tolerance,
+                            unsigned timeoutSeconds) {
     int fds[2];
     if (pipe(fds) != 0) throw RunError("cannot create a pipe for the simulation process");
     std::fflush(nullptr);
@@ -91,7 +126,7 @@ std::string simulateInChild(const ArchConfig& config, const Artifact& artifact, 
     if (pid < 0) throw RunError("cannot start a simulation process");
     if (pid == 0) {
         close(fds[0]);
-        const std::string line = simulate(config, artifact, sets, tolerance);
+        const std::string line = simulate(config, jobs, tolerance);
         const ssize_t written = write(fds[1], line.data(), line.size());
         _exit(written == static_cast<ssize_t>(line.size()) ? 0 : 3);
     }
@@ -162,10 +197,8 @@ CaseResult runConformanceCase(const fs::path& directory, const ArchConfig& confi
             for (const std::string& feature : features) result.reason += " " + feature + (&feature == &features.back() ? "" : ",");
             return result;
         }
-        const compiler::Compilation compilation = compiler::compileModel(directory / "model.onnx", config);
-        result.npuOps = static_cast<uint32_t>(compilation.tiles.ops.size());
-        const std::vector<DataSet> sets = readDataSets(directory, compilation.artifact.manifest);
-        const std::string line = simulateInChild(config, compilation.artifact, sets, tolerance, timeoutSeconds);
+        const std::vector<Job> jobs = compileJobs(directory, config, result);
+        const std::string line = simulateInChild(config, jobs, tolerance, timeoutSeconds);
         const size_t tab1 = line.find('\t'), tab2 = line.find('\t', tab1 + 1);
         result.status = line.substr(0, tab1) == "passed" ? CaseStatus::Passed : CaseStatus::Failed;
         result.reason = line.substr(tab1 + 1, tab2 - tab1 - 1);

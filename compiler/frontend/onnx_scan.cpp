@@ -61,6 +61,18 @@ std::vector<std::string> unsupportedFeatures(const std::filesystem::path& model)
     return features.take();
 }
 
+std::vector<std::string> fedInputNames(const std::filesystem::path& model) {
+    onnx::ModelProto proto;
+    frontend::readProtoFile(model, proto, "model", "a valid ONNX file");
+    std::set<std::string> initializers;
+    for (const onnx::TensorProto& initializer : proto.graph().initializer()) initializers.insert(initializer.name());
+    std::vector<std::string> names;
+    for (const onnx::ValueInfoProto& input : proto.graph().input()) {
+        if (!initializers.contains(input.name())) names.push_back(input.name());
+    }
+    return names;
+}
+
 std::set<std::string> shapeDecidingInputs(const std::filesystem::path& model) {
     onnx::ModelProto proto;
     frontend::readProtoFile(model, proto, "model", "a valid ONNX file");

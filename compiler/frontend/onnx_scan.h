@@ -14,6 +14,10 @@ namespace npusim::compiler {
 /// uses only what npusim knows. Throws InputError for an unreadable model.
 std::vector<std::string> unsupportedFeatures(const std::filesystem::path& model);
 
+/// The graph inputs that are not initializers, in declaration order: the inputs a caller
+/// feeds (ONNX's test data names them input_<i>.pb in this order).
+std::vector<std::string> fedInputNames(const std::filesystem::path& model);
+
 /// The graph inputs that feed an input deciding some node's output shape (shapeOperands):
 /// a model with such inputs compiles once they are bound to values (importOnnx's bindings).
 std::set<std::string> shapeDecidingInputs(const std::filesystem::path& model);
