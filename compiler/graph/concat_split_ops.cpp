@@ -158,4 +158,36 @@ std::vector<Tensor> interpretSplit(const Node& node, std::span<const Tensor* con
     return outputs;
 }
 
+std::vector<StridedCopy> concatCopies(const Graph& graph, const Node& node) {
+    const Shape& out = graph.value(node.outputs[0]).shape;
+    const int64_t axis = normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(out.size()));
+    const std::vector<int64_t> outStrides = rowMajorStrides(out);
+    std::vector<StridedCopy> copies;
+    int64_t at = 0;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+        const Shape& shape = graph.value(node.inputs[i]).shape;
+        if (elementCount(shape) != 0) {
+            copies.push_back({i, 0, shape, 0, at * outStrides[axis], rowMajorStrides(shape), outStrides});
+        }
+        at += shape[axis];
+    }
+    return copies;
+}
+
+std::vector<StridedCopy> splitCopies(const Graph& graph, const Node& node) {
+    const Shape& input = graph.value(node.inputs[0]).shape;
+    const int64_t axis = splitAxis(node, input);
+    const std::vector<int64_t> inStrides = rowMajorStrides(input);
+    std::vector<StridedCopy> copies;
+    int64_t at = 0;
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+        const Shape& shape = graph.value(node.outputs[i]).shape;
+        if (elementCount(shape) != 0) {
+            copies.push_back({0, i, shape, at * inStrides[axis], 0, inStrides, rowMajorStrides(shape)});
+        }
+        at += shape[axis];
+    }
+    return copies;
+}
+
 }  // namespace npusim::compiler::ops

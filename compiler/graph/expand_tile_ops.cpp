@@ -61,4 +61,25 @@ std::vector<Tensor> interpretTile(const Node& node, std::span<const Tensor* cons
     return {takeElements(input, shape, sources)};
 }
 
+std::vector<StridedCopy> expandCopies(const Graph& graph, const Node& node) {
+    const Shape& out = graph.value(node.outputs[0]).shape;
+    return {{0, 0, out, 0, 0, broadcastStrides(graph.value(node.inputs[0]).shape, out.size()), rowMajorStrides(out)}};
+}
+
+std::vector<StridedCopy> tileCopies(const Graph& graph, const Node& node) {
+    // Each axis of size d repeated r times is two dims: the repeat (the output stepping a
+    // whole copy, the input not moving) and the index within the copy.
+    const Shape& input = graph.value(node.inputs[0]).shape;
+    const Shape& out = graph.value(node.outputs[0]).shape;
+    const std::vector<int64_t> inStrides = rowMajorStrides(input), outStrides = rowMajorStrides(out);
+    StridedCopy copy;
+    for (size_t axis = 0; axis < input.size(); ++axis) {
+        const int64_t repeats = input[axis] == 0 ? 0 : out[axis] / input[axis];
+        copy.dims.insert(copy.dims.end(), {repeats, input[axis]});
+        copy.inputStrides.insert(copy.inputStrides.end(), {0, inStrides[axis]});
+        copy.outputStrides.insert(copy.outputStrides.end(), {input[axis] * outStrides[axis], outStrides[axis]});
+    }
+    return {copy};
+}
+
 }  // namespace npusim::compiler::ops

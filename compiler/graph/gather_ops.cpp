@@ -82,6 +82,33 @@ std::vector<Tensor> interpretGather(const Node& node, std::span<const Tensor* co
     return {takeElements(data, shape, sources)};
 }
 
+std::optional<std::vector<StridedCopy>> gatherCopies(const Graph& graph, const Node& node) {
+    const Value& indices = graph.value(node.inputs[1]);
+    if (!indices.constant) return std::nullopt;
+    const Shape& data = graph.value(node.inputs[0]).shape;
+    const int64_t axis = gatherAxis(node, data);
+    const std::vector<int64_t> strides = rowMajorStrides(data);
+    // The output read as [data's dims before axis, one dim per index, data's dims after].
+    Shape out(data.begin(), data.begin() + axis);
+    out.push_back(elementCount(indices.shape));
+    out.insert(out.end(), data.begin() + axis + 1, data.end());
+    const std::vector<int64_t> outStrides = rowMajorStrides(out);
+    std::vector<int64_t> rows;
+    for (int64_t index : integerValues(*indices.constant)) rows.push_back(checkedIndex(node, index, data[axis], axis));
+    // One copy per run of consecutive indices reading consecutive rows.
+    std::vector<StridedCopy> copies;
+    for (size_t first = 0; first < rows.size();) {
+        size_t end = first + 1;
+        while (end < rows.size() && rows[end] == rows[end - 1] + 1) ++end;
+        StridedCopy copy{0, 0, data, rows[first] * strides[axis], static_cast<int64_t>(first) * outStrides[axis],
+                         strides, outStrides};
+        copy.dims[axis] = static_cast<int64_t>(end - first);
+        if (elementCount(copy.dims) != 0) copies.push_back(std::move(copy));
+        first = end;
+    }
+    return copies;
+}
+
 void inferGatherElements(Graph& graph, const Node& node) {
     checkArity(graph, node);
     const Value& data = graph.value(node.inputs[0]);

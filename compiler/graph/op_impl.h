@@ -4,11 +4,13 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/graph/strided_copy.h"
 
 namespace npusim::compiler::ops {
 
@@ -156,6 +158,18 @@ void inferExpand(Graph& graph, const Node& node);
 std::vector<Tensor> interpretExpand(const Node& node, std::span<const Tensor* const> inputs);
 void inferTile(Graph& graph, const Node& node);
 std::vector<Tensor> interpretTile(const Node& node, std::span<const Tensor* const> inputs);
+// Data movement as strided copies (compiler/graph/strided_copy.h), from the same layout logic
+// as the reference semantics above.
+std::vector<StridedCopy> transposeCopies(const Graph& graph, const Node& node);
+std::vector<StridedCopy> blockPermuteCopies(const Graph& graph, const Node& node);
+std::vector<StridedCopy> concatCopies(const Graph& graph, const Node& node);
+std::vector<StridedCopy> splitCopies(const Graph& graph, const Node& node);
+std::vector<StridedCopy> sliceCopies(const Graph& graph, const Node& node);
+/// nullopt when the indices are not constant.
+std::optional<std::vector<StridedCopy>> gatherCopies(const Graph& graph, const Node& node);
+std::vector<StridedCopy> expandCopies(const Graph& graph, const Node& node);
+std::vector<StridedCopy> tileCopies(const Graph& graph, const Node& node);
+
 void inferPad(Graph& graph, const Node& node);
 std::vector<Tensor> interpretPad(const Node& node, std::span<const Tensor* const> inputs);
 void inferShape(Graph& graph, const Node& node);

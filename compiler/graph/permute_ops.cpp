@@ -55,6 +55,16 @@ struct BlockLayout {
     Shape output;
 };
 
+/// The strided copy that reads `input` (of `shape`) with its axes permuted.
+StridedCopy permutedCopy(const Shape& shape, const std::vector<int64_t>& perm) {
+    const std::vector<int64_t> strides = rowMajorStrides(shape);
+    StridedCopy copy;
+    copy.dims = permutedShape(shape, perm);
+    copy.outputStrides = rowMajorStrides(copy.dims);
+    for (int64_t axis : perm) copy.inputStrides.push_back(strides[axis]);
+    return copy;
+}
+
 BlockLayout blockLayout(const Node& node, const Shape& input) {
     if (input.size() != 4) opError(node, "input must be 4-D (NCHW), got " + shapeString(input));
     const int64_t block = node.intAttr("blocksize", 0);
@@ -108,6 +118,16 @@ std::vector<Tensor> interpretBlockPermute(const Node& node, std::span<const Tens
     Tensor out = transposed(view, layout.perm);
     out.shape = layout.output;
     return {std::move(out)};
+}
+
+std::vector<StridedCopy> transposeCopies(const Graph& graph, const Node& node) {
+    const Shape& shape = graph.value(node.inputs[0]).shape;
+    return {permutedCopy(shape, permutation(node, shape.size()))};
+}
+
+std::vector<StridedCopy> blockPermuteCopies(const Graph& graph, const Node& node) {
+    const BlockLayout layout = blockLayout(node, graph.value(node.inputs[0]).shape);
+    return {permutedCopy(layout.view, layout.perm)};
 }
 
 }  // namespace npusim::compiler::ops

@@ -84,22 +84,39 @@ std::optional<SliceOperands> attributeOperands(const Node& node) {
     return operands;
 }
 
+/// The operands from the attributes or from the constant inputs.
+SliceOperands graphOperands(const Graph& graph, const Node& node) {
+    if (std::optional<SliceOperands> operands = attributeOperands(node)) return *operands;
+    if (node.inputs.size() < 3) {
+        opError(node, "needs starts and ends (inputs 1 and 2, or attributes before opset 10)");
+    }
+    SliceOperands operands{constantInts(graph, node, 1, "starts"), constantInts(graph, node, 2, "ends"),
+                           std::nullopt, std::nullopt};
+    if (optionalInput(graph, node, 3)) operands.axes = constantInts(graph, node, 3, "axes");
+    if (optionalInput(graph, node, 4)) operands.steps = constantInts(graph, node, 4, "steps");
+    return operands;
+}
+
 }  // namespace
 
 void inferSlice(Graph& graph, const Node& node) {
     checkArity(graph, node);
     const Value& data = graph.value(node.inputs[0]);
-    std::optional<SliceOperands> operands = attributeOperands(node);
-    if (!operands) {
-        if (node.inputs.size() < 3) {
-            opError(node, "needs starts and ends (inputs 1 and 2, or attributes before opset 10)");
-        }
-        operands = SliceOperands{constantInts(graph, node, 1, "starts"),
-                                 constantInts(graph, node, 2, "ends"), std::nullopt, std::nullopt};
-        if (optionalInput(graph, node, 3)) operands->axes = constantInts(graph, node, 3, "axes");
-        if (optionalInput(graph, node, 4)) operands->steps = constantInts(graph, node, 4, "steps");
+    setOutput(graph, node, data.dtype, windowShape(sliceWindows(node, data.shape, graphOperands(graph, node))));
+}
+
+std::vector<StridedCopy> sliceCopies(const Graph& graph, const Node& node) {
+    const Shape& data = graph.value(node.inputs[0]).shape;
+    const std::vector<AxisWindow> windows = sliceWindows(node, data, graphOperands(graph, node));
+    const std::vector<int64_t> strides = rowMajorStrides(data);
+    StridedCopy copy;
+    copy.dims = windowShape(windows);
+    copy.outputStrides = rowMajorStrides(copy.dims);
+    for (size_t axis = 0; axis < windows.size(); ++axis) {
+        copy.inputOffset += windows[axis].start * strides[axis];
+        copy.inputStrides.push_back(windows[axis].step * strides[axis]);
     }
-    setOutput(graph, node, data.dtype, windowShape(sliceWindows(node, data.shape, *operands)));
+    return {copy};
 }
 
 std::vector<Tensor> interpretSlice(const Node& node, std::span<const Tensor* const> inputs) {

@@ -18,13 +18,16 @@ bool isScalarConstant(const Value& value) {
 
 }  // namespace
 
-VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name, IndexSpace space,
-                             ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body) {
+void shapeForRows(IndexSpace& space) {
     simplifyDims(space, 0, space.dims.size());
     if (space.dims.empty()) insertUnitDim(space, 0);
     splitDim(space, space.dims.size() - 1, kMaxVectorCols);
     if (space.dims.size() < 2) insertUnitDim(space, 0);
+}
 
+VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name, IndexSpace space,
+                             ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body) {
+    shapeForRows(space);
     VectorBuilder b(opId, std::move(name), space.dims, 1);
     std::vector<Operand> operands;
     for (size_t i = 0; i < inputs.size(); ++i) {

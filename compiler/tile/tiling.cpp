@@ -1,6 +1,8 @@
 // lowerToTiles: one tile op per graph op, in graph order.
 #include "compiler/tile/tiling.h"
 
+#include <algorithm>
+
 #include "compiler/graph/op_table.h"
 #include "compiler/tile/vector_lowering.h"
 
@@ -42,7 +44,7 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
 }  // namespace
 
 std::vector<VectorProblem> vectorProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
-    for (auto family : {elementwiseProblemsFor, rowwiseProblemsFor}) {
+    for (auto family : {elementwiseProblemsFor, rowwiseProblemsFor, movementProblemsFor}) {
         std::vector<VectorProblem> problems = family(graph, node, opId);
         if (!problems.empty()) return problems;
     }
@@ -54,10 +56,11 @@ TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const Cos
     for (size_t index = 0; index < graph.nodes.size(); ++index) {
         const Node& node = graph.nodes[index];
         const auto opId = static_cast<uint32_t>(index);
-        for (ValueId id : node.outputs) {
-            if (elementCount(graph.value(id).shape) == 0) {
-                opError(node, "its result is empty; the NPU has nothing to compute");
-            }
+        const bool empty = std::all_of(node.outputs.begin(), node.outputs.end(),
+                                       [&](ValueId id) { return elementCount(graph.value(id).shape) == 0; });
+        if (empty) {  // nothing to compute: an op with no kernels
+            program.ops.push_back(VectorTiles{opId, {}});
+            continue;
         }
         switch (node.kind) {
             case OpKind::MatMul:

@@ -51,11 +51,19 @@ struct ViewOrigin {
     int64_t offset = 0;
 };
 
+/// Simplifies an index space and makes its last dim the row (split when longer than
+/// kMaxVectorCols), with at least one row dim.
+void shapeForRows(IndexSpace& space);
+
 /// An elementwise kernel over an arbitrary index space: operand 0 of `space` is the output,
 /// operand i + 1 the i-th input, each with its own origin. The space is simplified, its last
 /// dim becomes the row.
 VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name, IndexSpace space,
                              ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body);
+
+/// The data-movement ops (stridedCopies): one load-and-store kernel per copy, no vector
+/// steps; empty when `node` is not one.
+std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
 
 /// The elementwise ops (arithmetic, activations, casts); empty when `node` is not one.
 std::vector<VectorProblem> elementwiseProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
