@@ -294,6 +294,7 @@ bool vectorSupports(VectorOp op, DType dtype, DType out) {
         case VectorOp::Quantize: return dtype == DType::Fp32 && quantised;
         case VectorOp::Requantize: return dtype == DType::Int32 && quantised;
         case VectorOp::Dequantize: return integerIn && out == DType::Fp32;
+        case VectorOp::Fill: return out == dtype && dtypeSize(dtype) <= 4;
         case VectorOp::Copy:
         case VectorOp::Add:
         case VectorOp::Sub:

@@ -76,8 +76,9 @@ enum class VectorOp : uint8_t {
     Quantize = 20,    ///< fp32 -> int8/uint8: saturate(round_even(x / imm) + imm2)
     Requantize = 21,  ///< int32 -> int8/uint8: saturate(round_even(float(x) * imm) + imm2)
     Dequantize = 22,  ///< int8/uint8/int32 -> fp32: (x - imm2) * imm
+    Fill = 23,        ///< dst = the low bytes of imm, in dtype; src0 is not read
 };
-inline constexpr int kVectorOpCount = 23;
+inline constexpr int kVectorOpCount = 24;
 
 /// How the vector unit reads its second operand for element (r, c).
 enum class Operand1Mode : uint8_t {

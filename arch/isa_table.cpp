@@ -17,7 +17,8 @@ constexpr std::array<std::string_view, 2> kSpaceNames = {"sram", "acc"};
 constexpr std::array<std::string_view, kVectorOpCount> kVectorOpNames = {
     "copy", "add",  "sub",     "mul",  "max",     "min",        "relu",       "div",
     "clip", "exp",  "log",     "sqrt", "rsqrt",   "reciprocal", "tanh",       "sigmoid",
-    "erf",  "reduce_sum", "reduce_max", "cast", "quantize", "requantize", "dequantize"};
+    "erf",  "reduce_sum", "reduce_max", "cast", "quantize", "requantize", "dequantize",
+    "fill"};
 constexpr std::array<std::string_view, 8> kDTypeNames = {
     "int8", "uint8", "int32", "fp32", "fp16", "bf16", "int64", "bool"};
 constexpr std::array<std::string_view, 6> kOperand1ModeNames = {"none",   "full",   "row",

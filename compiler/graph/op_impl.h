@@ -169,6 +169,7 @@ std::vector<StridedCopy> sliceCopies(const Graph& graph, const Node& node);
 std::optional<std::vector<StridedCopy>> gatherCopies(const Graph& graph, const Node& node);
 std::vector<StridedCopy> expandCopies(const Graph& graph, const Node& node);
 std::vector<StridedCopy> tileCopies(const Graph& graph, const Node& node);
+std::vector<StridedCopy> padCopies(const Graph& graph, const Node& node);
 
 void inferPad(Graph& graph, const Node& node);
 std::vector<Tensor> interpretPad(const Node& node, std::span<const Tensor* const> inputs);

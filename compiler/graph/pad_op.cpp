@@ -101,6 +101,58 @@ std::vector<int64_t> padsOf(const Node& node, const std::optional<std::vector<in
     return *pads;
 }
 
+/// Per axis, the part of the input the output keeps: `kept` elements from `first` (negative
+/// pads crop first; the kept part is then padded).
+struct KeptAxis {
+    int64_t first = 0, kept = 0;
+};
+
+std::vector<KeptAxis> keptAxes(const Node& node, const Shape& input, const std::vector<AxisPads>& pads,
+                               PadMode mode) {
+    std::vector<KeptAxis> axes(input.size());
+    for (size_t axis = 0; axis < input.size(); ++axis) {
+        axes[axis].first = std::max<int64_t>(0, -pads[axis].before);
+        axes[axis].kept = input[axis] - axes[axis].first - std::max<int64_t>(0, -pads[axis].after);
+        const int64_t padded = axes[axis].kept + std::max<int64_t>(0, pads[axis].before) +
+                               std::max<int64_t>(0, pads[axis].after);
+        if (mode != PadMode::Constant && axes[axis].kept == 0 && padded > 0) {
+            opError(node, "cannot pad axis " + std::to_string(axis) +
+                              " in mode edge or reflect: it has no elements");
+        }
+    }
+    return axes;
+}
+
+/// A run of output indices along one axis: `extent` indices from `start`, reading input
+/// indices from `source` in steps of `step`, or the fill when `fill`.
+struct AxisSegment {
+    int64_t start = 0, extent = 0, source = 0, step = 1;
+    bool fill = false;
+};
+
+/// The segments of one axis: before the kept part, the kept part, after it. Edge repeats the
+/// border (step 0); reflect reads one index per segment, so every segment is affine.
+std::vector<AxisSegment> axisSegments(const AxisPads& pads, const KeptAxis& axis, PadMode mode) {
+    const int64_t before = std::max<int64_t>(0, pads.before), after = std::max<int64_t>(0, pads.after);
+    std::vector<AxisSegment> segments;
+    auto border = [&](int64_t start, int64_t extent) {
+        if (extent == 0) return;
+        if (mode == PadMode::Constant) {
+            segments.push_back({start, extent, 0, 1, true});
+        } else if (mode == PadMode::Edge) {
+            segments.push_back({start, extent, start < before ? axis.first : axis.first + axis.kept - 1, 0, false});
+        } else {
+            for (int64_t i = start; i < start + extent; ++i) {
+                segments.push_back({i, 1, sourceIndex(i - before, axis.first, axis.kept, mode), 1, false});
+            }
+        }
+    };
+    border(0, before);
+    if (axis.kept > 0) segments.push_back({before, axis.kept, axis.first, 1, false});
+    border(before + axis.kept, after);
+    return segments;
+}
+
 }  // namespace
 
 void inferPad(Graph& graph, const Node& node) {
@@ -130,17 +182,7 @@ std::vector<Tensor> interpretPad(const Node& node, std::span<const Tensor* const
     const Shape shape = paddedShape(data.shape, axisPadding);
     const Tensor fill = fillValue(node, data.dtype, inputs.size() > 2 ? inputs[2] : nullptr);
 
-    // Negative pads crop first; the kept part of each axis is then padded.
-    std::vector<int64_t> first(shape.size()), kept(shape.size());
-    for (size_t axis = 0; axis < shape.size(); ++axis) {
-        first[axis] = std::max<int64_t>(0, -axisPadding[axis].before);
-        kept[axis] =
-            data.shape[axis] - first[axis] - std::max<int64_t>(0, -axisPadding[axis].after);
-        if (mode != PadMode::Constant && kept[axis] == 0 && shape[axis] > 0) {
-            opError(node, "cannot pad axis " + std::to_string(axis) +
-                              " in mode edge or reflect: it has no elements");
-        }
-    }
+    const std::vector<KeptAxis> kept = keptAxes(node, data.shape, axisPadding, mode);
     const std::vector<int64_t> strides = rowMajorStrides(data.shape);
     const size_t size = dtypeSize(data.dtype);
     Tensor out = Tensor::zeros(data.dtype, shape);
@@ -150,7 +192,7 @@ std::vector<Tensor> interpretPad(const Node& node, std::span<const Tensor* const
         for (size_t axis = 0; axis < shape.size() && source >= 0; ++axis) {
             const int64_t index =
                 sourceIndex(position[axis] - std::max<int64_t>(0, axisPadding[axis].before),
-                            first[axis], kept[axis], mode);
+                            kept[axis].first, kept[axis].kept, mode);
             source = index < 0 ? -1 : source + index * strides[axis];
         }
         const std::byte* from = source < 0 ? fill.bytes.data() : data.bytes.data() + source * size;
@@ -158,6 +200,60 @@ std::vector<Tensor> interpretPad(const Node& node, std::span<const Tensor* const
         cursor += size;
     });
     return {std::move(out)};
+}
+
+std::vector<StridedCopy> padCopies(const Graph& graph, const Node& node) {
+    const Value& data = graph.value(node.inputs[0]);
+    const PadMode mode = padMode(node);
+    // A constant fill is written as such; a value given at run time is read, repeated.
+    const Value* value = optionalInput(graph, node, 2);
+    const bool runtimeValue = value && !value->constant;
+    std::optional<std::vector<int64_t>> axes;
+    if (optionalInput(graph, node, 3)) axes = constantInts(graph, node, 3, "axes");
+    const std::vector<AxisPads> pads =
+        axisPads(node, data.shape, padsOf(node, intsFromAttributeOrInput(graph, node, "pads", 1)), axes);
+    const std::vector<KeptAxis> kept = keptAxes(node, data.shape, pads, mode);
+    const Tensor fill = fillValue(node, data.dtype, value && value->constant ? &*value->constant : nullptr);
+    const Shape& out = graph.value(node.outputs[0]).shape;
+    const std::vector<int64_t> inStrides = rowMajorStrides(data.shape), outStrides = rowMajorStrides(out);
+
+    // One piece per box of the output: a segment of every axis.
+    std::vector<std::vector<AxisSegment>> segments;
+    for (size_t axis = 0; axis < out.size(); ++axis) {
+        segments.push_back(axisSegments(pads[axis], kept[axis], mode));
+        if (segments.back().empty()) return std::vector<StridedCopy>{};  // an empty output
+    }
+    std::vector<StridedCopy> copies;
+    std::vector<size_t> choice(out.size(), 0);
+    for (;;) {
+        StridedCopy copy{0, 0, {}, 0, 0, {}, outStrides, std::nullopt};
+        bool fills = false;
+        for (size_t axis = 0; axis < out.size(); ++axis) {
+            const AxisSegment& segment = segments[axis][choice[axis]];
+            copy.dims.push_back(segment.extent);
+            copy.outputOffset += segment.start * outStrides[axis];
+            copy.inputOffset += segment.source * inStrides[axis];
+            copy.inputStrides.push_back(segment.step * inStrides[axis]);
+            fills = fills || segment.fill;
+        }
+        if (fills) {
+            if (runtimeValue) {
+                copy.input = 2;
+            } else {
+                copy.fill = fill;
+            }
+            copy.inputOffset = 0;
+            copy.inputStrides.assign(out.size(), 0);
+        }
+        copies.push_back(std::move(copy));
+        size_t axis = out.size();
+        for (; axis > 0; --axis) {
+            if (++choice[axis - 1] < segments[axis - 1].size()) break;
+            choice[axis - 1] = 0;
+        }
+        if (axis == 0) break;
+    }
+    return copies;
 }
 
 }  // namespace npusim::compiler::ops

@@ -24,6 +24,7 @@ std::optional<std::vector<StridedCopy>> stridedCopies(const Graph& graph, const 
         case OpKind::Gather: return ops::gatherCopies(graph, node);
         case OpKind::Expand: return ops::expandCopies(graph, node);
         case OpKind::Tile: return ops::tileCopies(graph, node);
+        case OpKind::Pad: return ops::padCopies(graph, node);
         default: return std::nullopt;
     }
 }

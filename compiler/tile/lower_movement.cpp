@@ -2,6 +2,7 @@
 // one view and stores them through another. The vector unit runs no step; the DMA does the
 // work, so any dtype moves.
 #include <algorithm>
+#include <cstring>
 
 #include "compiler/graph/op_table.h"
 #include "compiler/graph/strided_copy.h"
@@ -27,10 +28,21 @@ std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& n
         space.add(copy.inputStrides);
         shapeForRows(space);
         const ValueId input = node.inputs[copy.input], output = node.outputs[copy.output];
-        VectorBuilder b(opId, "copy", space.dims, 1);
-        // A block whatever the input's broadcasting: the DMA repeats elements, the store
-        // writes every one.
-        const uint32_t buffer = b.loadBlock({input, copy.inputOffset, space.strides[1]}, graph.value(input).dtype);
+        VectorBuilder b(opId, copy.fill ? "fill" : "copy", space.dims, 1);
+        uint32_t buffer = 0;
+        if (copy.fill) {
+            if (copy.fill->bytes.size() > sizeof(uint32_t)) {
+                throw VectorUnsupported("a fill of " + std::string(dtypeName(copy.fill->dtype)) +
+                                        " (the vector unit fills elements of up to 4 bytes)");
+            }
+            uint32_t bits = 0;
+            std::memcpy(&bits, copy.fill->bytes.data(), copy.fill->bytes.size());
+            buffer = b.fill(copy.fill->dtype, bits);
+        } else {
+            // A block whatever the input's broadcasting: the DMA repeats elements, the store
+            // writes every one.
+            buffer = b.loadBlock({input, copy.inputOffset, space.strides[1]}, graph.value(input).dtype);
+        }
         b.store(buffer, {output, copy.outputOffset, space.strides[0]});
         problems.push_back(b.finish());
     }

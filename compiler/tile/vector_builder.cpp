@@ -76,6 +76,11 @@ uint32_t VectorBuilder::step(isa::VectorOp op, uint32_t dst, uint32_t src0,
     return dst;
 }
 
+uint32_t VectorBuilder::fill(DType dtype, uint32_t bits) {
+    const uint32_t dst = newBuffer(dtype, BufferExtent::Block);
+    return step(isa::VectorOp::Fill, dst, dst, std::nullopt, bits, 0);  // src0 unread
+}
+
 uint32_t VectorBuilder::unary(isa::VectorOp op, uint32_t src, std::optional<DType> out) {
     const uint32_t dst = newBuffer(out.value_or(dtypeOf(src)), extentOf(src));
     return step(op, dst, src, std::nullopt, std::nullopt, 0);

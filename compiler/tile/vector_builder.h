@@ -34,6 +34,9 @@ public:
     /// Loads a view as a whole block whatever its broadcasting (the DMA repeats elements).
     uint32_t loadBlock(const TensorView& view, DType dtype);
 
+    /// A new Block buffer of `dtype` whose every element has the low bytes of `bits`.
+    uint32_t fill(DType dtype, uint32_t bits);
+
     /// dst = op(src) elementwise, in a new buffer of `out` type (default: src's).
     uint32_t unary(isa::VectorOp op, uint32_t src, std::optional<DType> out = std::nullopt);
     /// dst = op(src, immediate bits) elementwise; imm2 for clip's maximum and zero points.

@@ -176,6 +176,11 @@ uint64_t operand1Elements(isa::Operand1Mode mode, uint32_t rows, uint32_t cols) 
 }
 
 void computeVectorBlock(const VectorBlock& block) {
+    if (block.op == VectorOp::Fill) {
+        const size_t size = dtypeSize(block.outDType), count = static_cast<size_t>(block.rows) * block.cols;
+        for (size_t i = 0; i < count; ++i) std::memcpy(block.dst + i * size, &block.immediate, size);  // little-endian
+        return;
+    }
     switch (block.op) {
         case VectorOp::Cast:
         case VectorOp::Quantize:

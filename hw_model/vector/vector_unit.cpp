@@ -44,11 +44,14 @@ void VectorUnit::execute(const isa::Command& command) {
     const std::string& who = trace_.name();
     const uint64_t start = clock_.now();
 
-    const MemoryResponse first = memory_.access(
-        socketFor(Field::Src0Space),
-        {tlm::TLM_READ_COMMAND, command.get(Field::Src0Addr), src0, block.rows, rowBytes,
-         command.get(Field::Src0Stride) * in},
-        tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange);
+    // A fill reads nothing: its results depend on the immediate alone.
+    const bool readsSrc0 = block.op != isa::VectorOp::Fill;
+    const MemoryResponse first =
+        readsSrc0 ? memory_.access(socketFor(Field::Src0Space),
+                                   {tlm::TLM_READ_COMMAND, command.get(Field::Src0Addr), src0, block.rows, rowBytes,
+                                    command.get(Field::Src0Stride) * in},
+                                   tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange)
+                  : MemoryResponse{sc_core::SC_ZERO_TIME, 0};
     sc_core::sc_time operandsDone = first.done;
     uint64_t contention = first.contentionCycles;
     if (src1Elements > 0) {
@@ -87,7 +90,8 @@ void VectorUnit::execute(const isa::Command& command) {
 
     const uint64_t stall = std::min(contention, total);
     trace_.stall(trace::StallReason::SramBankConflict, command, start, start + stall);
-    trace_.busy(command, start + stall, start + total, (elements + src1Elements) * in + block.rows * dstRowBytes);
+    trace_.busy(command, start + stall, start + total,
+                ((readsSrc0 ? elements : 0) + src1Elements) * in + block.rows * dstRowBytes);
 }
 
 }  // namespace npusim::hw

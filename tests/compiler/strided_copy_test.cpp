@@ -38,7 +38,7 @@ std::vector<Tensor> applyCopies(const Graph& graph, const std::map<std::string, 
     }
     for (const StridedCopy& copy : copies.value_or(std::vector<StridedCopy>{})) {
         const Value& in = graph.value(node.inputs[copy.input]);
-        const Tensor& source = in.constant ? *in.constant : inputs.at(in.name);
+        const Tensor& source = copy.fill ? *copy.fill : in.constant ? *in.constant : inputs.at(in.name);
         Tensor& target = outputs[copy.output];
         const size_t size = dtypeSize(source.dtype);
         std::vector<int64_t> index(copy.dims.size(), 0);
@@ -128,6 +128,17 @@ TEST(StridedCopies, GatherWithConstantIndicesCopiesRunsOfRows) {
 TEST(StridedCopies, ExpandAndTileRepeatElements) {
     expectCopiesMatch(OpKind::Expand, {iota({3, 1}), int64({3}, {2, 3, 4})}, {1});
     expectCopiesMatch(OpKind::Tile, {iota({2, 3}), int64({2}, {3, 2})}, {1});
+}
+
+TEST(StridedCopies, PadFillsBordersAndCopiesTheKeptPart) {
+    const Tensor x = iota({2, 3, 4});
+    expectCopiesMatch(OpKind::Pad, {x, int64({6}, {0, 1, 2, 0, 2, 1}), testing::fp32({}, {-5})}, {1, 2});
+    expectCopiesMatch(OpKind::Pad, {x, int64({6}, {0, -1, 3, 1, 0, -2})}, {1});  // crops and pads
+    for (const char* mode : {"edge", "reflect"}) {
+        expectCopiesMatch(OpKind::Pad, {x, int64({6}, {1, 2, 3, 1, 2, 3})}, {1}, {{"mode", std::string(mode)}});
+    }
+    // A constant value given at run time is read and repeated.
+    expectCopiesMatch(OpKind::Pad, {x, int64({6}, {0, 0, 1, 0, 0, 1}), testing::fp32({}, {7})}, {1});
 }
 
 TEST(StridedCopies, ComputingOpsHaveNone) {

@@ -38,6 +38,18 @@ std::vector<Out> run(VectorOp op, DType dtype, DType out, uint32_t rows, uint32_
 uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 uint32_t bits(int32_t i) { return std::bit_cast<uint32_t>(i); }
 
+TEST(VectorAlu, FillWritesTheImmediateInAnyTypeOfUpToFourBytes) {
+    EXPECT_EQ(run<float>(VectorOp::Fill, DType::Fp32, DType::Fp32, 2, 2, std::vector<float>{}, {},
+                         isa::Operand1Mode::None, bits(-2.5f)),
+              std::vector<float>(4, -2.5f));
+    EXPECT_EQ(run<uint8_t>(VectorOp::Fill, DType::UInt8, DType::UInt8, 1, 3, std::vector<uint8_t>{}, {},
+                           isa::Operand1Mode::None, 0x1FFu),
+              std::vector<uint8_t>(3, 0xFF));
+    EXPECT_TRUE(isa::vectorSupports(VectorOp::Fill, DType::Fp16, DType::Fp16));
+    EXPECT_FALSE(isa::vectorSupports(VectorOp::Fill, DType::Int64, DType::Int64));
+    EXPECT_FALSE(isa::vectorSupports(VectorOp::Fill, DType::Fp32, DType::Int32));
+}
+
 TEST(VectorAlu, FloatFunctionsFollowTheirDefinitions) {
     const std::vector<float> x = {0.5f, 1.0f, 2.0f, 4.0f};
     struct Case {
