@@ -122,45 +122,99 @@ VectorProblem rowwiseProblem(const Graph& graph, uint32_t opId, std::string name
 
 namespace {
 
-/// MaxPool and AveragePool whose windows all lie inside the input: for each kernel tap, the
-/// input positions it reads for every output are one strided view of X; the taps are combined
-/// elementwise (max, or sum then scale).
-VectorProblem poolProblem(const Graph& graph, const Node& node, uint32_t opId) {
+/// A run of output positions along one spatial axis whose windows read the same kernel taps
+/// of the input: kernel indices [kFirst, kFirst + kCount) fall inside the input, `padded` of
+/// them inside the padded input (AveragePool's count_include_pad divisor).
+struct PoolSegment {
+    int64_t start = 0, extent = 0, kFirst = 0, kCount = 0, padded = 0;
+};
+
+std::vector<PoolSegment> poolSegments(const ops::WindowGeometry& g, size_t axis) {
+    std::vector<PoolSegment> segments;
+    for (int64_t o = 0; o < g.output[axis]; ++o) {
+        PoolSegment s{o, 1, 0, 0, 0};
+        bool first = true;
+        for (int64_t k = 0; k < g.kernel[axis]; ++k) {
+            const int64_t at = o * g.strides[axis] - g.padBegin[axis] + k * g.dilations[axis];
+            if (at >= -g.padBegin[axis] && at < g.input[axis] + g.padEnd[axis]) ++s.padded;
+            if (at < 0 || at >= g.input[axis]) continue;
+            if (first) s.kFirst = k;
+            first = false;
+            ++s.kCount;
+        }
+        PoolSegment* last = segments.empty() ? nullptr : &segments.back();
+        if (last && last->kFirst == s.kFirst && last->kCount == s.kCount && last->padded == s.padded) {
+            ++last->extent;
+        } else {
+            segments.push_back(s);
+        }
+    }
+    return segments;
+}
+
+/// MaxPool and AveragePool: the output is cut into boxes (a segment of every spatial axis)
+/// within which each window reads the same kernel taps, so padding is never read. In a box, each
+/// tap is one strided view of X; the taps are combined elementwise (max, or sum then scale by
+/// the box's divisor).
+std::vector<VectorProblem> poolProblems(const Graph& graph, const Node& node, uint32_t opId) {
     const Value& x = graph.value(node.inputs[0]);
     const Shape spatial(x.shape.begin() + 2, x.shape.end());
     const ops::WindowGeometry g =
         ops::windowGeometry(node, spatial, ops::intListAttr(node, "kernel_shape"), node.intAttr("ceil_mode", 0) != 0);
-    for (size_t i = 0; i < spatial.size(); ++i) {
-        const int64_t last = (g.output[i] - 1) * g.strides[i] - g.padBegin[i] + (g.kernel[i] - 1) * g.dilations[i];
-        if (g.padBegin[i] != 0 || last >= spatial[i]) {
-            throw VectorUnsupported("a pooling window reaching into padding");
-        }
-    }
+    const bool max = node.kind == OpKind::MaxPool;
+    const bool includePad = node.intAttr("count_include_pad", 0) != 0;
     const std::vector<int64_t> in = ops::rowMajorStrides(x.shape);
     const Shape& y = graph.value(node.outputs[0]).shape;
-    IndexSpace space = denseSpace(y);
-    std::vector<int64_t> tapStrides = {in[0], in[1]};
-    for (size_t i = 0; i < spatial.size(); ++i) tapStrides.push_back(g.strides[i] * in[i + 2]);
-    space.add(tapStrides);
-    std::vector<ViewOrigin> taps;
-    ops::forEachPosition(g.kernel, [&](const std::vector<int64_t>& k) {
-        int64_t offset = 0;
-        for (size_t i = 0; i < k.size(); ++i) offset += k[i] * g.dilations[i] * in[i + 2];
-        taps.push_back({node.inputs[0], offset});
-    });
-    // Every tap reads through the same strides, from its own origin.
-    for (size_t t = 1; t < taps.size(); ++t) space.add(tapStrides);
-    const bool max = node.kind == OpKind::MaxPool;
-    const auto count = static_cast<float>(taps.size());
-    return stridedProblem(graph, opId, max ? "max_pool" : "average_pool", std::move(space), {node.outputs[0], 0},
-                          taps, [max, count](VectorBuilder& b, std::span<const Operand> in) {
-                              uint32_t result = *in[0].buffer;
-                              for (size_t t = 1; t < in.size(); ++t) {
-                                  result = b.binary(max ? VectorOp::Max : VectorOp::Add, result, *in[t].buffer);
-                              }
-                              return max ? (in.size() == 1 ? b.unary(VectorOp::Copy, result) : result)
-                                         : b.scalar(VectorOp::Mul, result, 1.0f / count);
-                          });
+    const std::vector<int64_t> out = ops::rowMajorStrides(y);
+    std::vector<std::vector<PoolSegment>> segments;
+    for (size_t i = 0; i < spatial.size(); ++i) segments.push_back(poolSegments(g, i));
+
+    std::vector<VectorProblem> problems;
+    std::vector<size_t> choice(spatial.size(), 0);
+    for (;;) {
+        // The box: its output dims and origin, the kernel taps it reads and its divisor.
+        Shape dims = {y[0], y[1]}, taps;
+        int64_t outputOffset = 0, tapOrigin = 0, divisor = 1;
+        std::vector<int64_t> tapStrides = {in[0], in[1]}, outputStrides = {out[0], out[1]};
+        for (size_t i = 0; i < spatial.size(); ++i) {
+            const PoolSegment& s = segments[i][choice[i]];
+            dims.push_back(s.extent);
+            taps.push_back(s.kCount);
+            outputOffset += s.start * out[i + 2];
+            outputStrides.push_back(out[i + 2]);
+            tapStrides.push_back(g.strides[i] * in[i + 2]);
+            tapOrigin += (s.start * g.strides[i] - g.padBegin[i] + s.kFirst * g.dilations[i]) * in[i + 2];
+            divisor *= includePad ? s.padded : s.kCount;
+        }
+        if (elementCount(taps) == 0) throw VectorUnsupported("a pooling window lying wholly in padding");
+        IndexSpace space{dims, {}};
+        space.add(outputStrides);
+        std::vector<ViewOrigin> views;
+        ops::forEachPosition(taps, [&](const std::vector<int64_t>& k) {
+            int64_t offset = tapOrigin;
+            for (size_t i = 0; i < k.size(); ++i) offset += k[i] * g.dilations[i] * in[i + 2];
+            views.push_back({node.inputs[0], offset});
+            space.add(tapStrides);
+        });
+        const auto scale = 1.0f / static_cast<float>(divisor);
+        problems.push_back(stridedProblem(
+            graph, opId, max ? "max_pool" : "average_pool", std::move(space), {node.outputs[0], outputOffset}, views,
+            [max, scale](VectorBuilder& b, std::span<const Operand> in) {
+                uint32_t result = *in[0].buffer;
+                for (size_t t = 1; t < in.size(); ++t) {
+                    result = b.binary(max ? VectorOp::Max : VectorOp::Add, result, *in[t].buffer);
+                }
+                return max ? (in.size() == 1 ? b.unary(VectorOp::Copy, result) : result)
+                           : b.scalar(VectorOp::Mul, result, scale);
+            }));
+        size_t axis = spatial.size();
+        for (; axis > 0; --axis) {
+            if (++choice[axis - 1] < segments[axis - 1].size()) break;
+            choice[axis - 1] = 0;
+        }
+        if (axis == 0) break;
+    }
+    return problems;
 }
 
 }  // namespace
@@ -184,7 +238,7 @@ std::vector<VectorProblem> rowwiseProblemsFor(const Graph& graph, const Node& no
     }
     if (node.kind == OpKind::MaxPool || node.kind == OpKind::AveragePool) {
         if (node.outputs.size() > 1) throw VectorUnsupported("MaxPool's Indices output");
-        return {poolProblem(graph, node, opId)};
+        return poolProblems(graph, node, opId);
     }
     if (node.kind == OpKind::GlobalAveragePool || node.kind == OpKind::GlobalMaxPool) {
         std::vector<bool> reduced(shape.size(), true);
