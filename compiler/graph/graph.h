@@ -119,6 +119,8 @@ enum class OpKind : uint16_t {
     ArgMin,
     Trilu,
     CumSum,
+    // The compiler's own ops, made by graph passes; their names start with "npusim.".
+    Im2Col,
 };
 
 /// A typed SSA value: a graph input, a constant (initializer) or an op result.

@@ -172,6 +172,9 @@ std::vector<StridedCopy> tileCopies(const Graph& graph, const Node& node);
 std::vector<StridedCopy> padCopies(const Graph& graph, const Node& node);
 
 void inferPad(Graph& graph, const Node& node);
+void inferIm2Col(Graph& graph, const Node& node);
+std::vector<Tensor> interpretIm2Col(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<StridedCopy> im2colCopies(const Graph& graph, const Node& node);
 std::vector<Tensor> interpretPad(const Node& node, std::span<const Tensor* const> inputs);
 void inferShape(Graph& graph, const Node& node);
 std::vector<Tensor> interpretShape(const Node& node, std::span<const Tensor* const> inputs);

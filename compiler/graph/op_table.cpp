@@ -136,6 +136,7 @@ constexpr std::array kOps = {
     OpInfo{OpKind::ArgMin, "ArgMin", 1, 1, 1, 1, ops::inferArgExtreme, ops::interpretArgExtreme},
     OpInfo{OpKind::Trilu, "Trilu", 1, 2, 1, 1, ops::inferTrilu, ops::interpretTrilu},
     OpInfo{OpKind::CumSum, "CumSum", 2, 2, 1, 1, ops::inferCumSum, ops::interpretCumSum},
+    OpInfo{OpKind::Im2Col, "npusim.Im2Col", 1, 1, 1, 1, ops::inferIm2Col, ops::interpretIm2Col},
 };
 
 constexpr bool tableFollowsEnumOrder() {
@@ -157,9 +158,11 @@ const OpInfo& opInfo(OpKind kind) {
     return kOps.at(static_cast<size_t>(kind));
 }
 
+bool isInternalOp(OpKind kind) { return opInfo(kind).name.starts_with("npusim."); }
+
 std::optional<OpKind> findOpKind(std::string_view onnxOpType) {
     for (const OpInfo& info : kOps) {
-        if (info.name == onnxOpType) return info.kind;
+        if (info.name == onnxOpType && !isInternalOp(info.kind)) return info.kind;
     }
     return std::nullopt;
 }
@@ -167,6 +170,7 @@ std::optional<OpKind> findOpKind(std::string_view onnxOpType) {
 std::string supportedOpList() {
     std::string list;
     for (const OpInfo& info : kOps) {
+        if (isInternalOp(info.kind)) continue;
         if (!list.empty()) list += ", ";
         list += info.name;
     }

@@ -29,6 +29,9 @@ struct OpInfo {
 };
 
 const OpInfo& opInfo(OpKind kind);
+/// True for the compiler's own ops (named "npusim.*"), which graph passes make and ONNX
+/// models cannot name.
+bool isInternalOp(OpKind kind);
 /// The op kind for an ONNX op type, nullopt when the graph IR does not know it.
 std::optional<OpKind> findOpKind(std::string_view onnxOpType);
 /// Every op type the graph IR knows, for messages ("supported: MatMul, Gemm, ...").

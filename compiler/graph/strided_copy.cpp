@@ -25,6 +25,7 @@ std::optional<std::vector<StridedCopy>> stridedCopies(const Graph& graph, const 
         case OpKind::Expand: return ops::expandCopies(graph, node);
         case OpKind::Tile: return ops::tileCopies(graph, node);
         case OpKind::Pad: return ops::padCopies(graph, node);
+        case OpKind::Im2Col: return ops::im2colCopies(graph, node);
         default: return std::nullopt;
     }
 }

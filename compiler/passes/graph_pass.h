@@ -18,6 +18,10 @@ struct GraphPass {
 /// The graph pipeline, in order.
 std::span<const GraphPass> graphPasses();
 
+/// Rewrites each Conv as npusim.Im2Col + Gemm per group (bias in the
+/// Gemm), its result laid out as the Conv's output.
+void convolutionToGemm(Graph& graph);
+
 /// Pre-transposes constant Gemm operands (transA/transB) and folds beta into a constant C,
 /// so that weights reach the tensor unit in the layout it reads.
 void foldGemmConstants(Graph& graph);

@@ -141,6 +141,20 @@ TEST(StridedCopies, PadFillsBordersAndCopiesTheKeptPart) {
     expectCopiesMatch(OpKind::Pad, {x, int64({6}, {0, 0, 1, 0, 0, 1}), testing::fp32({}, {7})}, {1});
 }
 
+TEST(StridedCopies, Im2ColCopiesEachTapAndFillsItsPadding) {
+    // 2-D with padding, strides and dilations, one group of channels.
+    expectCopiesMatch(OpKind::Im2Col, {iota({2, 4, 5, 6})}, {},
+                      {{"kernel_shape", std::vector<int64_t>{3, 2}},
+                       {"pads", std::vector<int64_t>{1, 0, 2, 1}},
+                       {"strides", std::vector<int64_t>{2, 1}},
+                       {"dilations", std::vector<int64_t>{1, 2}},
+                       {"channel_begin", int64_t{1}},
+                       {"channels", int64_t{2}}});
+    // 1-D, SAME_UPPER.
+    expectCopiesMatch(OpKind::Im2Col, {iota({1, 3, 7})}, {},
+                      {{"kernel_shape", std::vector<int64_t>{4}}, {"auto_pad", std::string("SAME_UPPER")}});
+}
+
 TEST(StridedCopies, ComputingOpsHaveNone) {
     const Graph graph = constantOperandGraph(OpKind::Relu, {iota({2})}, {});
     EXPECT_FALSE(stridedCopies(graph, graph.nodes[0]).has_value());

@@ -1,0 +1,44 @@
+// GraphRewriter: the new node list, producers kept in step, types from the op table.
+#include "compiler/passes/graph_rewriter.h"
+
+#include "compiler/graph/op_table.h"
+
+namespace npusim::compiler {
+
+std::vector<ValueId> GraphRewriter::add(OpKind kind, const std::string& name, std::vector<ValueId> inputs,
+                                        std::map<std::string, Attribute> attributes, std::vector<ValueId> outputs,
+                                        size_t outputCount) {
+    const auto producer = static_cast<int>(nodes_.size());
+    for (size_t i = outputs.size(); i < outputCount; ++i) {
+        Value value;
+        value.name = name + "." + std::to_string(i);
+        outputs.push_back(graph_.addValue(std::move(value)));
+    }
+    for (ValueId id : outputs) graph_.value(id).producer = producer;
+    nodes_.push_back(Node{name, kind, std::move(inputs), outputs, std::move(attributes)});
+    opInfo(kind).inferTypes(graph_, nodes_.back());
+    return outputs;
+}
+
+ValueId GraphRewriter::constant(const std::string& name, Tensor tensor) {
+    Value value;
+    value.name = name;
+    value.dtype = tensor.dtype;
+    value.shape = tensor.shape;
+    value.constant = std::move(tensor);
+    return graph_.addValue(std::move(value));
+}
+
+void GraphRewriter::run(const std::function<bool(const Node&)>& replace) {
+    nodes_.clear();
+    std::vector<Node> old = std::move(graph_.nodes);
+    graph_.nodes.clear();
+    for (Node& node : old) {
+        if (replace(node)) continue;
+        for (ValueId id : node.outputs) graph_.value(id).producer = static_cast<int>(nodes_.size());
+        nodes_.push_back(std::move(node));
+    }
+    graph_.nodes = std::move(nodes_);
+}
+
+}  // namespace npusim::compiler

@@ -1,0 +1,39 @@
+// Rewriting a graph node by node: a pass walks the nodes in order and keeps each one or
+// replaces it with new nodes, whose output types the op table derives as they are added.
+// Values are never renumbered, so a replacement that ends by writing the old node's outputs
+// leaves every consumer as it was.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+
+namespace npusim::compiler {
+
+class GraphRewriter {
+public:
+    explicit GraphRewriter(Graph& graph) : graph_(graph) {}
+
+    /// Adds a node. Each output is a new value named `<name>.<i>`, or the existing value given
+    /// in `outputs` (to take over a replaced node's results). Returns the output ids.
+    std::vector<ValueId> add(OpKind kind, const std::string& name, std::vector<ValueId> inputs,
+                             std::map<std::string, Attribute> attributes = {}, std::vector<ValueId> outputs = {},
+                             size_t outputCount = 1);
+    /// A new constant value.
+    ValueId constant(const std::string& name, Tensor tensor);
+
+    /// Visits every node; `replace` returns false to keep the node as it is, or adds its
+    /// replacement through add() and returns true. The graph's node list is rebuilt.
+    void run(const std::function<bool(const Node&)>& replace);
+
+    Graph& graph() { return graph_; }
+
+private:
+    Graph& graph_;
+    std::vector<Node> nodes_;
+};
+
+}  // namespace npusim::compiler
