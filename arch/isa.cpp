@@ -289,8 +289,11 @@ bool vectorSupports(VectorOp op, DType dtype, DType out) {
     const bool quantised = out == DType::Int8 || out == DType::UInt8;
     const bool integerIn = dtype == DType::Int8 || dtype == DType::UInt8 || dtype == DType::Int32;
     switch (op) {
-        case VectorOp::Cast:
-            return (dtype == DType::Fp32 || integerIn) && (out == DType::Fp32 || out == DType::Int32);
+        case VectorOp::Cast: {
+            const bool floatIn = dtype == DType::Fp32 || dtype == DType::Fp16 || dtype == DType::Bf16;
+            if (out == DType::Fp32 || out == DType::Int32) return floatIn || integerIn;
+            return (out == DType::Fp16 || out == DType::Bf16) && dtype == DType::Fp32;  // rounding from fp32
+        }
         case VectorOp::Quantize: return dtype == DType::Fp32 && quantised;
         case VectorOp::Requantize: return dtype == DType::Int32 && quantised;
         case VectorOp::Dequantize: return integerIn && out == DType::Fp32;

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "arch/error.h"
+#include "compiler/frontend/backend_test_deviations.h"
 #include "compiler/frontend/onnx_scan.h"
 #include "compiler/frontend/tensor_proto.h"
 #include "compiler/pipeline.h"
@@ -51,14 +52,14 @@ std::vector<DataSet> readDataSets(const fs::path& directory) {
     std::sort(dirs.begin(), dirs.end());
     if (dirs.empty()) throw InputError("case '" + directory.string() + "' has no test_data_set_* directory");
     const fs::path model = directory / "model.onnx";
-    const std::vector<std::string> names = compiler::fedInputNames(model);
+    const std::vector<compiler::FedInput> fed = compiler::fedInputs(model);
     const std::set<std::string> shapeInputs = compiler::shapeDecidingInputs(model);
     std::vector<DataSet> sets;
     for (const fs::path& dir : dirs) {
         DataSet set{dir, {}, {}, {}};
-        for (size_t i = 0; i < names.size(); ++i) {
-            Tensor tensor = compiler::readTensorProto(dir / ("input_" + std::to_string(i) + ".pb"));
-            (shapeInputs.contains(names[i]) ? set.bindings : set.inputs)[names[i]] = std::move(tensor);
+        for (size_t i = 0; i < fed.size(); ++i) {
+            Tensor tensor = compiler::readTensorProto(dir / ("input_" + std::to_string(i) + ".pb"), fed[i].dtype);
+            (shapeInputs.contains(fed[i].name) ? set.bindings : set.inputs)[fed[i].name] = std::move(tensor);
         }
         sets.push_back(std::move(set));
     }
@@ -190,6 +191,11 @@ CaseResult runConformanceCase(const fs::path& directory, const ArchConfig& confi
     CaseResult result;
     result.name = directory.filename().string();
     try {
+        if (const auto deviation = compiler::backendTestDeviation(result.name)) {
+            result.status = CaseStatus::Skipped;
+            result.reason = *deviation;
+            return result;
+        }
         const std::vector<std::string> features = compiler::unsupportedFeatures(directory / "model.onnx");
         if (!features.empty()) {
             result.status = CaseStatus::Skipped;

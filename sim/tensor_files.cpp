@@ -11,12 +11,13 @@
 namespace npusim::sim {
 namespace {
 
-Tensor readTensorFile(const std::filesystem::path& directory, const std::string& name,
+Tensor readTensorFile(const std::filesystem::path& directory, const TensorBinding& binding,
                       const std::string& protoName, const char* what) {
+    const std::string& name = binding.name;
     const std::filesystem::path npy = directory / (name + ".npy");
     const std::filesystem::path proto = directory / protoName;
     if (std::filesystem::exists(npy)) return readNpy(npy);
-    if (std::filesystem::exists(proto)) return compiler::readTensorProto(proto);
+    if (std::filesystem::exists(proto)) return compiler::readTensorProto(proto, binding.dtype);
     throw InputError("no file for " + std::string(what) + " '" + name + "' in '" + directory.string() +
                      "' (expected " + name + ".npy or " + protoName + ")");
 }
@@ -42,7 +43,7 @@ std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
     requireDirectory(directory);
     std::map<std::string, Tensor> inputs;
     for (size_t i = 0; i < bindings.size(); ++i) {
-        Tensor tensor = readTensorFile(directory, bindings[i].name, "input_" + std::to_string(i) + ".pb", "input");
+        Tensor tensor = readTensorFile(directory, bindings[i], "input_" + std::to_string(i) + ".pb", "input");
         requireMatch(bindings[i], tensor, "input");
         inputs.emplace(bindings[i].name, std::move(tensor));
     }
@@ -83,7 +84,7 @@ std::vector<Tensor> readExpectedOutputs(const std::filesystem::path& directory,
     requireDirectory(directory);
     std::vector<Tensor> outputs;
     for (size_t i = 0; i < bindings.size(); ++i) {
-        Tensor tensor = readTensorFile(directory, bindings[i].name, "output_" + std::to_string(i) + ".pb", "output");
+        Tensor tensor = readTensorFile(directory, bindings[i], "output_" + std::to_string(i) + ".pb", "output");
         requireMatch(bindings[i], tensor, "expected output");
         outputs.push_back(std::move(tensor));
     }
@@ -113,7 +114,7 @@ reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings, std
                                  : std::isnan(x) != std::isnan(y) ? INFINITY
                                  : std::isnan(y)                  ? 0
                                                                   : std::fabs(x - y);
-            result.passed = result.passed && (exact ? x == y : error <= atol + rtol * std::fabs(y));
+            result.passed = result.passed && (exact ? x == y : error == 0 || error <= atol + rtol * std::fabs(y));
             largest = std::max(largest, std::fabs(y));
             worst = std::max(worst, error);
         }

@@ -61,16 +61,19 @@ std::vector<std::string> unsupportedFeatures(const std::filesystem::path& model)
     return features.take();
 }
 
-std::vector<std::string> fedInputNames(const std::filesystem::path& model) {
+std::vector<FedInput> fedInputs(const std::filesystem::path& model) {
     onnx::ModelProto proto;
     frontend::readProtoFile(model, proto, "model", "a valid ONNX file");
     std::set<std::string> initializers;
     for (const onnx::TensorProto& initializer : proto.graph().initializer()) initializers.insert(initializer.name());
-    std::vector<std::string> names;
+    std::vector<FedInput> inputs;
     for (const onnx::ValueInfoProto& input : proto.graph().input()) {
-        if (!initializers.contains(input.name())) names.push_back(input.name());
+        if (initializers.contains(input.name())) continue;
+        const auto& type = input.type();
+        inputs.push_back({input.name(), type.has_tensor_type() ? frontend::findDType(type.tensor_type().elem_type())
+                                                               : std::nullopt});
     }
-    return names;
+    return inputs;
 }
 
 std::set<std::string> shapeDecidingInputs(const std::filesystem::path& model) {

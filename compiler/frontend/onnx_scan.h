@@ -4,9 +4,12 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "arch/dtype.h"
 
 namespace npusim::compiler {
 
@@ -14,9 +17,14 @@ namespace npusim::compiler {
 /// uses only what npusim knows. Throws InputError for an unreadable model.
 std::vector<std::string> unsupportedFeatures(const std::filesystem::path& model);
 
-/// The graph inputs that are not initializers, in declaration order: the inputs a caller
-/// feeds (ONNX's test data names them input_<i>.pb in this order).
-std::vector<std::string> fedInputNames(const std::filesystem::path& model);
+/// A graph input that is not an initializer: one the caller feeds.
+struct FedInput {
+    std::string name;
+    std::optional<DType> dtype;  ///< nullopt for a type npusim does not have
+};
+
+/// The fed inputs in declaration order (ONNX's test data names them input_<i>.pb so).
+std::vector<FedInput> fedInputs(const std::filesystem::path& model);
 
 /// The graph inputs that feed an input deciding some node's output shape (shapeOperands):
 /// a model with such inputs compiles once they are bound to values (importOnnx's bindings).

@@ -5,9 +5,12 @@
 
 namespace npusim::compiler {
 
-Tensor readTensorProto(const std::filesystem::path& path) {
+Tensor readTensorProto(const std::filesystem::path& path, std::optional<DType> declared) {
     onnx::TensorProto proto;
     frontend::readProtoFile(path, proto, "tensor file", "a valid onnx.TensorProto");
+    if (proto.data_type() == onnx::TensorProto::UINT16 && declared == DType::Bf16) {
+        proto.set_data_type(onnx::TensorProto::BFLOAT16);
+    }
     return frontend::tensorFromProto(proto, "tensor file '" + path.string() + "'");
 }
 

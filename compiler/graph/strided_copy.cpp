@@ -15,6 +15,17 @@ std::optional<std::vector<StridedCopy>> stridedCopies(const Graph& graph, const 
             const int64_t count = elementCount(graph.value(node.outputs[0]).shape);
             return std::vector<StridedCopy>{{0, 0, {count}, 0, 0, {1}, {1}}};
         }
+        case OpKind::Dropout: {
+            // Inference mode: Y is X, and the optional mask is all true.
+            const int64_t count = elementCount(graph.value(node.outputs[0]).shape);
+            std::vector<StridedCopy> copies = {{0, 0, {count}, 0, 0, {1}, {1}, std::nullopt}};
+            if (node.outputs.size() > 1 && node.outputs[1] != kNoValue) {
+                Tensor yes = Tensor::zeros(DType::Bool, {});
+                yes.bytes[0] = std::byte{1};
+                copies.push_back({0, 1, {count}, 0, 0, {0}, {1}, std::move(yes)});
+            }
+            return copies;
+        }
         case OpKind::Transpose: return ops::transposeCopies(graph, node);
         case OpKind::DepthToSpace:
         case OpKind::SpaceToDepth: return ops::blockPermuteCopies(graph, node);

@@ -113,6 +113,23 @@ uint32_t hardSigmoid(VectorBuilder& b, uint32_t x, float alpha, float beta) {
     return b.immediate(VectorOp::Clip, ramp, fp32Bits(0.0f), fp32Bits(1.0f));
 }
 
+/// x converted to `to`: a plain copy for the same type, one cast where the vector unit has it,
+/// else through int32 (truncated) and a saturating requantise for int8 and uint8, or through
+/// fp32 between the 16-bit floats.
+uint32_t convert(VectorBuilder& b, uint32_t x, DType to) {
+    const DType from = b.dtypeOf(x);
+    if (from == to) return x;
+    if (isa::vectorSupports(VectorOp::Cast, from, to)) return b.unary(VectorOp::Cast, x, to);
+    if (to == DType::Int8 || to == DType::UInt8) {
+        const uint32_t wide = from == DType::Int32 ? x : b.unary(VectorOp::Cast, x, DType::Int32);
+        return b.immediate(VectorOp::Requantize, wide, fp32Bits(1.0f), 0, to);
+    }
+    if ((to == DType::Fp16 || to == DType::Bf16) && from != DType::Fp32) {
+        return b.unary(VectorOp::Cast, b.unary(VectorOp::Cast, x, DType::Fp32), to);
+    }
+    return b.unary(VectorOp::Cast, x, to);  // reports what the vector unit lacks
+}
+
 /// The unary ops that are one vector function.
 std::optional<VectorOp> unaryFunction(OpKind kind) {
     switch (kind) {
@@ -172,8 +189,13 @@ std::optional<std::pair<Body, std::vector<ValueId>>> elementwiseBody(const Graph
                                  return b.binary(VectorOp::Max, *in[0].buffer, negate(b, *in[0].buffer));
                              }),
                              first};
+        case OpKind::Cast:
+        case OpKind::CastLike:
+            return std::pair{Body([to = graph.value(node.outputs[0]).dtype](VectorBuilder& b, std::span<const Operand> in) {
+                                 return convert(b, *in[0].buffer, to);
+                             }),
+                             first};
         case OpKind::Identity:
-        case OpKind::Dropout:
             return std::pair{Body([](VectorBuilder&, std::span<const Operand> in) { return *in[0].buffer; }), first};
         case OpKind::Elu:
             return std::pair{Body([a = static_cast<float>(node.floatAttr("alpha", 1.0))](VectorBuilder& b, std::span<const Operand> in) {

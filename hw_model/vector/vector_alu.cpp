@@ -1,6 +1,8 @@
 // Vector ALU operations.
 #include "hw_model/vector/vector_alu.h"
 
+#include "arch/float_formats.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -32,6 +34,8 @@ double loadAny(DType dtype, const std::byte* base, size_t index) {
         case DType::UInt8: return load<uint8_t>(base, index);
         case DType::Int32: return load<int32_t>(base, index);
         case DType::Fp32: return load<float>(base, index);
+        case DType::Fp16: return fp16ToFloat(load<uint16_t>(base, index));
+        case DType::Bf16: return bf16ToFloat(load<uint16_t>(base, index));
         default: throw std::logic_error("vector unit: unsupported element type");
     }
 }
@@ -142,6 +146,10 @@ void convert(const VectorBlock& b) {
             case VectorOp::Cast:
                 if (b.outDType == DType::Fp32) {
                     store<float>(b.dst, i, static_cast<float>(x));
+                } else if (b.outDType == DType::Fp16) {
+                    store<uint16_t>(b.dst, i, floatToFp16(static_cast<float>(x)));
+                } else if (b.outDType == DType::Bf16) {
+                    store<uint16_t>(b.dst, i, floatToBf16(static_cast<float>(x)));
                 } else {  // int32: toward zero, saturating
                     const double truncated = std::isnan(x) ? 0.0 : std::trunc(x);
                     store<int32_t>(b.dst, i, static_cast<int32_t>(std::clamp(truncated, -2147483648.0, 2147483647.0)));

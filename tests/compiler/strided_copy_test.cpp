@@ -155,6 +155,10 @@ TEST(StridedCopies, Im2ColCopiesEachTapAndFillsItsPadding) {
                       {{"kernel_shape", std::vector<int64_t>{4}}, {"auto_pad", std::string("SAME_UPPER")}});
 }
 
+TEST(StridedCopies, InferenceDropoutPassesXAndAnAllTrueMask) {
+    expectCopiesMatch(OpKind::Dropout, {iota({2, 3})}, {}, {}, 2);
+}
+
 TEST(StridedCopies, ComputingOpsHaveNone) {
     const Graph graph = constantOperandGraph(OpKind::Relu, {iota({2})}, {});
     EXPECT_FALSE(stridedCopies(graph, graph.nodes[0]).has_value());
