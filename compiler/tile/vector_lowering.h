@@ -65,6 +65,10 @@ VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name
 /// steps; empty when `node` is not one.
 std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
 
+/// QuantizeLinear and DequantizeLinear (one kernel per slice of a per-axis quantisation);
+/// empty when `node` is neither.
+std::vector<VectorProblem> quantizeProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
+
 /// The elementwise ops (arithmetic, activations, casts); empty when `node` is not one.
 std::vector<VectorProblem> elementwiseProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
 
