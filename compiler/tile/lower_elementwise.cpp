@@ -34,9 +34,14 @@ VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name
         const ViewOrigin& in = inputs[i];
         operands.push_back({b.load({in.value, in.offset, space.strides[i + 1]}, graph.value(in.value).dtype), 0});
     }
-    const uint32_t result = body(b, operands);
+    uint32_t result = body(b, operands);
     if (b.extentOf(result) != BufferExtent::Block) {
         throw VectorUnsupported("an elementwise result broadcast from its inputs");
+    }
+    // A narrow integer result computed in int32 is narrowed, saturating, as it is stored.
+    const DType stored = graph.value(output.value).dtype;
+    if (b.dtypeOf(result) == DType::Int32 && (stored == DType::Int8 || stored == DType::UInt8)) {
+        result = b.immediate(VectorOp::Requantize, result, fp32Bits(1.0f), 0, stored);
     }
     b.store(result, {output.value, output.offset, space.strides[0]});
     return b.finish();

@@ -8,6 +8,8 @@
 namespace npusim::compiler {
 namespace {
 
+bool isNarrowInteger(DType dtype) { return dtype == DType::Int8 || dtype == DType::UInt8; }
+
 bool commutative(isa::VectorOp op) {
     return op == isa::VectorOp::Add || op == isa::VectorOp::Mul || op == isa::VectorOp::Max ||
            op == isa::VectorOp::Min;
@@ -62,9 +64,27 @@ uint32_t VectorBuilder::loadBlock(const TensorView& view, DType dtype) {
     return buffer;
 }
 
+uint32_t VectorBuilder::widened(uint32_t buffer) {
+    if (!isNarrowInteger(dtypeOf(buffer))) return buffer;
+    if (const auto it = widened_.find(buffer); it != widened_.end()) return it->second;
+    const uint32_t wide = unary(isa::VectorOp::Cast, buffer, DType::Int32);
+    widened_[buffer] = wide;
+    return wide;
+}
+
 uint32_t VectorBuilder::step(isa::VectorOp op, uint32_t dst, uint32_t src0,
                              std::optional<uint32_t> src1, std::optional<uint32_t> imm,
                              uint32_t imm2) {
+    // int8 and uint8 are computed in int32: narrow operands are widened, and a result of their
+    // type is int32 too (the kernel narrows what it stores).
+    if (isNarrowInteger(dtypeOf(src0)) && !isa::vectorSupports(op, dtypeOf(src0), dtypeOf(dst))) {
+        const DType wideOut = dtypeOf(dst) == dtypeOf(src0) ? DType::Int32 : dtypeOf(dst);
+        if (isa::vectorSupports(op, DType::Int32, wideOut)) {
+            src0 = widened(src0);
+            problem_.buffers[dst].dtype = wideOut;
+        }
+    }
+    if (src1 && dtypeOf(*src1) != dtypeOf(src0) && dtypeOf(src0) == DType::Int32) src1 = widened(*src1);
     const DType in = dtypeOf(src0), out = dtypeOf(dst);
     if (!isa::vectorSupports(op, in, out)) {
         std::string message = "the vector unit has no " + std::string(isa::vectorOpName(op)) + " on " +
@@ -93,11 +113,16 @@ uint32_t VectorBuilder::immediate(isa::VectorOp op, uint32_t src, uint32_t imm, 
 }
 
 uint32_t VectorBuilder::scalar(isa::VectorOp op, uint32_t src, float value) {
-    const bool integer = dtypeOf(src) == DType::Int32;
+    const bool integer = dtypeOf(src) != DType::Fp32;  // int32, or a narrow integer computed so
     return immediate(op, src, integer ? static_cast<uint32_t>(static_cast<int32_t>(value)) : fp32Bits(value));
 }
 
 uint32_t VectorBuilder::binary(isa::VectorOp op, uint32_t a, uint32_t b) {
+    if (op == isa::VectorOp::Div && dtypeOf(a) != DType::Fp32) {
+        // Integer division, truncating: exact through fp32 for magnitudes below 2^24.
+        const uint32_t quotient = binary(op, unary(isa::VectorOp::Cast, a, DType::Fp32), unary(isa::VectorOp::Cast, b, DType::Fp32));
+        return unary(isa::VectorOp::Cast, quotient, DType::Int32);
+    }
     const BufferExtent ea = extentOf(a), eb = extentOf(b);
     if (ea == eb || ea == BufferExtent::Block) {
         const uint32_t dst = newBuffer(dtypeOf(a), ea);

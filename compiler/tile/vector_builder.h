@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -42,7 +43,7 @@ public:
     /// dst = op(src, immediate bits) elementwise; imm2 for clip's maximum and zero points.
     uint32_t immediate(isa::VectorOp op, uint32_t src, uint32_t imm, uint32_t imm2 = 0,
                        std::optional<DType> out = std::nullopt);
-    /// As immediate, with the value in src's type (fp32, or int32 truncated).
+    /// As immediate, with the value in src's type (fp32, or int32 truncated for integers).
     uint32_t scalar(isa::VectorOp op, uint32_t src, float value);
     /// dst = op(a, b) elementwise, broadcasting a Column or Row operand over a Block one.
     /// Non-commutative ops with a broadcast first operand are rewritten (b - a negated,
@@ -62,12 +63,15 @@ public:
 
 private:
     uint32_t newBuffer(DType dtype, BufferExtent extent);
+    /// An int8 or uint8 buffer cast to int32 (once); any other buffer as it is.
+    uint32_t widened(uint32_t buffer);
     uint32_t step(isa::VectorOp op, uint32_t dst, uint32_t src0, std::optional<uint32_t> src1,
                   std::optional<uint32_t> imm, uint32_t imm2);
 
     VectorProblem problem_;
     /// Which load created each buffer (for reloading a broadcast operand as a block).
     std::vector<std::optional<size_t>> loadOf_;
+    std::map<uint32_t, uint32_t> widened_;
 };
 
 /// fp32 bits of a value, for immediates.

@@ -146,6 +146,32 @@ TEST(VectorBuilder, ReusesDeadBuffersAndKeepsLoadsApart) {
     EXPECT_NE(p.loads[0].buffer, p.loads[1].buffer);
 }
 
+TEST(VectorBuilder, ComputesNarrowIntegersInInt32) {
+    VectorBuilder b(0, "uint8 add", {4, 8}, 1);
+    const uint32_t x = b.load({1, 0, {8, 1}}, DType::UInt8);
+    const uint32_t y = b.load({2, 0, {8, 1}}, DType::UInt8);
+    const uint32_t sum = b.binary(VectorOp::Add, x, y);
+    EXPECT_EQ(b.dtypeOf(sum), DType::Int32);
+    // Each operand is widened once, however often it is used.
+    b.binary(VectorOp::Max, sum, x);
+    const VectorProblem p = b.finish();
+    ASSERT_EQ(p.steps.size(), 4u);
+    EXPECT_EQ(p.steps[0].op, VectorOp::Cast);
+    EXPECT_EQ(p.steps[1].op, VectorOp::Cast);
+    EXPECT_EQ(p.steps[2].op, VectorOp::Add);
+    EXPECT_EQ(p.steps[3].op, VectorOp::Max);
+}
+
+TEST(VectorBuilder, DividesIntegersThroughFp32AndTruncates) {
+    VectorBuilder b(0, "int div", {1, 8}, 1);
+    const uint32_t q = b.binary(VectorOp::Div, b.load({1, 0, {8, 1}}, DType::Int32), b.load({2, 0, {8, 1}}, DType::Int32));
+    EXPECT_EQ(b.dtypeOf(q), DType::Int32);
+    const VectorProblem p = b.finish();
+    ASSERT_EQ(p.steps.size(), 4u);
+    EXPECT_EQ(p.steps[2].op, VectorOp::Div);
+    EXPECT_EQ(p.steps[3].op, VectorOp::Cast);
+}
+
 TEST(VectorBuilder, RejectsWhatTheVectorUnitCannotDo) {
     VectorBuilder b(0, "int exp", {1, 8}, 1);
     const uint32_t x = b.load({1, 0, {0, 1}}, DType::Int32);
