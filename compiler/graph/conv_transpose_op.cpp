@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "compiler/graph/conv_transpose.h"
 #include "compiler/graph/convolution.h"
 #include "compiler/graph/op_impl.h"
 #include "compiler/graph/op_support.h"
@@ -166,3 +167,12 @@ std::vector<Tensor> interpretConvTranspose(const Node& node,
 }
 
 }  // namespace npusim::compiler::ops
+
+namespace npusim::compiler {
+
+ConvTransposePads convTransposePads(const Node& node, const Shape& x, const Shape& w) {
+    const ops::ConvTransposeShape shape = ops::convTransposeShape(node, x, w);
+    return {shape.scatter.padBegin, shape.scatter.padEnd};
+}
+
+}  // namespace npusim::compiler

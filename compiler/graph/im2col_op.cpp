@@ -2,8 +2,9 @@
 // convolution reads, one row per (input channel, kernel tap) and one column per (batch,
 // output position), so that a convolution becomes a GEMM of its weights with these columns.
 // Taps in the padding read zero. Attributes: the convolution's window attributes (strides,
-// dilations, pads, auto_pad), kernel_shape, and the input channels read, channel_begin and
-// channels (one group of a grouped convolution).
+// dilations, pads, auto_pad), kernel_shape, the input channels read, channel_begin and channels
+// (one group of a grouped convolution), and for a transposed convolution run as a convolution,
+// input_dilations (X's elements spread apart, zeros between) and flip (the taps in reverse).
 #include <algorithm>
 #include <cstring>
 
@@ -17,8 +18,10 @@ namespace {
 
 struct Im2ColShape {
     int64_t batch = 0, channelBegin = 0, channels = 0;
-    WindowGeometry window;
-    Shape output;  ///< [channels * kernel taps, batch * output positions]
+    std::vector<int64_t> inputDilations;  ///< per spatial dim: X's elements sit this far apart
+    bool flip = false;                    ///< taps in reverse row-major kernel order
+    WindowGeometry window;                ///< over the dilated input
+    Shape output;                         ///< [channels * kernel taps, batch * output positions]
 };
 
 Im2ColShape im2colShape(const Node& node, const Shape& x) {
@@ -32,23 +35,60 @@ Im2ColShape im2colShape(const Node& node, const Shape& x) {
                           std::to_string(s.channelBegin + s.channels) + ") are not within the " +
                           std::to_string(x[1]) + " input channels");
     }
-    s.window = windowGeometry(node, Shape(x.begin() + 2, x.end()), intListAttr(node, "kernel_shape"), false);
+    const size_t rank = x.size() - 2;
+    s.inputDilations = intListAttr(node, "input_dilations", std::vector<int64_t>(rank, 1));
+    if (s.inputDilations.size() != rank ||
+        std::any_of(s.inputDilations.begin(), s.inputDilations.end(), [](int64_t d) { return d < 1; })) {
+        opError(node, "input_dilations " + shapeString(s.inputDilations) + " must be " + std::to_string(rank) +
+                          " positive values");
+    }
+    s.flip = node.intAttr("flip", 0) != 0;
+    Shape dilated;
+    for (size_t i = 0; i < rank; ++i) dilated.push_back((x[i + 2] - 1) * s.inputDilations[i] + 1);
+    s.window = windowGeometry(node, dilated, intListAttr(node, "kernel_shape"), false);
     s.output = {s.channels * elementCount(s.window.kernel), s.batch * elementCount(s.window.output)};
     return s;
 }
 
-/// Per spatial axis, the output positions whose tap at kernel index k reads the input:
-/// [first, end); the others read padding.
-struct ValidRange {
-    int64_t first = 0, end = 0;
+/// The input index along axis `i` that output position o's tap k reads; -1 for padding or
+/// for a hole between dilated input elements.
+int64_t sourceIndex(const Im2ColShape& s, size_t i, int64_t o, int64_t k) {
+    const WindowGeometry& g = s.window;
+    const int64_t at = o * g.strides[i] - g.padBegin[i] + k * g.dilations[i];
+    if (at < 0 || at >= g.input[i] || at % s.inputDilations[i] != 0) return -1;
+    return at / s.inputDilations[i];
+}
+
+/// Output positions along one axis, `count` of them from `start` in steps of `step`: those of
+/// a tap that read input elements from `source` on (one apart), or fill positions.
+struct AxisPiece {
+    int64_t start = 0, count = 0, step = 1, source = 0;
+    bool fill = false;
 };
 
-ValidRange validRange(const WindowGeometry& g, size_t axis, int64_t k) {
-    const int64_t offset = k * g.dilations[axis] - g.padBegin[axis];  // coordinate = o * stride + offset
-    const int64_t stride = g.strides[axis], size = g.input[axis], outputs = g.output[axis];
-    const int64_t first = std::clamp<int64_t>(ceilDiv(-offset, stride), 0, outputs);
-    const int64_t end = std::clamp<int64_t>(floorDiv(size - 1 - offset, stride) + 1, first, outputs);
-    return {first, end};
+/// The pieces of tap k along axis i: the positions that read the input form one arithmetic
+/// progression; the others are filled, in runs of the same step.
+std::vector<AxisPiece> axisPieces(const Im2ColShape& s, size_t i, int64_t k) {
+    const int64_t outputs = s.window.output[i];
+    std::vector<int64_t> valid;
+    for (int64_t o = 0; o < outputs; ++o) {
+        if (sourceIndex(s, i, o, k) >= 0) valid.push_back(o);
+    }
+    const int64_t step = valid.size() > 1 ? valid[1] - valid[0] : 1;
+    std::vector<AxisPiece> pieces;
+    auto fill = [&](int64_t from, int64_t to) {  // positions from, from + step, ... below to
+        if (from < to) pieces.push_back({from, (to - from + step - 1) / step, step, 0, true});
+    };
+    for (int64_t r = 0; r < step; ++r) {
+        if (valid.empty() || r != valid[0] % step) {
+            fill(r, outputs);
+            continue;
+        }
+        fill(r, valid.front());
+        pieces.push_back({valid.front(), static_cast<int64_t>(valid.size()), step, sourceIndex(s, i, valid.front(), k), false});
+        fill(valid.back() + step, outputs);
+    }
+    return pieces;
 }
 
 }  // namespace
@@ -64,19 +104,20 @@ std::vector<Tensor> interpretIm2Col(const Node& node, std::span<const Tensor* co
     const Im2ColShape s = im2colShape(node, x.shape);
     const WindowGeometry& g = s.window;
     const std::vector<int64_t> strides = rowMajorStrides(x.shape);
-    const int64_t positions = elementCount(g.output);
+    const int64_t positions = elementCount(g.output), taps = elementCount(g.kernel);
     const size_t size = dtypeSize(x.dtype);
     Tensor out = Tensor::zeros(x.dtype, s.output);
-    int64_t row = 0;
     for (int64_t c = 0; c < s.channels; ++c) {
+        int64_t tap = 0;
         forEachPosition(g.kernel, [&](const std::vector<int64_t>& k) {
+            const int64_t row = c * taps + (s.flip ? taps - 1 - tap : tap);
             for (int64_t n = 0; n < s.batch; ++n) {
                 int64_t column = n * positions;
                 forEachPosition(g.output, [&](const std::vector<int64_t>& o) {
                     int64_t source = n * strides[0] + (s.channelBegin + c) * strides[1];
                     for (size_t i = 0; i < o.size() && source >= 0; ++i) {
-                        const int64_t at = o[i] * g.strides[i] - g.padBegin[i] + k[i] * g.dilations[i];
-                        source = at < 0 || at >= g.input[i] ? -1 : source + at * strides[i + 2];
+                        const int64_t index = sourceIndex(s, i, o[i], k[i]);
+                        source = index < 0 ? -1 : source + index * strides[i + 2];
                     }
                     if (source >= 0) {
                         std::memcpy(out.bytes.data() + (row * s.output[1] + column) * size,
@@ -85,7 +126,7 @@ std::vector<Tensor> interpretIm2Col(const Node& node, std::span<const Tensor* co
                     ++column;
                 });
             }
-            ++row;
+            ++tap;
         });
     }
     return {std::move(out)};
@@ -101,37 +142,28 @@ std::vector<StridedCopy> im2colCopies(const Graph& graph, const Node& node) {
     std::vector<StridedCopy> copies;
     int64_t tap = 0;
     forEachPosition(g.kernel, [&](const std::vector<int64_t>& k) {
-        // Along each axis: the positions before the valid range, the range, those after.
-        std::vector<std::vector<ValidRange>> segments(rank);
-        std::vector<std::vector<bool>> padding(rank);
+        std::vector<std::vector<AxisPiece>> pieces(rank);
+        Shape counts;
         for (size_t i = 0; i < rank; ++i) {
-            const ValidRange valid = validRange(g, i, k[i]);
-            for (const auto& [range, pad] : {std::pair{ValidRange{0, valid.first}, true}, std::pair{valid, false},
-                                             std::pair{ValidRange{valid.end, g.output[i]}, true}}) {
-                if (range.end <= range.first) continue;
-                segments[i].push_back(range);
-                padding[i].push_back(pad);
-            }
+            pieces[i] = axisPieces(s, i, k[i]);
+            counts.push_back(static_cast<int64_t>(pieces[i].size()));
         }
-        forEachPosition([&] {
-            Shape counts;
-            for (const auto& list : segments) counts.push_back(static_cast<int64_t>(list.size()));
-            return counts;
-        }(), [&](const std::vector<int64_t>& choice) {
-            // Dims: channel, batch, then the output positions of the box.
-            StridedCopy copy{0, 0, {s.channels, s.batch}, 0, tap * columns, {in[1], in[0]}, {taps * columns, positions}, std::nullopt};
-            copy.inputOffset = s.channelBegin * in[1];
-            bool pad = false;
+        const int64_t row = s.flip ? taps - 1 - tap : tap;
+        // One copy per box (a piece of every axis); dims: channel, batch, the box's positions.
+        forEachPosition(counts, [&](const std::vector<int64_t>& choice) {
+            StridedCopy copy{0, 0, {s.channels, s.batch}, s.channelBegin * in[1], row * columns,
+                             {in[1], in[0]}, {taps * columns, positions}, std::nullopt};
+            bool fill = false;
             for (size_t i = 0; i < rank; ++i) {
-                const ValidRange& range = segments[i][static_cast<size_t>(choice[i])];
-                pad = pad || padding[i][static_cast<size_t>(choice[i])];
-                copy.dims.push_back(range.end - range.first);
-                copy.outputOffset += range.first * outSpatial[i];
-                copy.outputStrides.push_back(outSpatial[i]);
-                copy.inputOffset += (range.first * g.strides[i] - g.padBegin[i] + k[i] * g.dilations[i]) * in[i + 2];
-                copy.inputStrides.push_back(g.strides[i] * in[i + 2]);
+                const AxisPiece& piece = pieces[i][static_cast<size_t>(choice[i])];
+                fill = fill || piece.fill;
+                copy.dims.push_back(piece.count);
+                copy.outputOffset += piece.start * outSpatial[i];
+                copy.outputStrides.push_back(piece.step * outSpatial[i]);
+                copy.inputOffset += piece.source * in[i + 2];
+                copy.inputStrides.push_back(piece.step * g.strides[i] / s.inputDilations[i] * in[i + 2]);
             }
-            if (pad) {
+            if (fill) {
                 copy.fill = Tensor::zeros(x.dtype, {});
                 copy.inputOffset = 0;
                 copy.inputStrides.assign(copy.dims.size(), 0);

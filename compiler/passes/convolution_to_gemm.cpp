@@ -1,12 +1,15 @@
 // convolution-to-gemm: a Conv becomes, per group, an npusim.Im2Col of its input channels and a
 // Gemm of the group's weights ([M/group, C/group * taps]) with those columns, the bias folded
-// into the Gemm. Constant weights are cut at compile time; weights given at run time are
-// reshaped (and sliced per group) by ops. The groups' results are joined, and the [M, N * P]
-// product is laid out as Y [N, M, out...] (a reshape, and a transpose when N > 1).
+// into the Gemm; the groups' products are joined and laid out as Y [N, M, out...] (a reshape,
+// and a transpose when N > 1). A ConvTranspose is the convolution of its input spread apart by
+// its strides (Im2Col's input_dilations) with its kernel flipped (Im2Col's flip) and its
+// weights' channel dims swapped. Constant weights are rearranged at compile time; weights given
+// at run time are rearranged by ops.
 #include <cstring>
 #include <optional>
 #include <string>
 
+#include "compiler/graph/conv_transpose.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/passes/graph_pass.h"
 #include "compiler/passes/graph_rewriter.h"
@@ -14,93 +17,155 @@
 namespace npusim::compiler {
 namespace {
 
-/// Rows [first, first + rows) of a constant, as a [rows, columns] matrix.
-Tensor matrixRows(const Tensor& tensor, int64_t first, int64_t rows, int64_t columns) {
-    Tensor out = Tensor::zeros(tensor.dtype, {rows, columns});
-    const size_t bytes = out.bytes.size();
-    std::memcpy(out.bytes.data(), tensor.bytes.data() + first * columns * dtypeSize(tensor.dtype), bytes);
-    return out;
-}
-
 Tensor int64Tensor(const std::vector<int64_t>& values) {
     Tensor out = Tensor::zeros(DType::Int64, {static_cast<int64_t>(values.size())});
     std::memcpy(out.bytes.data(), values.data(), out.bytes.size());
     return out;
 }
 
-/// Cuts a [M, ...] operand (weights or bias) into per-group [M/groups, columns] matrices.
-class GroupRows {
-  public:
-    GroupRows(GraphRewriter& rewriter, ValueId value, int64_t groups, int64_t columns, std::string name)
-        : rewriter_(rewriter), value_(value), groups_(groups), columns_(columns), name_(std::move(name)) {
-        const Value& v = rewriter.graph().value(value);
-        rows_ = v.shape[0] / groups;
-        if (!v.constant) {
-            matrix_ = rewriter.add(OpKind::Reshape, name_ + ".reshape",
-                                   {value, rewriter.constant(name_ + ".shape", int64Tensor({v.shape[0], columns}))})[0];
-        }
-    }
-
-    ValueId group(int64_t g, const std::string& name) {
-        const Value& v = rewriter_.graph().value(value_);
-        if (v.constant) return rewriter_.constant(name, matrixRows(*v.constant, g * rows_, rows_, columns_));
-        if (groups_ == 1) return matrix_;
-        return rewriter_.add(OpKind::Slice, name,
-                             {matrix_, rewriter_.constant(name + ".starts", int64Tensor({g * rows_})),
-                              rewriter_.constant(name + ".ends", int64Tensor({(g + 1) * rows_})),
-                              rewriter_.constant(name + ".axes", int64Tensor({0}))})[0];
-    }
-
-  private:
-    GraphRewriter& rewriter_;
-    ValueId value_;
-    int64_t groups_, columns_, rows_ = 0;
-    std::string name_;
-    ValueId matrix_ = kNoValue;
+/// A convolution's operands as the rewrite needs them.
+struct ConvParts {
+    const Node& node;
+    Shape x, w, y;
+    int64_t groups = 1, inPerGroup = 0, outPerGroup = 0, taps = 0;
+    bool transposed = false;
 };
 
-void rewriteConv(GraphRewriter& rewriter, const Node& conv) {
-    Graph& graph = rewriter.graph();
-    const Shape x = graph.value(conv.inputs[0]).shape, y = graph.value(conv.outputs[0]).shape;
-    const Shape w = graph.value(conv.inputs[1]).shape;
-    const int64_t groups = conv.intAttr("group", 1), outChannels = w[0], groupChannels = w[1];
-    const int64_t taps = elementCount(Shape(w.begin() + 2, w.end()));
-    const bool hasBias = conv.inputs.size() > 2 && conv.inputs[2] != kNoValue;
-    GroupRows weights(rewriter, conv.inputs[1], groups, groupChannels * taps, conv.name + ".weights");
-    std::optional<GroupRows> biases;
-    if (hasBias) biases.emplace(rewriter, conv.inputs[2], groups, 1, conv.name + ".bias");
+ConvParts convParts(const Graph& graph, const Node& node) {
+    ConvParts p{node, graph.value(node.inputs[0]).shape, graph.value(node.inputs[1]).shape,
+                graph.value(node.outputs[0]).shape};
+    p.transposed = node.kind == OpKind::ConvTranspose;
+    p.groups = node.intAttr("group", 1);
+    p.taps = elementCount(Shape(p.w.begin() + 2, p.w.end()));
+    // Conv's W is [M, C/group, kernel...]; ConvTranspose's is [C, M/group, kernel...].
+    p.inPerGroup = p.transposed ? p.w[0] / p.groups : p.w[1];
+    p.outPerGroup = p.transposed ? p.w[1] : p.w[0] / p.groups;
+    return p;
+}
 
-    std::map<std::string, Attribute> window;
-    for (const char* key : {"strides", "dilations", "pads", "auto_pad"}) {
-        if (const auto it = conv.attributes.find(key); it != conv.attributes.end()) window.insert(*it);
+/// Group g's weights as the Gemm's [M/group, C/group * taps] operand: row m, column c * taps + t.
+ValueId groupWeights(GraphRewriter& rewriter, const ConvParts& p, int64_t g, const std::string& name) {
+    const Value& w = rewriter.graph().value(p.node.inputs[1]);
+    const int64_t rows = p.outPerGroup, cols = p.inPerGroup * p.taps;
+    if (w.constant) {
+        Tensor out = Tensor::zeros(w.dtype, {rows, cols});
+        const size_t size = dtypeSize(w.dtype);
+        for (int64_t m = 0; m < rows; ++m) {
+            for (int64_t c = 0; c < p.inPerGroup; ++c) {
+                // Conv: W[g * M/group + m, c]; ConvTranspose: W[g * C/group + c, m].
+                const int64_t from = p.transposed ? ((g * p.inPerGroup + c) * p.outPerGroup + m) * p.taps
+                                                  : ((g * rows + m) * p.inPerGroup + c) * p.taps;
+                std::memcpy(out.bytes.data() + (m * cols + c * p.taps) * size, w.constant->bytes.data() + from * size,
+                            static_cast<size_t>(p.taps) * size);
+            }
+        }
+        return rewriter.constant(name, std::move(out));
     }
-    window["kernel_shape"] = std::vector<int64_t>(w.begin() + 2, w.end());
-    window["channels"] = groupChannels;
+    // At run time: the group's slab of W (its rows along dim 0), as [rows0, rows1, taps].
+    const int64_t slab = p.transposed ? p.inPerGroup : rows;
+    ValueId value = rewriter.add(OpKind::Reshape, name + ".reshape",
+                                 {p.node.inputs[1], rewriter.constant(name + ".shape", int64Tensor({p.w[0], p.w[1], p.taps}))})[0];
+    if (p.groups > 1) {
+        value = rewriter.add(OpKind::Slice, name + ".slice",
+                             {value, rewriter.constant(name + ".starts", int64Tensor({g * slab})),
+                              rewriter.constant(name + ".ends", int64Tensor({(g + 1) * slab})),
+                              rewriter.constant(name + ".axes", int64Tensor({0}))})[0];
+    }
+    if (p.transposed) {
+        value = rewriter.add(OpKind::Transpose, name + ".transpose", {value}, {{"perm", std::vector<int64_t>{1, 0, 2}}})[0];
+    }
+    return rewriter.add(OpKind::Reshape, name + ".matrix",
+                        {value, rewriter.constant(name + ".matrix_shape", int64Tensor({rows, cols}))})[0];
+}
 
+/// Group g's bias as a [M/group, 1] column.
+ValueId groupBias(GraphRewriter& rewriter, const ConvParts& p, int64_t g, const std::string& name) {
+    const ValueId bias = p.node.inputs[2];
+    const Value& b = rewriter.graph().value(bias);
+    const int64_t rows = p.outPerGroup;
+    if (b.constant) {
+        Tensor out = Tensor::zeros(b.dtype, {rows, 1});
+        std::memcpy(out.bytes.data(), b.constant->bytes.data() + g * rows * dtypeSize(b.dtype), out.bytes.size());
+        return rewriter.constant(name, std::move(out));
+    }
+    ValueId value = bias;
+    if (p.groups > 1) {
+        value = rewriter.add(OpKind::Slice, name + ".slice",
+                             {bias, rewriter.constant(name + ".starts", int64Tensor({g * rows})),
+                              rewriter.constant(name + ".ends", int64Tensor({(g + 1) * rows})),
+                              rewriter.constant(name + ".axes", int64Tensor({0}))})[0];
+    }
+    return rewriter.add(OpKind::Reshape, name + ".column",
+                        {value, rewriter.constant(name + ".shape", int64Tensor({rows, 1}))})[0];
+}
+
+/// Im2Col's window attributes: the node's own for a Conv; for a ConvTranspose, those of the
+/// equivalent convolution (stride 1 over the spread input, pads that give Y's size). nullopt
+/// when that convolution would need negative pads.
+std::optional<std::map<std::string, Attribute>> windowAttributes(const ConvParts& p) {
+    std::map<std::string, Attribute> window;
+    const std::vector<int64_t> kernel(p.w.begin() + 2, p.w.end());
+    window["kernel_shape"] = kernel;
+    window["channels"] = p.inPerGroup;
+    if (!p.transposed) {
+        for (const char* key : {"strides", "dilations", "pads", "auto_pad"}) {
+            if (const auto it = p.node.attributes.find(key); it != p.node.attributes.end()) window.insert(*it);
+        }
+        return window;
+    }
+    const size_t rank = kernel.size();
+    const std::vector<int64_t> strides = p.node.attributes.contains("strides")
+                                             ? std::get<std::vector<int64_t>>(p.node.attributes.at("strides"))
+                                             : std::vector<int64_t>(rank, 1);
+    const std::vector<int64_t> dilations = p.node.attributes.contains("dilations")
+                                               ? std::get<std::vector<int64_t>>(p.node.attributes.at("dilations"))
+                                               : std::vector<int64_t>(rank, 1);
+    const ConvTransposePads cut = convTransposePads(p.node, p.x, p.w);
+    std::vector<int64_t> pads(2 * rank);
+    for (size_t i = 0; i < rank; ++i) {
+        const int64_t reach = dilations[i] * (kernel[i] - 1), spread = (p.x[i + 2] - 1) * strides[i] + 1;
+        pads[i] = reach - cut.begin[i];
+        pads[rank + i] = p.y[i + 2] + reach - spread - pads[i];
+        if (pads[i] < 0 || pads[rank + i] < 0) return std::nullopt;
+    }
+    window["dilations"] = dilations;
+    window["input_dilations"] = strides;
+    window["pads"] = pads;
+    window["flip"] = int64_t{1};
+    return window;
+}
+
+/// Rewrites the node; false (changing nothing) when it cannot.
+bool rewriteConvolution(GraphRewriter& rewriter, const Node& node) {
+    const ConvParts p = convParts(rewriter.graph(), node);
+    std::optional<std::map<std::string, Attribute>> window = windowAttributes(p);
+    if (!window) return false;
+    const bool hasBias = node.inputs.size() > 2 && node.inputs[2] != kNoValue;
     std::vector<ValueId> products;
-    for (int64_t g = 0; g < groups; ++g) {
-        const std::string name = conv.name + (groups > 1 ? ".g" + std::to_string(g) : std::string());
-        window["channel_begin"] = g * groupChannels;
-        const ValueId columns = rewriter.add(OpKind::Im2Col, name + ".im2col", {conv.inputs[0]}, window)[0];
-        std::vector<ValueId> operands = {weights.group(g, name + ".weights"), columns};
-        if (biases) operands.push_back(biases->group(g, name + ".bias"));
+    for (int64_t g = 0; g < p.groups; ++g) {
+        const std::string name = node.name + (p.groups > 1 ? ".g" + std::to_string(g) : std::string());
+        (*window)["channel_begin"] = g * p.inPerGroup;
+        const ValueId columns = rewriter.add(OpKind::Im2Col, name + ".im2col", {node.inputs[0]}, *window)[0];
+        std::vector<ValueId> operands = {groupWeights(rewriter, p, g, name + ".weights"), columns};
+        if (hasBias) operands.push_back(groupBias(rewriter, p, g, name + ".bias"));
         products.push_back(rewriter.add(OpKind::Gemm, name + ".gemm", operands)[0]);
     }
     ValueId product = products[0];
-    if (groups > 1) product = rewriter.add(OpKind::Concat, conv.name + ".concat", products, {{"axis", int64_t{0}}})[0];
+    if (p.groups > 1) product = rewriter.add(OpKind::Concat, node.name + ".concat", products, {{"axis", int64_t{0}}})[0];
     // [M, N * P] -> [M, N, out...] -> Y [N, M, out...].
-    Shape split = {outChannels, x[0]};
-    split.insert(split.end(), y.begin() + 2, y.end());
-    if (x[0] == 1) {
-        rewriter.add(OpKind::Reshape, conv.name + ".reshape", {product, rewriter.constant(conv.name + ".shape", int64Tensor(y))},
-                     {}, {conv.outputs[0]});
-        return;
+    if (p.x[0] == 1) {
+        rewriter.add(OpKind::Reshape, node.name + ".reshape",
+                     {product, rewriter.constant(node.name + ".shape", int64Tensor(p.y))}, {}, {node.outputs[0]});
+        return true;
     }
-    const ValueId reshaped = rewriter.add(OpKind::Reshape, conv.name + ".reshape",
-                                          {product, rewriter.constant(conv.name + ".shape", int64Tensor(split))})[0];
+    Shape split = {p.y[1], p.x[0]};
+    split.insert(split.end(), p.y.begin() + 2, p.y.end());
+    const ValueId reshaped = rewriter.add(OpKind::Reshape, node.name + ".reshape",
+                                          {product, rewriter.constant(node.name + ".shape", int64Tensor(split))})[0];
     std::vector<int64_t> perm = {1, 0};
-    for (size_t d = 2; d < y.size(); ++d) perm.push_back(static_cast<int64_t>(d));
-    rewriter.add(OpKind::Transpose, conv.name + ".transpose", {reshaped}, {{"perm", perm}}, {conv.outputs[0]});
+    for (size_t d = 2; d < p.y.size(); ++d) perm.push_back(static_cast<int64_t>(d));
+    rewriter.add(OpKind::Transpose, node.name + ".transpose", {reshaped}, {{"perm", perm}}, {node.outputs[0]});
+    return true;
 }
 
 }  // namespace
@@ -108,9 +173,7 @@ void rewriteConv(GraphRewriter& rewriter, const Node& conv) {
 void convolutionToGemm(Graph& graph) {
     GraphRewriter rewriter(graph);
     rewriter.run([&](const Node& node) {
-        if (node.kind != OpKind::Conv) return false;
-        rewriteConv(rewriter, node);
-        return true;
+        return (node.kind == OpKind::Conv || node.kind == OpKind::ConvTranspose) && rewriteConvolution(rewriter, node);
     });
 }
 

@@ -7,7 +7,7 @@ namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
     static constexpr std::array<GraphPass, 2> kPasses = {{
-        {"convolution-to-gemm", "rewrite each Conv as Im2Col and a Gemm per group, the bias in the Gemm",
+        {"convolution-to-gemm", "rewrite each Conv and ConvTranspose as Im2Col and a Gemm per group, the bias in the Gemm",
          convolutionToGemm},
         {"fold-gemm-constants",
          "pre-transpose constant Gemm operands and fold beta into a constant C", foldGemmConstants},

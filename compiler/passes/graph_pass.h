@@ -18,8 +18,8 @@ struct GraphPass {
 /// The graph pipeline, in order.
 std::span<const GraphPass> graphPasses();
 
-/// Rewrites each Conv as npusim.Im2Col + Gemm per group (bias in the
-/// Gemm), its result laid out as the Conv's output.
+/// Rewrites each Conv and ConvTranspose as npusim.Im2Col + Gemm per group (bias in the Gemm),
+/// the product laid out as the op's output.
 void convolutionToGemm(Graph& graph);
 
 /// Pre-transposes constant Gemm operands (transA/transB) and folds beta into a constant C,

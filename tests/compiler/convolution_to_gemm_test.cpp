@@ -1,6 +1,6 @@
 // convolution-to-gemm: the rewritten graph (Im2Col, Gemm per group, reshape/transpose) computes
-// what the Conv does, for padding, strides, dilations, groups, batches and weights given as
-// constants or at run time.
+// what the Conv or ConvTranspose does, for padding, strides, dilations, groups, batches and
+// weights given as constants or at run time.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -27,15 +27,17 @@ struct ConvCase {
     bool bias = true;
 };
 
-void expectRewriteMatches(const ConvCase& c, const std::set<size_t>& constants) {
-    const Tensor x = randomTensor(c.x, 1), w = randomTensor(c.w, 2), b = randomTensor({c.w[0]}, 3);
+void expectRewriteMatches(OpKind kind, const ConvCase& c, const std::set<size_t>& constants) {
+    const int64_t group = c.attributes.contains("group") ? std::get<int64_t>(c.attributes.at("group")) : 1;
+    const int64_t outChannels = kind == OpKind::Conv ? c.w[0] : c.w[1] * group;
+    const Tensor x = randomTensor(c.x, 1), w = randomTensor(c.w, 2), b = randomTensor({outChannels}, 3);
     std::vector<std::optional<Tensor>> inputs = {x, w};
     if (c.bias) inputs.push_back(b);
-    const Graph source = testing::constantOperandGraph(OpKind::Conv, inputs, constants, c.attributes);
+    const Graph source = testing::constantOperandGraph(kind, inputs, constants, c.attributes);
     Graph rewritten = source;
     convolutionToGemm(rewritten);
     verifyGraph(rewritten);
-    for (const Node& node : rewritten.nodes) EXPECT_NE(node.kind, OpKind::Conv);
+    for (const Node& node : rewritten.nodes) EXPECT_NE(node.kind, kind);
     std::map<std::string, Tensor> fed;
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (!constants.contains(i)) fed["in" + std::to_string(i)] = *inputs[i];
@@ -54,8 +56,23 @@ TEST(ConvolutionToGemm, MatchesTheConvolution) {
     };
     for (const ConvCase& c : cases) {
         SCOPED_TRACE(shapeString(c.x) + " * " + shapeString(c.w));
-        expectRewriteMatches(c, {1, 2});  // constant weights and bias
-        expectRewriteMatches(c, {});      // weights and bias at run time
+        expectRewriteMatches(OpKind::Conv, c, {1, 2});  // constant weights and bias
+        expectRewriteMatches(OpKind::Conv, c, {});      // weights and bias at run time
+    }
+}
+
+TEST(ConvolutionToGemm, MatchesTheTransposedConvolution) {
+    const std::vector<ConvCase> cases = {
+        {{1, 3, 4, 5}, {3, 2, 3, 3}, {{"strides", std::vector<int64_t>{2, 2}}, {"pads", std::vector<int64_t>{1, 0, 1, 1}}}},
+        {{2, 4, 3, 4}, {4, 3, 2, 3},
+         {{"group", int64_t{2}}, {"strides", std::vector<int64_t>{3, 1}}, {"dilations", std::vector<int64_t>{2, 1}},
+          {"output_padding", std::vector<int64_t>{1, 0}}}},
+        {{1, 2, 5}, {2, 3, 4}, {{"strides", std::vector<int64_t>{2}}, {"auto_pad", std::string("SAME_UPPER")}}, false},
+    };
+    for (const ConvCase& c : cases) {
+        SCOPED_TRACE(shapeString(c.x) + " * " + shapeString(c.w));
+        expectRewriteMatches(OpKind::ConvTranspose, c, {1, 2});
+        expectRewriteMatches(OpKind::ConvTranspose, c, {});
     }
 }
 

@@ -150,6 +150,12 @@ TEST(StridedCopies, Im2ColCopiesEachTapAndFillsItsPadding) {
                        {"dilations", std::vector<int64_t>{1, 2}},
                        {"channel_begin", int64_t{1}},
                        {"channels", int64_t{2}}});
+    // A transposed convolution's view: the input spread apart, the taps reversed.
+    expectCopiesMatch(OpKind::Im2Col, {iota({1, 2, 4, 3})}, {},
+                      {{"kernel_shape", std::vector<int64_t>{3, 2}},
+                       {"pads", std::vector<int64_t>{2, 1, 1, 2}},
+                       {"input_dilations", std::vector<int64_t>{2, 3}},
+                       {"flip", int64_t{1}}});
     // 1-D, SAME_UPPER.
     expectCopiesMatch(OpKind::Im2Col, {iota({1, 3, 7})}, {},
                       {{"kernel_shape", std::vector<int64_t>{4}}, {"auto_pad", std::string("SAME_UPPER")}});
