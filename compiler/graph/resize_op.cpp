@@ -13,6 +13,7 @@
 #include "compiler/graph/op_impl.h"
 #include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
+#include "compiler/graph/resize_sampling.h"
 
 namespace npusim::compiler::ops {
 namespace {
@@ -192,31 +193,9 @@ std::array<double, 4> cubicWeights(double r, double a) {
     return {far(1 + r), near(r), near(1 - r), far(2 - r)};
 }
 
-/// How each output coordinate of one axis samples the input: `taps` input indices and weights
-/// per coordinate, or the extrapolation value.
-struct AxisSamples {
-    int64_t taps = 1;
-    std::vector<int64_t> index;
-    std::vector<double> weight;
-    std::vector<bool> extrapolate;
-
-    /// True when every coordinate reads its own index with weight 1.
-    bool isIdentity() const {
-        const auto count = static_cast<int64_t>(extrapolate.size());
-        for (int64_t o = 0; o < count; ++o) {
-            for (int64_t t = 0; t < taps; ++t) {
-                const double w = weight[o * taps + t];
-                const bool own = index[o * taps + t] == o;
-                if (extrapolate[o] || (own ? w != 1 : w != 0)) return false;
-            }
-        }
-        return true;
-    }
-};
-
-AxisSamples axisSamples(const ResizeOptions& options, int64_t length, int64_t outLength,
+AxisSampling axisSamples(const ResizeOptions& options, int64_t length, int64_t outLength,
                         double scale, double roiStart, double roiEnd) {
-    AxisSamples samples;
+    AxisSampling samples;
     samples.taps = options.mode == ResizeMode::Nearest  ? 1
                    : options.mode == ResizeMode::Linear ? 2
                                                         : 4;
@@ -259,7 +238,7 @@ AxisSamples axisSamples(const ResizeOptions& options, int64_t length, int64_t ou
 
 /// Resamples axis `axis` of `data` (of shape `shape`, updated to the new length).
 std::vector<double> resampleAxis(const std::vector<double>& data, Shape& shape, size_t axis,
-                                 const AxisSamples& samples, double extrapolation) {
+                                 const AxisSampling& samples, double extrapolation) {
     int64_t outer = 1, inner = 1;
     for (size_t i = 0; i < axis; ++i) outer *= shape[i];
     for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
@@ -292,6 +271,19 @@ std::pair<size_t, size_t> scalesAndSizesIndex(size_t inputCount) {
                                      : std::pair<size_t, size_t>{2, 3};
 }
 
+/// The constant scales or sizes input; nullptr when absent or empty.
+const Tensor* shapeInput(const Graph& graph, const Node& node, size_t index, const char* name, DType dtype) {
+    const Value* value = optionalInput(graph, node, index);
+    if (value == nullptr || elementCount(value->shape) == 0) return nullptr;
+    requireDType(node, name, value->dtype, {dtype});
+    if (!value->constant) {
+        opError(node, std::string(name) +
+                          " decides the output shape and must be a constant "
+                          "(an initializer or a Constant node)");
+    }
+    return &*value->constant;
+}
+
 }  // namespace
 
 void inferResize(Graph& graph, const Node& node) {
@@ -300,19 +292,8 @@ void inferResize(Graph& graph, const Node& node) {
     requireDType(node, "X", x.dtype, {DType::Fp32});
     const ResizeOptions options = resizeOptions(node);
     const auto [scalesIndex, sizesIndex] = scalesAndSizesIndex(node.inputs.size());
-    const auto constantInput = [&](size_t index, const char* name, DType dtype) -> const Tensor* {
-        const Value* value = optionalInput(graph, node, index);
-        if (value == nullptr || elementCount(value->shape) == 0) return nullptr;
-        requireDType(node, name, value->dtype, {dtype});
-        if (!value->constant) {
-            opError(node, std::string(name) +
-                              " decides the output shape and must be a constant "
-                              "(an initializer or a Constant node)");
-        }
-        return &*value->constant;
-    };
-    const Tensor* scales = constantInput(scalesIndex, "scales", DType::Fp32);
-    const Tensor* sizes = constantInput(sizesIndex, "sizes", DType::Int64);
+    const Tensor* scales = shapeInput(graph, node, scalesIndex, "scales", DType::Fp32);
+    const Tensor* sizes = shapeInput(graph, node, sizesIndex, "sizes", DType::Int64);
     if (options.transform == CoordinateTransform::TfCropAndResize) {
         const Value* roi = optionalInput(graph, node, 1);
         const Shape expected{2 * static_cast<int64_t>(x.shape.size())};
@@ -344,7 +325,7 @@ std::vector<Tensor> interpretResize(const Node& node, std::span<const Tensor* co
     for (size_t axis = rank; axis-- > 0;) {
         const double roiStart = roi ? roi->as<float>()[axis] : 0.0;
         const double roiEnd = roi ? roi->as<float>()[rank + axis] : 1.0;
-        const AxisSamples samples = axisSamples(options, x.shape[axis], target.output[axis],
+        const AxisSampling samples = axisSamples(options, x.shape[axis], target.output[axis],
                                                 target.scales[axis], roiStart, roiEnd);
         if (samples.isIdentity()) continue;
         data = resampleAxis(data, shape, axis, samples, options.extrapolation);
@@ -355,3 +336,43 @@ std::vector<Tensor> interpretResize(const Node& node, std::span<const Tensor* co
 }
 
 }  // namespace npusim::compiler::ops
+
+namespace npusim::compiler {
+
+bool AxisSampling::isIdentity() const {
+    const auto count = static_cast<int64_t>(extrapolate.size());
+    for (int64_t o = 0; o < count; ++o) {
+        for (int64_t t = 0; t < taps; ++t) {
+            const double w = weight[o * taps + t];
+            const bool own = index[o * taps + t] == o;
+            if (extrapolate[o] || (own ? w != 1 : w != 0)) return false;
+        }
+    }
+    return true;
+}
+
+std::optional<ResizeSampling> resizeSampling(const Graph& graph, const Node& node) {
+    using namespace ops;
+    const Shape& x = graph.value(node.inputs[0]).shape;
+    const ResizeOptions options = resizeOptions(node);
+    const auto [scalesIndex, sizesIndex] = scalesAndSizesIndex(node.inputs.size());
+    const ResizeTarget target = resizeTarget(node, x, shapeInput(graph, node, scalesIndex, "scales", DType::Fp32),
+                                             shapeInput(graph, node, sizesIndex, "sizes", DType::Int64));
+    const Tensor* roi = nullptr;
+    if (options.transform == CoordinateTransform::TfCropAndResize) {
+        const Value& value = graph.value(node.inputs[1]);
+        if (!value.constant) return std::nullopt;
+        roi = &*value.constant;
+    }
+    ResizeSampling sampling;
+    sampling.extrapolation = options.extrapolation;
+    const size_t rank = x.size();
+    for (size_t axis = 0; axis < rank; ++axis) {
+        sampling.axes.push_back(axisSamples(options, x[axis], target.output[axis], target.scales[axis],
+                                            roi ? roi->as<float>()[axis] : 0.0,
+                                            roi ? roi->as<float>()[rank + axis] : 1.0));
+    }
+    return sampling;
+}
+
+}  // namespace npusim::compiler

@@ -26,13 +26,16 @@ void shapeForRows(IndexSpace& space) {
 }
 
 VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name, IndexSpace space,
-                             ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body) {
+                             ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body,
+                             bool wholeBlocks) {
     shapeForRows(space);
     VectorBuilder b(opId, std::move(name), space.dims, 1);
     std::vector<Operand> operands;
     for (size_t i = 0; i < inputs.size(); ++i) {
         const ViewOrigin& in = inputs[i];
-        operands.push_back({b.load({in.value, in.offset, space.strides[i + 1]}, graph.value(in.value).dtype), 0});
+        const TensorView view{in.value, in.offset, space.strides[i + 1]};
+        const DType dtype = graph.value(in.value).dtype;
+        operands.push_back({wholeBlocks ? b.loadBlock(view, dtype) : b.load(view, dtype), 0});
     }
     uint32_t result = body(b, operands);
     if (b.extentOf(result) != BufferExtent::Block) {

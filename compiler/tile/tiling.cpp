@@ -44,7 +44,8 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
 }  // namespace
 
 std::vector<VectorProblem> vectorProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
-    for (auto family : {elementwiseProblemsFor, rowwiseProblemsFor, movementProblemsFor, quantizeProblemsFor}) {
+    for (auto family : {elementwiseProblemsFor, rowwiseProblemsFor, movementProblemsFor, quantizeProblemsFor,
+                        resizeProblemsFor}) {
         std::vector<VectorProblem> problems = family(graph, node, opId);
         if (!problems.empty()) return problems;
     }

@@ -57,13 +57,19 @@ void shapeForRows(IndexSpace& space);
 
 /// An elementwise kernel over an arbitrary index space: operand 0 of `space` is the output,
 /// operand i + 1 the i-th input, each with its own origin. The space is simplified, its last
-/// dim becomes the row.
+/// dim becomes the row. Inputs broadcast along the rows or columns load as column or row
+/// operands, or, with `wholeBlocks`, always as whole blocks (the DMA repeating elements).
 VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name, IndexSpace space,
-                             ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body);
+                             ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body,
+                             bool wholeBlocks = false);
 
 /// The data-movement ops (stridedCopies): one load-and-store kernel per copy, no vector
 /// steps; empty when `node` is not one.
 std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
+
+/// Resize (nearest, linear, cubic): one kernel per box of output coordinates that sample alike;
+/// empty when `node` is not a Resize.
+std::vector<VectorProblem> resizeProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
 
 /// QuantizeLinear and DequantizeLinear (one kernel per slice of a per-axis quantisation);
 /// empty when `node` is neither.

@@ -38,11 +38,13 @@ class OnnxConformanceTest(NpusimTestCase):
             self.assertTrue(case["reason"], case["name"])
 
     def test_families_that_run_on_the_npu(self):
-        # Matmul, conv, pooling, normalisation, data movement and quantisation, all on the NPU.
+        # Matmul, conv, pooling, normalisation, data movement, resampling and quantisation, on the NPU.
         result, cases = self.run_suite("--filter", r"^test_(matmul_|gemm_|basic_conv_|conv_with|maxpool_2d_pads|"
                                                    r"averagepool_2d_pads|batchnorm_epsilon$|layer_normalization_4d|"
                                                    r"softmax_axis|transpose_all|concat_|slice$|split_equal|"
-                                                   r"reshape_|edge_pad|quantizelinear$|dequantizelinear$)")
+                                                   r"reshape_|edge_pad|quantizelinear$|dequantizelinear$|"
+                                                   r"resize_upsample_scales_linear$|resize_downsample_scales_cubic$|"
+                                                   r"convtranspose_pads|add_uint8)")
         self.assertEqual(result.returncode, 0, result.stdout)
         self.assertGreaterEqual(len(cases), 40)
         self.assertTrue(all(c["status"] == "passed" and c["cycles"] > 0 for c in cases.values()))
