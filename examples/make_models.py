@@ -56,6 +56,118 @@ def mlp(rng, batch=64, features=256, hidden=512, classes=128):
          numpy_helper.from_array(w2, "fc2.weight"), numpy_helper.from_array(b2, "fc2.bias")])
 
 
+def small_cnn(rng, batch=1, channels=3, size=32, classes=10):
+    """A small image classifier: two conv-BN-ReLU-pool stages, then flatten and a linear layer."""
+    def conv(name, cin, cout):
+        w = (rng.standard_normal((cout, cin, 3, 3)) / np.sqrt(cin * 9)).astype(np.float32)
+        b = (0.1 * rng.standard_normal(cout)).astype(np.float32)
+        return [numpy_helper.from_array(w, f"{name}.weight"), numpy_helper.from_array(b, f"{name}.bias")]
+
+    def bn(name, c):
+        return [numpy_helper.from_array(rng.uniform(0.5, 1.5, c).astype(np.float32), f"{name}.scale"),
+                numpy_helper.from_array((0.1 * rng.standard_normal(c)).astype(np.float32), f"{name}.bias"),
+                numpy_helper.from_array((0.1 * rng.standard_normal(c)).astype(np.float32), f"{name}.mean"),
+                numpy_helper.from_array(rng.uniform(0.5, 1.5, c).astype(np.float32), f"{name}.var")]
+
+    c1, c2 = 16, 32
+    flat = c2 * (size // 4) * (size // 4)
+    fc_w = (rng.standard_normal((classes, flat)) / np.sqrt(flat)).astype(np.float32)
+    fc_b = (0.1 * rng.standard_normal(classes)).astype(np.float32)
+    nodes = []
+    inputs = "x"
+    for stage, (name, cin, cout) in enumerate([("conv1", channels, c1), ("conv2", c1, c2)]):
+        bn_name = f"bn{stage + 1}"
+        nodes += [
+            helper.make_node("Conv", [inputs, f"{name}.weight", f"{name}.bias"], [f"{name}_out"], name=name,
+                             kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+            helper.make_node("BatchNormalization", [f"{name}_out", f"{bn_name}.scale", f"{bn_name}.bias",
+                                                    f"{bn_name}.mean", f"{bn_name}.var"], [f"{bn_name}_out"],
+                             name=bn_name),
+            helper.make_node("Relu", [f"{bn_name}_out"], [f"relu{stage + 1}_out"], name=f"relu{stage + 1}"),
+            helper.make_node("MaxPool", [f"relu{stage + 1}_out"], [f"pool{stage + 1}_out"], name=f"pool{stage + 1}",
+                             kernel_shape=[2, 2], strides=[2, 2]),
+        ]
+        inputs = f"pool{stage + 1}_out"
+    nodes += [
+        helper.make_node("Flatten", [inputs], ["flat"], name="flatten", axis=1),
+        helper.make_node("Gemm", ["flat", "fc.weight", "fc.bias"], ["logits"], name="fc", transB=1),
+    ]
+    initializers = conv("conv1", channels, c1) + bn("bn1", c1) + conv("conv2", c1, c2) + bn("bn2", c2)
+    initializers += [numpy_helper.from_array(fc_w, "fc.weight"), numpy_helper.from_array(fc_b, "fc.bias")]
+    return helper.make_graph(
+        nodes, "small_cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, channels, size, size])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, classes])], initializers)
+
+
+def transformer_block(rng, seq=256, dim=512, heads=8, hidden=1024):
+    """A pre-norm decoder block: RMSNorm, Q/K/V projections, rotary embeddings, softmax attention
+    over `heads` heads, the output projection and a SiLU MLP, each with its residual."""
+    head = dim // heads
+    init = []
+
+    def const(name, array):
+        init.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def weight(name, rows, cols):
+        return const(name, (rng.standard_normal((rows, cols)) / np.sqrt(rows)).astype(np.float32))
+
+    nodes = []
+
+    def node(op, inputs, name, **attrs):
+        nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
+        return name
+
+    def rms_norm(x, prefix):
+        square = node("Mul", [x, x], f"{prefix}.square")
+        mean = node("ReduceMean", [square], f"{prefix}.mean", axes=[-1], keepdims=1)
+        eps = node("Add", [mean, const(f"{prefix}.eps", np.array(1e-6, np.float32))], f"{prefix}.add_eps")
+        root = node("Sqrt", [eps], f"{prefix}.sqrt")
+        scaled = node("Div", [x, root], f"{prefix}.normalize")
+        return node("Mul", [scaled, const(f"{prefix}.gain", rng.uniform(0.8, 1.2, dim).astype(np.float32))],
+                    f"{prefix}.gain_mul")
+
+    positions = np.arange(seq)[:, None] / (10000 ** (np.arange(0, head, 2) / head))[None, :]
+    cos = const("rope.cos", np.tile(np.cos(positions), 2).astype(np.float32))  # [seq, head]
+    sin = const("rope.sin", np.tile(np.sin(positions), 2).astype(np.float32))
+    half_starts, half_ends = const("rope.first", np.array([0], np.int64)), const("rope.half", np.array([head // 2], np.int64))
+    end, last_axis = const("rope.end", np.array([head], np.int64)), const("rope.axis", np.array([-1], np.int64))
+    split_heads = const("shape.heads", np.array([seq, heads, head], np.int64))
+    merge_heads = const("shape.merged", np.array([seq, dim], np.int64))
+
+    def heads_of(x, prefix):
+        return node("Transpose", [node("Reshape", [x, split_heads], f"{prefix}.split")], f"{prefix}.heads",
+                    perm=[1, 0, 2])  # [heads, seq, head]
+
+    def rope(x, prefix):
+        first = node("Slice", [x, half_starts, half_ends, last_axis], f"{prefix}.first_half")
+        second = node("Slice", [x, half_ends, end, last_axis], f"{prefix}.second_half")
+        rotated = node("Concat", [node("Neg", [second], f"{prefix}.neg"), first], f"{prefix}.rotate", axis=-1)
+        return node("Add", [node("Mul", [x, cos], f"{prefix}.cos_mul"), node("Mul", [rotated, sin], f"{prefix}.sin_mul")],
+                    f"{prefix}.rope")
+
+    x = "x"
+    h = rms_norm(x, "attn_norm")
+    q = rope(heads_of(node("MatMul", [h, weight("wq", dim, dim)], "q_proj"), "q"), "q")
+    k = rope(heads_of(node("MatMul", [h, weight("wk", dim, dim)], "k_proj"), "k"), "k")
+    v = heads_of(node("MatMul", [h, weight("wv", dim, dim)], "v_proj"), "v")
+    scores = node("MatMul", [q, node("Transpose", [k], "k_t", perm=[0, 2, 1])], "scores")
+    scaled = node("Mul", [scores, const("attn.scale", np.array(1 / np.sqrt(head), np.float32))], "scores_scaled")
+    probs = node("Softmax", [scaled], "attn_softmax", axis=-1)
+    context = node("MatMul", [probs, v], "context")
+    merged = node("Reshape", [node("Transpose", [context], "context_t", perm=[1, 0, 2]), merge_heads], "context_merged")
+    attn = node("Add", [x, node("MatMul", [merged, weight("wo", dim, dim)], "o_proj")], "attn_residual")
+    m = rms_norm(attn, "mlp_norm")
+    up = node("MatMul", [m, weight("w_up", dim, hidden)], "up_proj")
+    act = node("Mul", [up, node("Sigmoid", [up], "silu_gate")], "silu")
+    out = node("Add", [attn, node("MatMul", [act, weight("w_down", hidden, dim)], "down_proj")], "y")
+    return helper.make_graph(
+        nodes, "transformer_block",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [seq, dim])],
+        [helper.make_tensor_value_info(out, TensorProto.FLOAT, [seq, dim])], init)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -65,6 +177,8 @@ def main():
     save(matmul_fp32(rng), os.path.join(out, "matmul_fp32.onnx"))
     save(matmul_int8(rng), os.path.join(out, "matmul_int8.onnx"))
     save(mlp(rng), os.path.join(out, "mlp.onnx"))
+    save(small_cnn(rng), os.path.join(out, "small_cnn.onnx"))
+    save(transformer_block(rng), os.path.join(out, "transformer_block.onnx"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,36 @@
+#!/usr/bin/python3
+"""The bundled example networks, a small CNN (conv, BN, ReLU, pooling, flatten, Gemm) and a
+transformer block (RMSNorm, Q/K/V projections, RoPE, softmax attention, output projection, MLP),
+compile for the edge NPU with every op on it, run right against the reference interpreter, and
+report their ops by the model's own node names."""
+import json
+import unittest
+
+from npusim_cli import NpusimTestCase, example
+
+
+class ExampleModelsTest(NpusimTestCase):
+    def run_checked(self, model):
+        stdout = self.ok("run", example(model), "--arch", "edge", "--check", "--report", "rep")
+        self.assertIn("check against the reference interpreter: passed", stdout)
+        return json.loads((self.tmp / "rep" / "report.json").read_text())
+
+    def test_small_cnn(self):
+        report = self.run_checked("small_cnn.onnx")
+        names = {op["name"] for op in report["ops"]}
+        # The convolutions are Im2Col and a Gemm, named after their Conv node.
+        self.assertTrue({"conv1.im2col", "conv1.gemm", "conv2.gemm", "bn1", "pool2", "fc"} <= names, names)
+        self.assertGreater(sum(op["macs"] for op in report["ops"]), 0)
+
+    def test_transformer_block(self):
+        report = self.run_checked("transformer_block.onnx")
+        ops = {op["name"]: op for op in report["ops"]}
+        for name in ("q_proj", "scores", "attn_softmax", "context", "o_proj", "up_proj", "down_proj"):
+            self.assertIn(name, ops)
+        # The projections are compute-bound on edge and run near the tensor unit's peak.
+        self.assertEqual(ops["q_proj"]["bound"], "compute")
+        self.assertGreater(ops["q_proj"]["efficiency"], 0.6)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
