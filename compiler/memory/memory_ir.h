@@ -25,6 +25,9 @@ struct DramTensor {
     /// Ops (by index) between which the tensor is live; weights and inputs are live from the
     /// job's start, outputs to its end.
     int firstOp = 0, lastOp = 0;
+    /// The value whose bytes these are: the tensor's own, or for a view (TileProgram::views)
+    /// the value it reshapes. Synchronisation tracks storage, not values.
+    ValueId storage = kNoValue;
 };
 
 /// An on-chip buffer slot, owned by one op.

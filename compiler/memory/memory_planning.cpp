@@ -105,17 +105,24 @@ uint64_t vectorFootprint(const VectorProblem& p, const VectorSchedule& s, const 
 MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const ArchConfig& config) {
     MemoryPlan plan;
 
-    // Live ranges of every value the program touches, in op positions.
+    // Live ranges of every value the program touches, in op positions; a view's uses keep
+    // the value it reshapes alive.
+    auto storageOf = [&](ValueId id) {
+        const auto view = program.views.find(id);
+        return view == program.views.end() ? id : view->second;
+    };
     std::map<ValueId, std::pair<int, int>> live;
     const int lastPosition = static_cast<int>(program.ops.size()) - 1;
     for (int position = 0; position <= lastPosition; ++position) {
         const Node& node = graph.nodes.at(tileOpId(program.ops[static_cast<size_t>(position)]));
         for (ValueId id : node.inputs) {
             if (id == kNoValue) continue;
-            auto [it, inserted] = live.emplace(id, std::make_pair(position, position));
+            auto [it, inserted] = live.emplace(storageOf(id), std::make_pair(position, position));
             if (!inserted) it->second.second = position;
         }
-        for (ValueId id : node.outputs) live.emplace(id, std::make_pair(position, position));
+        for (ValueId id : node.outputs) {
+            if (!program.views.contains(id)) live.emplace(id, std::make_pair(position, position));
+        }
     }
     const std::set<ValueId> inputs(graph.inputs.begin(), graph.inputs.end());
     const std::set<ValueId> outputs(graph.outputs.begin(), graph.outputs.end());
@@ -143,6 +150,7 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
             const bool fromStart = role == DramRole::Weight || role == DramRole::Input;
             tensor.firstOp = fromStart ? 0 : range.first;
             tensor.lastOp = role == DramRole::Output ? lastPosition : range.second;
+            tensor.storage = id;
             offset = tensor.offset + tensor.bytes;
             if (role == DramRole::Weight) {
                 plan.weights.resize(offset);
@@ -153,6 +161,12 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
         }
     }
     plan.dramBytes = std::max<uint64_t>(alignUp(offset, kDramAlignment), kDramAlignment);
+    for (const auto& [view, storage] : program.views) {
+        DramTensor tensor = plan.dramTensor(storage);
+        tensor.value = view;
+        tensor.bytes = valueBytes(graph.value(view));
+        plan.dram.push_back(tensor);
+    }
 
     // On-chip buffers, one set per op; overlapping sets are ordered by the sync planner.
     for (const TileOp& op : program.ops) {

@@ -12,10 +12,11 @@
 
 namespace npusim::compiler {
 
-/// Sync-planner resource ids: on-chip buffers by id, DRAM tensors after them by value id.
+/// Sync-planner resource ids: on-chip buffers by id, DRAM tensors after them by the value
+/// whose storage they are.
 inline uint32_t bufferResource(uint32_t bufferId) { return bufferId; }
 inline uint32_t dramResource(const MemoryPlan& plan, ValueId value) {
-    return static_cast<uint32_t>(plan.buffers.size()) + value;
+    return static_cast<uint32_t>(plan.buffers.size()) + plan.dramTensor(value).storage;
 }
 
 /// A 2D DMA between a DRAM tensor region and an on-chip buffer.

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <functional>
 #include <string>
 #include <variant>
@@ -121,6 +122,10 @@ using TileOp = std::variant<GemmTiles, VectorTiles>;
 /// Every NPU op of a graph, in execution order.
 struct TileProgram {
     std::vector<TileOp> ops;
+    /// Values that are another value's bytes under a new shape (a Reshape, Flatten, Squeeze or
+    /// Unsqueeze of an intermediate), mapped to the value whose DRAM storage they share; their
+    /// ops have no kernels.
+    std::map<ValueId, ValueId> views;
 };
 
 uint32_t tileOpId(const TileOp& op);

@@ -41,6 +41,20 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
     return tiles;
 }
 
+/// A reshape of a value that is not a graph output: the same bytes, no data to move.
+bool isView(const Graph& graph, const Node& node) {
+    switch (node.kind) {
+        case OpKind::Reshape:
+        case OpKind::Flatten:
+        case OpKind::Squeeze:
+        case OpKind::Unsqueeze:
+        case OpKind::Identity: break;
+        default: return false;
+    }
+    const ValueId output = node.outputs[0];
+    return std::find(graph.outputs.begin(), graph.outputs.end(), output) == graph.outputs.end();
+}
+
 }  // namespace
 
 std::vector<VectorProblem> vectorProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
@@ -60,6 +74,13 @@ TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const Cos
         const bool empty = std::all_of(node.outputs.begin(), node.outputs.end(),
                                        [&](ValueId id) { return elementCount(graph.value(id).shape) == 0; });
         if (empty) {  // nothing to compute: an op with no kernels
+            program.ops.push_back(VectorTiles{opId, {}});
+            continue;
+        }
+        if (isView(graph, node)) {
+            const ValueId source = node.inputs[0];
+            const auto root = program.views.find(source);
+            program.views[node.outputs[0]] = root == program.views.end() ? source : root->second;
             program.ops.push_back(VectorTiles{opId, {}});
             continue;
         }

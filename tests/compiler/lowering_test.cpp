@@ -142,3 +142,33 @@ TEST(Lowering, BatchedMatMulBroadcastsOperandOffsets) {
 
 }  // namespace
 }  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+TEST(Lowering, ReshapesOfIntermediatesShareTheirStorage) {
+    // x -> Relu -> Reshape [6] -> Relu -> y: the reshape moves no data.
+    Graph graph;
+    graph.name = "view";
+    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {2, 3}, std::nullopt, -1});
+    graph.inputs.push_back(x);
+    const ValueId shape = graph.addValue(Value{"shape", DType::Int64, {1}, testing::int64({1}, {6}), -1});
+    const ValueId a = graph.addValue(Value{"a", DType::Fp32, {2, 3}, std::nullopt, 0});
+    const ValueId flat = graph.addValue(Value{"flat", DType::Fp32, {6}, std::nullopt, 1});
+    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {6}, std::nullopt, 2});
+    graph.nodes = {Node{"relu_a", OpKind::Relu, {x}, {a}, {}}, Node{"reshape", OpKind::Reshape, {a, shape}, {flat}, {}},
+                   Node{"relu_y", OpKind::Relu, {flat}, {y}, {}}};
+    graph.outputs.push_back(y);
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const TileProgram program = lowerToTiles(graph, edge, CostModel(edge));
+    EXPECT_EQ(program.views.at(flat), a);
+    EXPECT_TRUE(std::get<VectorTiles>(program.ops[1]).kernels.empty());
+    const MemoryPlan plan = planMemory(graph, program, edge);
+    EXPECT_EQ(plan.dramTensor(flat).offset, plan.dramTensor(a).offset);
+    EXPECT_EQ(plan.dramTensor(flat).storage, a);
+    // The storage lives until the view's last reader.
+    EXPECT_EQ(plan.dramTensor(a).lastOp, 2);
+}
+
+}  // namespace
+}  // namespace npusim::compiler
