@@ -13,6 +13,7 @@
 #include "compiler/memory/memory_planning.h"
 #include "compiler/passes/graph_pass.h"
 #include "compiler/target/codegen.h"
+#include "compiler/tile/fusion.h"
 #include "compiler/tile/tiling.h"
 
 namespace npusim::compiler {
@@ -60,12 +61,12 @@ std::vector<std::byte> textSection(const std::string& text) {
 }  // namespace
 
 Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config,
-                         const std::map<std::string, Tensor>& bindings) {
-    return compileGraph(importOnnx(model, bindings), config, model.stem().string(), fileHash(model));
+                         const CompileOptions& options) {
+    return compileGraph(importOnnx(model, options.bindings), config, model.stem().string(), fileHash(model), options);
 }
 
 Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,
-                         const std::string& modelHash) {
+                         const std::string& modelHash, const CompileOptions& options) {
     Compilation c;
     c.source = std::move(source);
     c.graph = c.source;
@@ -74,6 +75,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
 
     const CostModel costModel(config);
     c.tiles = lowerToTiles(c.graph, config, costModel);
+    if (options.fusion) fuseVectorKernels(c.tiles, c.graph, config, costModel);
     c.memory = planMemory(c.graph, c.tiles, config);
     c.commands = generateCommands(c.tiles, c.memory, config);
 

@@ -25,14 +25,20 @@ struct Compilation {
     Artifact artifact;
 };
 
+struct CompileOptions {
+    /// Graph inputs fixed to values (importOnnx), for models whose shapes depend on an input.
+    std::map<std::string, Tensor> bindings;
+    /// Merge elementwise kernels into their readers (fuseVectorKernels).
+    bool fusion = true;
+};
+
 /// Compiles an ONNX model for an architecture. Throws InputError for a model the frontend or
-/// the NPU cannot take, naming the ONNX node. `bindings` fix graph inputs to values
-/// (importOnnx), for models whose shapes depend on an input.
+/// the NPU cannot take, naming the ONNX node.
 Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config,
-                         const std::map<std::string, Tensor>& bindings = {});
+                         const CompileOptions& options = {});
 /// Compiles a graph built in memory; `modelName` and `modelHash` go into the manifest.
 Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,
-                         const std::string& modelHash);
+                         const std::string& modelHash, const CompileOptions& options = {});
 
 /// The IR levels --emit can print.
 enum class IrLevel { Graph, Tile, Memory, Isa };

@@ -73,7 +73,7 @@ std::vector<Job> compileJobs(const fs::path& directory, const ArchConfig& config
     for (DataSet& set : readDataSets(directory)) {
         if (jobs.empty() || !set.bindings.empty()) {
             const compiler::Compilation compilation =
-                compiler::compileModel(directory / "model.onnx", config, set.bindings);
+                compiler::compileModel(directory / "model.onnx", config, {set.bindings});
             if (jobs.empty()) result.npuOps = static_cast<uint32_t>(compilation.tiles.ops.size());
             jobs.push_back({compilation.artifact, {}});
         }

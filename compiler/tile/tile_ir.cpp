@@ -229,9 +229,23 @@ std::string printTileProgram(const TileProgram& program, const Graph& graph) {
     for (const TileOp& op : program.ops) {
         if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
             printGemm(out, *gemm, graph);
-        } else {
-            printVector(out, std::get<VectorTiles>(op), graph);
+            continue;
         }
+        const auto& vector = std::get<VectorTiles>(op);
+        if (vector.kernels.empty()) {
+            // An op without kernels says why.
+            const Node& node = graph.nodes.at(vector.opId);
+            out << "tile.none @" << node.name << " op=" << vector.opId << ": ";
+            if (vector.fusedInto) {
+                out << "fused into @" << graph.nodes.at(*vector.fusedInto).name << "\n";
+            } else if (const auto view = program.views.find(node.outputs.at(0)); view != program.views.end()) {
+                out << "a view of %" << graph.value(view->second).name << "\n";
+            } else {
+                out << "empty result\n";
+            }
+            continue;
+        }
+        printVector(out, vector, graph);
     }
     return out.str();
 }

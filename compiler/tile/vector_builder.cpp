@@ -167,7 +167,11 @@ void VectorBuilder::store(uint32_t buffer, const TensorView& view) {
 }
 
 VectorProblem VectorBuilder::finish() {
-    VectorProblem& p = problem_;
+    reuseDeadBuffers(problem_);
+    return std::move(problem_);
+}
+
+void reuseDeadBuffers(VectorProblem& p) {
     // Events in block order: loads, steps, stores. A buffer is free after its last use.
     const size_t n = p.buffers.size();
     std::vector<size_t> lastUse(n, 0);
@@ -218,7 +222,6 @@ VectorProblem VectorBuilder::finish() {
     }
     for (VectorStore& store : p.stores) store.buffer = physical[store.buffer];
     p.buffers = std::move(buffers);
-    return std::move(problem_);
 }
 
 }  // namespace npusim::compiler

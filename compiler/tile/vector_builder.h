@@ -74,6 +74,10 @@ private:
     std::map<uint32_t, uint32_t> widened_;
 };
 
+/// Gives each buffer of a problem a physical one: a dead buffer of the same type and extent when
+/// there is one, else a new one (loads never share).
+void reuseDeadBuffers(VectorProblem& problem);
+
 /// fp32 bits of a value, for immediates.
 uint32_t fp32Bits(float value);
 

@@ -132,6 +132,8 @@ struct VectorKernel {
 struct VectorTiles {
     uint32_t opId = 0;
     std::vector<VectorKernel> kernels;
+    /// Set when fusion moved this op's kernel into the kernel of the op that reads its result.
+    std::optional<uint32_t> fusedInto;
 };
 
 }  // namespace npusim::compiler

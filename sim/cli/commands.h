@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "arch/arch_config.h"
+#include "compiler/pipeline.h"
 
 namespace npusim::cli {
 
@@ -22,6 +23,13 @@ struct ArchOptions {
 
 private:
     CLI::Option* archOption = nullptr;
+};
+
+/// Compiler options shared by compile and run: --no-fusion.
+struct CompilerFlags {
+    bool noFusion = false;
+    void addTo(CLI::App& command);
+    compiler::CompileOptions options() const;
 };
 
 void addArchCommand(CLI::App& app);

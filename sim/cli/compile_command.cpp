@@ -15,6 +15,7 @@ struct CompileOptions {
     std::string model, output, emit;
     bool estimate = false;
     ArchOptions arch;
+    CompilerFlags compiler;
 };
 
 void printEstimates(const compiler::Compilation& c) {
@@ -34,6 +35,16 @@ void printEstimates(const compiler::Compilation& c) {
 
 }  // namespace
 
+void CompilerFlags::addTo(CLI::App& command) {
+    command.add_flag("--no-fusion", noFusion, "keep every op's kernels apart (each intermediate goes through DRAM)");
+}
+
+compiler::CompileOptions CompilerFlags::options() const {
+    compiler::CompileOptions options;
+    options.fusion = !noFusion;
+    return options;
+}
+
 void addCompileCommand(CLI::App& app) {
     CLI::App* compile = app.add_subcommand("compile", "compile an ONNX model to an NPU artifact");
     auto options = std::make_shared<CompileOptions>();
@@ -43,12 +54,13 @@ void addCompileCommand(CLI::App& app) {
         ->check(CLI::IsMember({"graph", "tile", "mem", "isa"}));
     compile->add_flag("--estimate", options->estimate, "print the cost model's cycles per op");
     options->arch.addTo(*compile);
+    options->compiler.addTo(*compile);
     compile->callback([options] {
         if (options->output.empty() && options->emit.empty() && !options->estimate) {
             throw InputError("compile: give -o OUT.npuart (or --emit / --estimate to only inspect)");
         }
         const ArchConfig config = options->arch.load();
-        const compiler::Compilation compilation = compiler::compileModel(options->model, config);
+        const compiler::Compilation compilation = compiler::compileModel(options->model, config, options->compiler.options());
         const std::map<std::string, compiler::IrLevel> levels = {
             {"graph", compiler::IrLevel::Graph}, {"tile", compiler::IrLevel::Tile},
             {"mem", compiler::IrLevel::Memory}, {"isa", compiler::IrLevel::Isa}};

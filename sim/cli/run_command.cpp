@@ -24,6 +24,7 @@ struct RunOptions {
     double rtol = 1e-4, atol = 1e-5;
     uint64_t seed = 1;
     ArchOptions arch;
+    CompilerFlags compiler;
 };
 
 bool isArtifactFile(const std::string& path) {
@@ -73,7 +74,7 @@ Prepared prepare(const RunOptions& o) {
         return p;
     }
     p.config = o.arch.load();
-    compiler::Compilation compilation = compiler::compileModel(o.target, p.config);
+    compiler::Compilation compilation = compiler::compileModel(o.target, p.config, o.compiler.options());
     p.artifact = std::move(compilation.artifact);
     if (o.check) p.reference = std::move(compilation.source);
     return p;
@@ -166,6 +167,7 @@ void addRunCommand(CLI::App& app) {
     command->add_option("--rtol", o->rtol, "relative tolerance for float outputs")->capture_default_str();
     command->add_option("--atol", o->atol, "absolute tolerance for float outputs")->capture_default_str();
     o->arch.addTo(*command);
+    o->compiler.addTo(*command);
     command->callback([o] { run(*o); });
 }
 

@@ -10,10 +10,10 @@ from npusim_cli import NpusimTestCase, example
 
 
 class ExampleModelsTest(NpusimTestCase):
-    def run_checked(self, model):
-        stdout = self.ok("run", example(model), "--arch", "edge", "--check", "--report", "rep")
+    def run_checked(self, model, *flags, report="rep"):
+        stdout = self.ok("run", example(model), "--arch", "edge", "--check", "--report", report, *flags)
         self.assertIn("check against the reference interpreter: passed", stdout)
-        return json.loads((self.tmp / "rep" / "report.json").read_text())
+        return json.loads((self.tmp / report / "report.json").read_text())
 
     def test_small_cnn(self):
         report = self.run_checked("small_cnn.onnx")
@@ -30,6 +30,18 @@ class ExampleModelsTest(NpusimTestCase):
         # The projections are compute-bound on edge and run near the tensor unit's peak.
         self.assertEqual(ops["q_proj"]["bound"], "compute")
         self.assertGreater(ops["q_proj"]["efficiency"], 0.6)
+
+    def test_fusion_keeps_intermediates_off_dram(self):
+        fused = self.run_checked("transformer_block.onnx", report="fused")
+        apart = self.run_checked("transformer_block.onnx", "--no-fusion", report="apart")
+
+        def dram_bytes(report):
+            return report["dram"]["bytes_read"] + report["dram"]["bytes_written"]
+
+        self.assertLess(dram_bytes(fused), dram_bytes(apart))
+        # The SiLU gate's kernel runs inside the product's: no cycles of its own.
+        self.assertEqual({op["name"]: op for op in fused["ops"]}["silu_gate"]["cycles"], 0)
+        self.assertGreater({op["name"]: op for op in apart["ops"]}["silu_gate"]["cycles"], 0)
 
 
 if __name__ == "__main__":

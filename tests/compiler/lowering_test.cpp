@@ -11,6 +11,7 @@
 #include "compiler/memory/memory_planning.h"
 #include "compiler/passes/graph_pass.h"
 #include "compiler/target/codegen.h"
+#include "compiler/tile/fusion.h"
 #include "compiler/tile/tiling.h"
 #include "firmware/command_validator.h"
 #include "graph_test_support.h"
@@ -168,6 +169,60 @@ TEST(Lowering, ReshapesOfIntermediatesShareTheirStorage) {
     EXPECT_EQ(plan.dramTensor(flat).storage, a);
     // The storage lives until the view's last reader.
     EXPECT_EQ(plan.dramTensor(a).lastOp, 2);
+}
+
+}  // namespace
+}  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+TEST(Fusion, AChainOfElementwiseKernelsBecomesOne) {
+    // x -> Exp -> Sigmoid -> Tanh -> y: the three kernels merge into the last op's.
+    Graph graph;
+    graph.name = "chain";
+    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {64, 128}, std::nullopt, -1});
+    graph.inputs.push_back(x);
+    ValueId previous = x;
+    const OpKind kinds[] = {OpKind::Exp, OpKind::Sigmoid, OpKind::Tanh};
+    for (int i = 0; i < 3; ++i) {
+        const ValueId out = graph.addValue(Value{"v" + std::to_string(i), DType::Fp32, {64, 128}, std::nullopt, i});
+        graph.nodes.push_back(Node{"op" + std::to_string(i), kinds[i], {previous}, {out}, {}});
+        previous = out;
+    }
+    graph.outputs.push_back(previous);
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const CostModel model(edge);
+    TileProgram program = lowerToTiles(graph, edge, model);
+    EXPECT_EQ(fuseVectorKernels(program, graph, edge, model), 2);
+    EXPECT_EQ(std::get<VectorTiles>(program.ops[0]).fusedInto, 2u);
+    EXPECT_EQ(std::get<VectorTiles>(program.ops[1]).fusedInto, 2u);
+    const VectorProblem& fused = std::get<VectorTiles>(program.ops[2]).kernels.at(0).problem;
+    EXPECT_EQ(fused.name, "Exp+Sigmoid+Tanh");
+    ASSERT_EQ(fused.loads.size(), 1u);
+    EXPECT_EQ(fused.loads[0].view.value, x);
+    ASSERT_EQ(fused.stores.size(), 1u);
+    EXPECT_EQ(fused.steps.size(), 3u);
+    EXPECT_NE(printTileProgram(program, graph).find("tile.none @op0 op=0: fused into @op2"), std::string::npos);
+}
+
+TEST(Fusion, AValueWithTwoReadingKernelsStaysInDram) {
+    // a = Exp(x) is read by Relu and by Tanh, whose results are both graph outputs.
+    Graph graph;
+    graph.name = "fanout";
+    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {16, 16}, std::nullopt, -1});
+    graph.inputs.push_back(x);
+    const ValueId a = graph.addValue(Value{"a", DType::Fp32, {16, 16}, std::nullopt, 0});
+    const ValueId b = graph.addValue(Value{"b", DType::Fp32, {16, 16}, std::nullopt, 1});
+    const ValueId c = graph.addValue(Value{"c", DType::Fp32, {16, 16}, std::nullopt, 2});
+    graph.nodes = {Node{"exp", OpKind::Exp, {x}, {a}, {}}, Node{"relu", OpKind::Relu, {a}, {b}, {}},
+                   Node{"tanh", OpKind::Tanh, {a}, {c}, {}}};
+    graph.outputs = {b, c};
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const CostModel model(edge);
+    TileProgram program = lowerToTiles(graph, edge, model);
+    EXPECT_EQ(fuseVectorKernels(program, graph, edge, model), 0);
+    EXPECT_EQ(std::get<VectorTiles>(program.ops[0]).kernels.size(), 1u);
 }
 
 }  // namespace

@@ -1,0 +1,18 @@
+// Kernel fusion on the tile IR: a vector kernel whose only reader is the single vector kernel of
+// another op is merged into that reader when both walk the same index space the same way. The
+// intermediate then never leaves the chip: its store, its DRAM round trip and its reload go.
+#pragma once
+
+#include "arch/arch_config.h"
+#include "compiler/cost_model.h"
+#include "compiler/graph/graph.h"
+#include "compiler/tile/tile_ir.h"
+
+namespace npusim::compiler {
+
+/// Fuses producer kernels into their readers, in program order (so chains fuse whole), and
+/// reschedules each merged kernel; a merge whose kernel would not fit on chip is not made.
+/// Returns the number of merges.
+int fuseVectorKernels(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model);
+
+}  // namespace npusim::compiler
