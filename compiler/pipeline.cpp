@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "arch/checksum.h"
 #include "compiler/cost_model.h"
@@ -34,10 +35,21 @@ OpRecord opRecord(const Graph& graph, const Node& node, uint32_t opId, const Til
     record.opId = opId;
     record.name = node.name;
     record.type = std::string(opInfo(node.kind).name);
-    for (ValueId id : node.inputs) {
-        if (id != kNoValue) record.minDramBytes += valueBytes(graph.value(id));
+    // Compulsory traffic: each tensor the op's kernels read or write, once. An op without
+    // kernels (a view, a fused producer) moves nothing; a fused kernel reads its producers'
+    // inputs instead of their results.
+    std::set<ValueId> touched;
+    if (const auto* vector = std::get_if<VectorTiles>(&tiles)) {
+        for (const VectorKernel& kernel : vector->kernels) {
+            for (const VectorLoad& load : kernel.problem.loads) touched.insert(load.view.value);
+            for (const VectorStore& store : kernel.problem.stores) touched.insert(store.view.value);
+        }
+    } else {
+        touched.insert(node.inputs.begin(), node.inputs.end());
+        touched.insert(node.outputs.begin(), node.outputs.end());
+        touched.erase(kNoValue);
     }
-    for (ValueId id : node.outputs) record.minDramBytes += valueBytes(graph.value(id));
+    for (ValueId id : touched) record.minDramBytes += valueBytes(graph.value(id));
     if (const auto* gemm = std::get_if<GemmTiles>(&tiles)) {
         const GemmProblem& p = gemm->problem;
         record.dtype = p.operandType;

@@ -127,7 +127,9 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
     const std::set<ValueId> inputs(graph.inputs.begin(), graph.inputs.end());
     const std::set<ValueId> outputs(graph.outputs.begin(), graph.outputs.end());
     for (ValueId id : graph.inputs) live.emplace(id, std::make_pair(0, 0));
-    for (ValueId id : graph.outputs) live.emplace(id, std::make_pair(0, 0));
+    for (ValueId id : graph.outputs) {
+        if (!program.views.contains(id)) live.emplace(id, std::make_pair(0, 0));
+    }
 
     auto roleOf = [&](ValueId id) {
         if (graph.value(id).constant) return DramRole::Weight;
@@ -162,9 +164,12 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
     }
     plan.dramBytes = std::max<uint64_t>(alignUp(offset, kDramAlignment), kDramAlignment);
     for (const auto& [view, storage] : program.views) {
-        DramTensor tensor = plan.dramTensor(storage);
+        auto owner = std::find_if(plan.dram.begin(), plan.dram.end(), [&](const DramTensor& t) { return t.value == storage; });
+        if (outputs.contains(view)) owner->lastOp = lastPosition;  // read back after the job
+        DramTensor tensor = *owner;
         tensor.value = view;
         tensor.bytes = valueBytes(graph.value(view));
+        tensor.role = outputs.contains(view) ? DramRole::Output : tensor.role;
         plan.dram.push_back(tensor);
     }
 

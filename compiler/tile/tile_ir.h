@@ -122,9 +122,9 @@ using TileOp = std::variant<GemmTiles, VectorTiles>;
 /// Every NPU op of a graph, in execution order.
 struct TileProgram {
     std::vector<TileOp> ops;
-    /// Values that are another value's bytes under a new shape (a Reshape, Flatten, Squeeze or
-    /// Unsqueeze of an intermediate), mapped to the value whose DRAM storage they share; their
-    /// ops have no kernels.
+    /// Values that are another value's bytes under a new shape (a Reshape, Flatten, Squeeze,
+    /// Unsqueeze or Identity), mapped to the value whose DRAM storage they share; their ops have
+    /// no kernels.
     std::map<ValueId, ValueId> views;
 };
 

@@ -41,18 +41,25 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
     return tiles;
 }
 
-/// A reshape of a value that is not a graph output: the same bytes, no data to move.
-bool isView(const Graph& graph, const Node& node) {
+/// The value whose storage a reshape's output can share, nullopt when the reshape must copy:
+/// the storage of its input, unless the output is a graph output and that storage is a graph
+/// input, a weight or another graph output (each of those keeps storage of its own).
+std::optional<ValueId> viewStorage(const Graph& graph, const TileProgram& program, const Node& node) {
     switch (node.kind) {
         case OpKind::Reshape:
         case OpKind::Flatten:
         case OpKind::Squeeze:
         case OpKind::Unsqueeze:
         case OpKind::Identity: break;
-        default: return false;
+        default: return std::nullopt;
     }
-    const ValueId output = node.outputs[0];
-    return std::find(graph.outputs.begin(), graph.outputs.end(), output) == graph.outputs.end();
+    const auto isOutput = [&](ValueId id) {
+        return std::find(graph.outputs.begin(), graph.outputs.end(), id) != graph.outputs.end();
+    };
+    const auto view = program.views.find(node.inputs[0]);
+    const ValueId storage = view == program.views.end() ? node.inputs[0] : view->second;
+    if (isOutput(node.outputs[0]) && (graph.value(storage).producer < 0 || isOutput(storage))) return std::nullopt;
+    return storage;
 }
 
 }  // namespace
@@ -77,10 +84,8 @@ TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const Cos
             program.ops.push_back(VectorTiles{opId, {}});
             continue;
         }
-        if (isView(graph, node)) {
-            const ValueId source = node.inputs[0];
-            const auto root = program.views.find(source);
-            program.views[node.outputs[0]] = root == program.views.end() ? source : root->second;
+        if (const std::optional<ValueId> storage = viewStorage(graph, program, node)) {
+            program.views[node.outputs[0]] = *storage;
             program.ops.push_back(VectorTiles{opId, {}});
             continue;
         }
