@@ -169,6 +169,17 @@ TEST(Lowering, ReshapesOfIntermediatesShareTheirStorage) {
     EXPECT_EQ(plan.dramTensor(flat).storage, a);
     // The storage lives until the view's last reader.
     EXPECT_EQ(plan.dramTensor(a).lastOp, 2);
+
+    // A view that is the graph's output: the output is read from its storage after the job.
+    Graph tail = graph;
+    tail.nodes.pop_back();
+    tail.outputs = {flat};
+    const TileProgram tailProgram = lowerToTiles(tail, edge, CostModel(edge));
+    const MemoryPlan tailPlan = planMemory(tail, tailProgram, edge);
+    EXPECT_EQ(std::count_if(tailPlan.dram.begin(), tailPlan.dram.end(), [&](const DramTensor& t) { return t.value == flat; }), 1);
+    EXPECT_EQ(tailPlan.dramTensor(flat).offset, tailPlan.dramTensor(a).offset);
+    EXPECT_EQ(tailPlan.dramTensor(flat).role, DramRole::Output);
+    EXPECT_EQ(tailPlan.dramTensor(a).lastOp, 1);
 }
 
 }  // namespace
