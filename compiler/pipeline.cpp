@@ -88,6 +88,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     const CostModel costModel(config);
     c.tiles = lowerToTiles(c.graph, config, costModel);
     if (options.fusion) fuseVectorKernels(c.tiles, c.graph, config, costModel);
+    c.mapping = mapProgram(c.graph, c.tiles);
     c.memory = planMemory(c.graph, c.tiles, config);
     c.commands = generateCommands(c.tiles, c.memory, config);
 

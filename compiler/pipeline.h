@@ -12,6 +12,7 @@
 #include "arch/isa.h"
 #include "compiler/graph/graph.h"
 #include "compiler/memory/memory_ir.h"
+#include "compiler/tile/mapping.h"
 #include "compiler/tile/tile_ir.h"
 
 namespace npusim::compiler {
@@ -23,6 +24,7 @@ struct Compilation {
     MemoryPlan memory;
     std::vector<isa::Command> commands;
     Artifact artifact;
+    std::vector<OpMapping> mapping;  ///< where each op runs (after fusion)
 };
 
 struct CompileOptions {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "compiler/graph/op_table.h"
+#include "compiler/tile/mapping.h"
 #include "compiler/tile/vector_lowering.h"
 
 namespace npusim::compiler {
@@ -75,6 +76,10 @@ std::vector<VectorProblem> vectorProblemsFor(const Graph& graph, const Node& nod
 
 TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const CostModel& model) {
     TileProgram program;
+    // Every op is tried: the mapping report names each one the NPU cannot run.
+    std::vector<OpMapping> mapping;
+    std::string firstError;
+    size_t unsupported = 0;
     for (size_t index = 0; index < graph.nodes.size(); ++index) {
         const Node& node = graph.nodes[index];
         const auto opId = static_cast<uint32_t>(index);
@@ -82,23 +87,37 @@ TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const Cos
                                        [&](ValueId id) { return elementCount(graph.value(id).shape) == 0; });
         if (empty) {  // nothing to compute: an op with no kernels
             program.ops.push_back(VectorTiles{opId, {}});
+            mapping.push_back(mapOp(graph, program, program.ops.back()));
             continue;
         }
         if (const std::optional<ValueId> storage = viewStorage(graph, program, node)) {
             program.views[node.outputs[0]] = *storage;
             program.ops.push_back(VectorTiles{opId, {}});
+            mapping.push_back(mapOp(graph, program, program.ops.back()));
             continue;
         }
-        switch (node.kind) {
-            case OpKind::MatMul:
-            case OpKind::Gemm:
-            case OpKind::MatMulInteger:
-                program.ops.push_back(lowerGemm(graph, node, opId, config, model));
-                break;
-            default:
-                program.ops.push_back(lowerVector(graph, node, opId, config, model));
-                break;
+        try {
+            switch (node.kind) {
+                case OpKind::MatMul:
+                case OpKind::Gemm:
+                case OpKind::MatMulInteger:
+                    program.ops.push_back(lowerGemm(graph, node, opId, config, model));
+                    break;
+                default:
+                    program.ops.push_back(lowerVector(graph, node, opId, config, model));
+                    break;
+            }
+            mapping.push_back(mapOp(graph, program, program.ops.back()));
+        } catch (const InputError& e) {
+            if (unsupported++ == 0) firstError = e.what();
+            const std::string prefix = opDiagnostic(node, "");
+            const std::string reason = std::string(e.what()).starts_with(prefix) ? std::string(e.what()).substr(prefix.size()) : e.what();
+            mapping.push_back({opId, node.name, std::string(opInfo(node.kind).name), "unsupported", reason});
         }
+    }
+    if (unsupported > 0) {
+        if (unsupported > 1) firstError += " (and " + std::to_string(unsupported - 1) + " more ops; see the mapping report)";
+        throw MappingError(firstError, std::move(mapping));
     }
     return program;
 }

@@ -11,7 +11,8 @@
 
 namespace npusim::compiler {
 
-/// Throws InputError, located at the op, when the NPU cannot run an op of the graph.
+/// Throws MappingError (an InputError located at the first op the NPU cannot run, with the
+/// mapping of every op) when the NPU cannot run some op of the graph.
 TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const CostModel& model);
 
 /// The normalised GEMM of a MatMul, Gemm or MatMulInteger node.

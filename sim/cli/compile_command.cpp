@@ -13,7 +13,7 @@ namespace {
 
 struct CompileOptions {
     std::string model, output, emit;
-    bool estimate = false;
+    bool estimate = false, mapping = false;
     ArchOptions arch;
     CompilerFlags compiler;
 };
@@ -53,14 +53,23 @@ void addCompileCommand(CLI::App& app) {
     compile->add_option("--emit", options->emit, "print the IR at one level: graph, tile, mem, isa")
         ->check(CLI::IsMember({"graph", "tile", "mem", "isa"}));
     compile->add_flag("--estimate", options->estimate, "print the cost model's cycles per op");
+    compile->add_flag("--mapping", options->mapping,
+                      "print where each op runs and why (also when some op cannot run)");
     options->arch.addTo(*compile);
     options->compiler.addTo(*compile);
     compile->callback([options] {
-        if (options->output.empty() && options->emit.empty() && !options->estimate) {
-            throw InputError("compile: give -o OUT.npuart (or --emit / --estimate to only inspect)");
+        if (options->output.empty() && options->emit.empty() && !options->estimate && !options->mapping) {
+            throw InputError("compile: give -o OUT.npuart (or --emit / --estimate / --mapping to only inspect)");
         }
         const ArchConfig config = options->arch.load();
-        const compiler::Compilation compilation = compiler::compileModel(options->model, config, options->compiler.options());
+        compiler::Compilation compilation;
+        try {
+            compilation = compiler::compileModel(options->model, config, options->compiler.options());
+        } catch (const compiler::MappingError& e) {
+            if (options->mapping) std::cout << compiler::printMapping(e.mapping) << std::flush;
+            throw;
+        }
+        if (options->mapping) std::cout << compiler::printMapping(compilation.mapping);
         const std::map<std::string, compiler::IrLevel> levels = {
             {"graph", compiler::IrLevel::Graph}, {"tile", compiler::IrLevel::Tile},
             {"mem", compiler::IrLevel::Memory}, {"isa", compiler::IrLevel::Isa}};

@@ -1,0 +1,40 @@
+// The mapping report: where each op of the compiled graph runs and why, or why it cannot run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/error.h"
+#include "compiler/graph/graph.h"
+#include "compiler/tile/tile_ir.h"
+
+namespace npusim::compiler {
+
+struct OpMapping {
+    uint32_t opId = 0;
+    std::string name, type;
+    /// "tensor unit", "vector unit", "DMA" (data movement only), "none" (no work), or
+    /// "unsupported".
+    std::string target;
+    /// How: "3 kernels", "fused into @x", "a view of %y", or the reason it cannot run.
+    std::string detail;
+};
+
+/// The mapping of one lowered op.
+OpMapping mapOp(const Graph& graph, const TileProgram& program, const TileOp& op);
+/// The mapping of every op of a lowered program.
+std::vector<OpMapping> mapProgram(const Graph& graph, const TileProgram& program);
+/// A table, one op per line.
+std::string printMapping(const std::vector<OpMapping>& mapping);
+
+/// Thrown when ops of the graph cannot run on the NPU: what() locates the first one and counts
+/// the others; `mapping` holds every op, the unsupported ones with their reasons.
+class MappingError : public InputError {
+public:
+    MappingError(const std::string& message, std::vector<OpMapping> mapping)
+        : InputError(message), mapping(std::move(mapping)) {}
+    std::vector<OpMapping> mapping;
+};
+
+}  // namespace npusim::compiler
