@@ -51,8 +51,17 @@ std::vector<int> findProducers(const Graph& graph, const std::vector<bool>& isIn
     return producers;
 }
 
+/// Checks each value's constant data and recorded producer. A value nothing produces, reads or
+/// returns (one a graph pass rewrote away) is dead and allowed.
 void checkValues(const Graph& graph, const std::vector<bool>& isInput,
                  const std::vector<int>& producers) {
+    std::vector<bool> used(graph.values.size());
+    for (const Node& node : graph.nodes) {
+        for (ValueId id : node.inputs) {
+            if (id != kNoValue) used[id] = true;
+        }
+    }
+    for (ValueId id : graph.outputs) used[id] = true;
     for (ValueId id = 0; id < graph.values.size(); ++id) {
         const Value& value = graph.values[id];
         if (value.constant) {
@@ -69,7 +78,7 @@ void checkValues(const Graph& graph, const std::vector<bool>& isInput,
                                       typeText(data.dtype, data.shape) + " needs " +
                                       std::to_string(expectedBytes));
             }
-        } else if (!isInput[id] && producers[id] < 0) {
+        } else if (!isInput[id] && producers[id] < 0 && used[id]) {
             valueError(value, "has no producer and is neither a graph input nor a constant");
         }
         if (value.producer != producers[id]) {

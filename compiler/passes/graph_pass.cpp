@@ -6,7 +6,9 @@
 namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
-    static constexpr std::array<GraphPass, 2> kPasses = {{
+    static constexpr std::array<GraphPass, 3> kPasses = {{
+        {"fold-batch-norm", "fold a BatchNormalization into the Conv it follows (constant weights and statistics)",
+         foldBatchNorm},
         {"convolution-to-gemm", "rewrite each Conv and ConvTranspose as Im2Col and a Gemm per group, the bias in the Gemm",
          convolutionToGemm},
         {"fold-gemm-constants",

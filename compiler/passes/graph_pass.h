@@ -18,6 +18,10 @@ struct GraphPass {
 /// The graph pipeline, in order.
 std::span<const GraphPass> graphPasses();
 
+/// Folds an inference BatchNormalization into the Conv whose result only it reads, when the
+/// weights, bias and statistics are constants.
+void foldBatchNorm(Graph& graph);
+
 /// Rewrites each Conv and ConvTranspose as npusim.Im2Col + Gemm per group (bias in the Gemm),
 /// the product laid out as the op's output.
 void convolutionToGemm(Graph& graph);

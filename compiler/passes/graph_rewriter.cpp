@@ -31,6 +31,9 @@ ValueId GraphRewriter::constant(const std::string& name, Tensor tensor) {
 
 void GraphRewriter::run(const std::function<bool(const Node&)>& replace) {
     nodes_.clear();
+    // Producers are recorded afresh as nodes are kept or added; a value no node produces any
+    // more (a result rewritten away) is left dead.
+    for (Value& value : graph_.values) value.producer = -1;
     std::vector<Node> old = std::move(graph_.nodes);
     graph_.nodes.clear();
     for (Node& node : old) {

@@ -26,7 +26,9 @@ public:
     ValueId constant(const std::string& name, Tensor tensor);
 
     /// Visits every node; `replace` returns false to keep the node as it is, or adds its
-    /// replacement through add() and returns true. The graph's node list is rebuilt.
+    /// replacement through add() (or nothing, when its results are produced elsewhere) and
+    /// returns true. The graph's node list is rebuilt; values no node produces any more stay in
+    /// the value table, dead.
     void run(const std::function<bool(const Node&)>& replace);
 
     Graph& graph() { return graph_; }
