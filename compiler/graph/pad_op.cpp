@@ -224,12 +224,13 @@ std::vector<StridedCopy> padCopies(const Graph& graph, const Node& node) {
         if (segments.back().empty()) return std::vector<StridedCopy>{};  // an empty output
     }
     std::vector<StridedCopy> copies;
-    std::vector<size_t> choice(out.size(), 0);
-    for (;;) {
+    Shape counts;
+    for (const auto& list : segments) counts.push_back(static_cast<int64_t>(list.size()));
+    forEachPosition(counts, [&](const std::vector<int64_t>& choice) {
         StridedCopy copy{0, 0, {}, 0, 0, {}, outStrides, std::nullopt};
         bool fills = false;
         for (size_t axis = 0; axis < out.size(); ++axis) {
-            const AxisSegment& segment = segments[axis][choice[axis]];
+            const AxisSegment& segment = segments[axis][static_cast<size_t>(choice[axis])];
             copy.dims.push_back(segment.extent);
             copy.outputOffset += segment.start * outStrides[axis];
             copy.inputOffset += segment.source * inStrides[axis];
@@ -246,13 +247,7 @@ std::vector<StridedCopy> padCopies(const Graph& graph, const Node& node) {
             copy.inputStrides.assign(out.size(), 0);
         }
         copies.push_back(std::move(copy));
-        size_t axis = out.size();
-        for (; axis > 0; --axis) {
-            if (++choice[axis - 1] < segments[axis - 1].size()) break;
-            choice[axis - 1] = 0;
-        }
-        if (axis == 0) break;
-    }
+    });
     return copies;
 }
 

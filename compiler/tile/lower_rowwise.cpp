@@ -170,14 +170,15 @@ std::vector<VectorProblem> poolProblems(const Graph& graph, const Node& node, ui
     for (size_t i = 0; i < spatial.size(); ++i) segments.push_back(poolSegments(g, i));
 
     std::vector<VectorProblem> problems;
-    std::vector<size_t> choice(spatial.size(), 0);
-    for (;;) {
+    Shape counts;
+    for (const auto& list : segments) counts.push_back(static_cast<int64_t>(list.size()));
+    ops::forEachPosition(counts, [&](const std::vector<int64_t>& choice) {
         // The box: its output dims and origin, the kernel taps it reads and its divisor.
         Shape dims = {y[0], y[1]}, taps;
         int64_t outputOffset = 0, tapOrigin = 0, divisor = 1;
         std::vector<int64_t> tapStrides = {in[0], in[1]}, outputStrides = {out[0], out[1]};
         for (size_t i = 0; i < spatial.size(); ++i) {
-            const PoolSegment& s = segments[i][choice[i]];
+            const PoolSegment& s = segments[i][static_cast<size_t>(choice[i])];
             dims.push_back(s.extent);
             taps.push_back(s.kCount);
             outputOffset += s.start * out[i + 2];
@@ -207,13 +208,7 @@ std::vector<VectorProblem> poolProblems(const Graph& graph, const Node& node, ui
                 return max ? (in.size() == 1 ? b.unary(VectorOp::Copy, result) : result)
                            : b.scalar(VectorOp::Mul, result, scale);
             }));
-        size_t axis = spatial.size();
-        for (; axis > 0; --axis) {
-            if (++choice[axis - 1] < segments[axis - 1].size()) break;
-            choice[axis - 1] = 0;
-        }
-        if (axis == 0) break;
-    }
+    });
     return problems;
 }
 
