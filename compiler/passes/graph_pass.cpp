@@ -6,11 +6,13 @@
 namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
-    static constexpr std::array<GraphPass, 3> kPasses = {{
+    static constexpr std::array<GraphPass, 4> kPasses = {{
         {"fold-batch-norm", "fold a BatchNormalization into the Conv it follows (constant weights and statistics)",
          foldBatchNorm},
         {"convolution-to-gemm", "rewrite each Conv and ConvTranspose as Im2Col and a Gemm per group, the bias in the Gemm",
          convolutionToGemm},
+        {"integer-matmul", "spell out run-time or per-axis zero points and QLinearMatMul's requantisation",
+         decomposeIntegerMatMul},
         {"fold-gemm-constants",
          "pre-transpose constant Gemm operands and fold beta into a constant C", foldGemmConstants},
     }};

@@ -26,6 +26,10 @@ void foldBatchNorm(Graph& graph);
 /// the product laid out as the op's output.
 void convolutionToGemm(Graph& graph);
 
+/// Spells out the zero points the tensor unit does not take (given at run time, per row or per
+/// column) and QLinearMatMul's requantisation in integer products and vector ops.
+void decomposeIntegerMatMul(Graph& graph);
+
 /// Pre-transposes constant Gemm operands (transA/transB) and folds beta into a constant C,
 /// so that weights reach the tensor unit in the layout it reads.
 void foldGemmConstants(Graph& graph);
