@@ -5,6 +5,8 @@
 // dilations, pads, auto_pad), kernel_shape, the input channels read, channel_begin and channels
 // (one group of a grouped convolution), and for a transposed convolution run as a convolution,
 // input_dilations (X's elements spread apart, zeros between) and flip (the taps in reverse).
+// An optional second input, one element of X's type, is read where padding is (an integer
+// convolution pads with its input's zero point); zero otherwise.
 #include <algorithm>
 #include <cstring>
 
@@ -96,6 +98,9 @@ std::vector<AxisPiece> axisPieces(const Im2ColShape& s, size_t i, int64_t k) {
 void inferIm2Col(Graph& graph, const Node& node) {
     checkArity(graph, node);
     const Value& x = graph.value(node.inputs[0]);
+    if (const Value* fill = optionalInput(graph, node, 1); fill && (fill->dtype != x.dtype || elementCount(fill->shape) != 1)) {
+        opError(node, "the padding value must be one " + std::string(dtypeName(x.dtype)) + " element");
+    }
     setOutput(graph, node, x.dtype, im2colShape(node, x.shape).output);
 }
 
@@ -107,6 +112,9 @@ std::vector<Tensor> interpretIm2Col(const Node& node, std::span<const Tensor* co
     const int64_t positions = elementCount(g.output), taps = elementCount(g.kernel);
     const size_t size = dtypeSize(x.dtype);
     Tensor out = Tensor::zeros(x.dtype, s.output);
+    if (inputs.size() > 1 && inputs[1]) {  // padding reads the given value
+        for (size_t i = 0; i < out.bytes.size(); i += size) std::memcpy(out.bytes.data() + i, inputs[1]->bytes.data(), size);
+    }
     for (int64_t c = 0; c < s.channels; ++c) {
         int64_t tap = 0;
         forEachPosition(g.kernel, [&](const std::vector<int64_t>& k) {
@@ -164,7 +172,11 @@ std::vector<StridedCopy> im2colCopies(const Graph& graph, const Node& node) {
                 copy.inputStrides.push_back(piece.step * g.strides[i] / s.inputDilations[i] * in[i + 2]);
             }
             if (fill) {
-                copy.fill = Tensor::zeros(x.dtype, {});
+                if (node.inputs.size() > 1 && node.inputs[1] != kNoValue) {
+                    copy.input = 1;  // the padding value, read at every element
+                } else {
+                    copy.fill = Tensor::zeros(x.dtype, {});
+                }
                 copy.inputOffset = 0;
                 copy.inputStrides.assign(copy.dims.size(), 0);
             }

@@ -136,7 +136,7 @@ constexpr std::array kOps = {
     OpInfo{OpKind::ArgMin, "ArgMin", 1, 1, 1, 1, ops::inferArgExtreme, ops::interpretArgExtreme},
     OpInfo{OpKind::Trilu, "Trilu", 1, 2, 1, 1, ops::inferTrilu, ops::interpretTrilu},
     OpInfo{OpKind::CumSum, "CumSum", 2, 2, 1, 1, ops::inferCumSum, ops::interpretCumSum},
-    OpInfo{OpKind::Im2Col, "npusim.Im2Col", 1, 1, 1, 1, ops::inferIm2Col, ops::interpretIm2Col},
+    OpInfo{OpKind::Im2Col, "npusim.Im2Col", 1, 2, 1, 1, ops::inferIm2Col, ops::interpretIm2Col},
 };
 
 constexpr bool tableFollowsEnumOrder() {

@@ -78,3 +78,62 @@ TEST(ConvolutionToGemm, MatchesTheTransposedConvolution) {
 
 }  // namespace
 }  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+Tensor randomBytes(DType dtype, Shape shape, uint32_t seed) {
+    std::mt19937 rng(seed);
+    Tensor t = Tensor::zeros(dtype, std::move(shape));
+    for (std::byte& b : t.bytes) b = static_cast<std::byte>(rng() % 256);
+    return t;
+}
+
+Tensor scales(Shape shape, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(0.001f, 0.01f);
+    Tensor t = Tensor::zeros(DType::Fp32, std::move(shape));
+    for (float& v : t.as<float>()) v = uniform(rng);
+    return t;
+}
+
+/// The rewrite, and then the integer-matmul pass, keep the op's exact results.
+void expectIntegerRewriteMatches(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
+                                 const std::set<size_t>& constants, std::map<std::string, Attribute> attributes) {
+    const Graph source = testing::constantOperandGraph(kind, inputs, constants, attributes);
+    std::map<std::string, Tensor> fed;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i] && !constants.contains(i)) fed["in" + std::to_string(i)] = *inputs[i];
+    }
+    const Tensor expected = interpretGraph(source, fed).at(0);
+    Graph rewritten = source;
+    convolutionToGemm(rewritten);
+    verifyGraph(rewritten);
+    testing::expectTensorEq(interpretGraph(rewritten, fed).at(0), expected);
+    decomposeIntegerMatMul(rewritten);
+    verifyGraph(rewritten);
+    testing::expectTensorEq(interpretGraph(rewritten, fed).at(0), expected);
+}
+
+TEST(ConvolutionToGemm, IntegerConvolutionsPadWithTheZeroPointAndRequantise) {
+    const std::map<std::string, Attribute> padded = {{"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                                                     {"group", int64_t{2}}};
+    const Tensor x = randomBytes(DType::UInt8, {1, 4, 5, 5}, 1), w = randomBytes(DType::UInt8, {6, 2, 3, 3}, 2);
+    for (const std::set<size_t>& constants : {std::set<size_t>{}, std::set<size_t>{1, 2, 3}}) {
+        expectIntegerRewriteMatches(OpKind::ConvInteger, {x, w, randomBytes(DType::UInt8, {}, 3),
+                                                          randomBytes(DType::UInt8, {6}, 4)},
+                                    constants, padded);
+    }
+    // QLinearConv: per-channel weight scales and zero points, an int32 bias.
+    Tensor bias = Tensor::zeros(DType::Int32, {6});
+    for (int32_t m = 0; m < 6; ++m) bias.as<int32_t>()[m] = 1000 * m - 2500;
+    const std::vector<std::optional<Tensor>> q = {x, scales({}, 5), randomBytes(DType::UInt8, {}, 6),
+                                                  w, scales({6}, 7), randomBytes(DType::UInt8, {6}, 8),
+                                                  scales({}, 9), randomBytes(DType::UInt8, {}, 10), bias};
+    for (const std::set<size_t>& constants : {std::set<size_t>{}, std::set<size_t>{1, 2, 3, 4, 5, 6, 7, 8}}) {
+        expectIntegerRewriteMatches(OpKind::QLinearConv, q, constants, padded);
+    }
+}
+
+}  // namespace
+}  // namespace npusim::compiler
