@@ -9,6 +9,42 @@
 #include "compiler/tile/vector_lowering.h"
 
 namespace npusim::compiler {
+namespace {
+
+/// Kernels beyond this many make an op a long command stream rather than a few kernels.
+constexpr size_t kMaxCopyKernels = 1024;
+
+/// The copies with every dim that walks backwards (a negative stride: Slice's negative steps)
+/// unrolled into single-index copies; the DMA steps forwards only.
+std::vector<StridedCopy> forwardCopies(const std::vector<StridedCopy>& copies) {
+    std::vector<StridedCopy> done, pending(copies.rbegin(), copies.rend());
+    while (!pending.empty()) {
+        StridedCopy copy = std::move(pending.back());
+        pending.pop_back();
+        size_t d = 0;
+        while (d < copy.dims.size() && copy.inputStrides[d] >= 0 && copy.outputStrides[d] >= 0) ++d;
+        if (d == copy.dims.size()) {
+            done.push_back(std::move(copy));
+            continue;
+        }
+        if (done.size() + pending.size() + static_cast<size_t>(copy.dims[d]) > kMaxCopyKernels) {
+            throw VectorUnsupported("a copy walking backwards over " + std::to_string(copy.dims[d]) +
+                                    " indices (the DMA steps forwards only; at most " +
+                                    std::to_string(kMaxCopyKernels) + " single-index copies)");
+        }
+        for (int64_t i = copy.dims[d]; i-- > 0;) {
+            StridedCopy one = copy;
+            one.dims[d] = 1;
+            one.inputOffset += i * copy.inputStrides[d];
+            one.outputOffset += i * copy.outputStrides[d];
+            one.inputStrides[d] = one.outputStrides[d] = 0;
+            pending.push_back(std::move(one));
+        }
+    }
+    return done;
+}
+
+}  // namespace
 
 std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
     const std::optional<std::vector<StridedCopy>> copies = stridedCopies(graph, node);
@@ -17,12 +53,7 @@ std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& n
         return {};
     }
     std::vector<VectorProblem> problems;
-    for (const StridedCopy& copy : *copies) {
-        const auto negative = [](int64_t stride) { return stride < 0; };
-        if (std::any_of(copy.inputStrides.begin(), copy.inputStrides.end(), negative) ||
-            std::any_of(copy.outputStrides.begin(), copy.outputStrides.end(), negative)) {
-            throw VectorUnsupported("a copy walking backwards (negative steps); the DMA steps forwards only");
-        }
+    for (const StridedCopy& copy : forwardCopies(*copies)) {
         IndexSpace space{copy.dims, {}};
         space.add(copy.outputStrides);
         space.add(copy.inputStrides);

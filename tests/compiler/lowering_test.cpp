@@ -238,3 +238,27 @@ TEST(Fusion, AValueWithTwoReadingKernelsStaysInDram) {
 
 }  // namespace
 }  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+TEST(Lowering, BackwardCopiesAreUnrolledIntoForwardOnes) {
+    // x[::-1, 1::2] of a [4, 6] tensor: the first axis walks backwards.
+    const Graph graph = testing::constantOperandGraph(
+        OpKind::Slice,
+        {Tensor::zeros(DType::Fp32, {4, 6}), testing::int64({2}, {-1, 1}), testing::int64({2}, {-100, 6}),
+         testing::int64({2}, {0, 1}), testing::int64({2}, {-1, 2})},
+        {1, 2, 3, 4});
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const TileProgram program = lowerToTiles(graph, edge, CostModel(edge));
+    const auto& kernels = std::get<VectorTiles>(program.ops.at(0)).kernels;
+    EXPECT_EQ(kernels.size(), 4u);  // one per row
+    for (const VectorKernel& kernel : kernels) {
+        for (const VectorLoad& load : kernel.problem.loads) {
+            for (int64_t stride : load.view.strides) EXPECT_GE(stride, 0);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace npusim::compiler
