@@ -3,7 +3,11 @@
 #include "compiler/cost_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
+
+#include "compiler/tile/gemm_gather.h"
 
 namespace npusim::compiler {
 namespace {
@@ -119,6 +123,36 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
         double loads = 0, compute = 0, after = 0;
     };
     std::vector<BlockTime> blocks;
+    // Gathered B blocks: the blocks at the first two and last two column positions are priced
+    // transfer by transfer (the operand's borders fall there); the interior blocks of a row
+    // band cost what its first interior block does.
+    struct GatherCost {
+        double cycles = 0;
+        uint64_t bytes = 0, commands = 0;
+    };
+    std::map<std::array<int64_t, 3>, GatherCost> interior;
+    const auto gatherCost = [&](const GemmBlock& block) {
+        const bool border = block.n0 < 2 * s.nBlock || block.n0 + block.n + 2 * s.nBlock > p.n;
+        const std::array<int64_t, 3> key = {block.k0, block.k, block.n};
+        if (!border) {
+            if (const auto it = interior.find(key); it != interior.end()) return it->second;
+        }
+        GatherCost cost;
+        forEachGatherTransfer(p, block, [&](const GatherTransfer& g) {
+            const auto elements = static_cast<uint64_t>(g.rows * g.length);
+            if (g.piece->copy.fill) {
+                cost.cycles += vectorCycles(isa::VectorOp::Fill, static_cast<int64_t>(elements));
+            } else {
+                cost.cycles += g.runInStride == 1
+                                   ? dmaCycles(static_cast<uint64_t>(g.rows), static_cast<uint64_t>(g.length) * elem)
+                                   : dmaCycles(elements, elem);
+                cost.bytes += elements * elem;
+            }
+            ++cost.commands;
+        });
+        if (!border) interior.emplace(key, cost);
+        return cost;
+    };
     forEachGemmBlock(p, s, [&](const GemmBlock& block) {
         BlockTime t;
         if (aSlots.use(gemmKeyA(p, block)).load) {
@@ -128,10 +162,17 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             ++e.commands;
         }
         if (bSlots.use(gemmKeyB(p, block)).load) {
-            t.loads += p.b.transposed ? dmaCycles(block.n, block.k * elem, block.k == p.k)
-                                      : dmaCycles(block.k, block.n * elem, block.n == p.n);
-            e.dramBytes += static_cast<uint64_t>(block.k * block.n) * elem;
-            ++e.commands;
+            if (p.b.gather.empty()) {
+                t.loads += p.b.transposed ? dmaCycles(block.n, block.k * elem, block.k == p.k)
+                                          : dmaCycles(block.k, block.n * elem, block.n == p.n);
+                e.dramBytes += static_cast<uint64_t>(block.k * block.n) * elem;
+                ++e.commands;
+            } else {  // gathered: a DMA or a fill per transfer
+                const GatherCost cost = gatherCost(block);
+                t.loads += cost.cycles;
+                e.dramBytes += cost.bytes;
+                e.commands += cost.commands;
+            }
         }
         const double array = arrayBlockCycles(p.operandType, block);
         e.tensorCycles += array;

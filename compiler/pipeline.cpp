@@ -48,6 +48,13 @@ OpRecord opRecord(const Graph& graph, const Node& node, uint32_t opId, const Til
         touched.insert(node.inputs.begin(), node.inputs.end());
         touched.insert(node.outputs.begin(), node.outputs.end());
         touched.erase(kNoValue);
+        const GemmOperand& b = std::get<GemmTiles>(tiles).problem.b;
+        if (!b.gather.empty()) {  // the GEMM reads what its B operand gathers from
+            touched.erase(b.value);
+            for (const GatherPiece& piece : b.gather) {
+                if (!piece.copy.fill) touched.insert(piece.source);
+            }
+        }
     }
     for (ValueId id : touched) record.minDramBytes += valueBytes(graph.value(id));
     if (const auto* gemm = std::get_if<GemmTiles>(&tiles)) {
@@ -87,7 +94,10 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
 
     const CostModel costModel(config);
     c.tiles = lowerToTiles(c.graph, config, costModel);
-    if (options.fusion) fuseVectorKernels(c.tiles, c.graph, config, costModel);
+    if (options.fusion) {
+        fuseGatheredOperands(c.tiles, c.graph, config, costModel);
+        fuseVectorKernels(c.tiles, c.graph, config, costModel);
+    }
     c.mapping = mapProgram(c.graph, c.tiles);
     c.memory = planMemory(c.graph, c.tiles, config);
     c.commands = generateCommands(c.tiles, c.memory, config);

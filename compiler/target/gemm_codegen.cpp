@@ -1,10 +1,13 @@
 // GEMM code generation: per block, load the A and B blocks that are not resident, run the
 // array tiles on the tensor unit into an accumulator slot, and after the last K block apply
 // alpha and the bias on the vector unit and store the result.
+#include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "compiler/target/command_builder.h"
 #include "compiler/target/op_codegen.h"
+#include "compiler/tile/gemm_gather.h"
 
 namespace npusim::compiler {
 namespace {
@@ -31,18 +34,25 @@ public:
         // orders every load after the last read of the slot it fills.
         const size_t ahead = s_.doubleBuffer ? 1 : 0;
         std::vector<std::pair<uint32_t, uint32_t>> slots(blocks.size());
+        // The next block's loads are interleaved with the current block's GEMMs: queued ahead
+        // of them all, a long run of loads (a gathered operand's) would fill the load queue and
+        // hold back their dispatch.
         auto load = [&](size_t i) {
             tile_ = static_cast<uint32_t>(i);
             slots[i] = {loadA(blocks[i]), loadB(blocks[i])};
         };
         for (size_t i = 0; i < std::min(ahead, blocks.size()); ++i) load(i);
+        emitLoads(pendingLoads_.size());
+        emitFills();
         for (size_t i = 0; i < blocks.size(); ++i) {
             if (i + ahead < blocks.size()) load(i + ahead);
             const GemmBlock& block = blocks[i];
             tile_ = static_cast<uint32_t>(i);
             if (block.firstK) accumulatorSlot_ = (accumulatorSlot_ + 1) % roles_.accumulator.size();
             computeBlock(block, slots[i].first, slots[i].second);
+            emitLoads(pendingLoads_.size());
             if (block.lastK) finishBlock(block);
+            emitFills();
         }
     }
 
@@ -52,6 +62,18 @@ private:
 
     void emit(const isa::Command& command, std::initializer_list<Access> accesses) {
         out_.add(command, std::span<const Access>(accesses.begin(), accesses.size()));
+    }
+
+    /// A load, held until emitLoads places it among the GEMMs.
+    void emitLoad(const isa::Command& command, std::initializer_list<Access> accesses) {
+        pendingLoads_.push_back({command, std::vector<Access>(accesses)});
+    }
+
+    /// Emits the first `count` held loads.
+    void emitLoads(size_t count) {
+        count = std::min(count, pendingLoads_.size());
+        for (size_t i = 0; i < count; ++i) out_.add(pendingLoads_[i].first, pendingLoads_[i].second);
+        pendingLoads_.erase(pendingLoads_.begin(), pendingLoads_.begin() + static_cast<std::ptrdiff_t>(count));
     }
 
     /// The block of a logical rows x cols operand matrix at (row0, col0), rows x cols
@@ -83,8 +105,8 @@ private:
             dma.rowBytes = static_cast<uint64_t>(b.cols) * elem_;
             dma.dramStride = static_cast<uint64_t>(b.totalCols) * elem_;
         }
-        emit(dmaCommand(dma, p_.opId, tile_),
-             {{bufferResource(slot), true}, {dramResource(plan_, operand.value), false}});
+        emitLoad(dmaCommand(dma, p_.opId, tile_),
+                 {{bufferResource(slot), true}, {dramResource(plan_, operand.value), false}});
         return slot;
     }
 
@@ -94,8 +116,58 @@ private:
     }
 
     uint32_t loadB(const GemmBlock& block) {
+        if (!p_.b.gather.empty()) return gatherB(block);
         return load(p_.b, roles_.b, bSlots_, gemmKeyB(p_, block), block.batch, roles_.bPitch,
                     {p_.k, p_.n, block.k0, block.n0, block.k, block.n});
+    }
+
+    /// Emits the fills of the blocks gathered so far. They follow the GEMMs of the block being
+    /// computed in the stream: a fill waits for the GEMMs that last read its slot, and queued
+    /// ahead of them it would hold back the in-order dispatch of those very GEMMs.
+    void emitFills() {
+        for (const auto& [command, slot] : pendingFills_) emit(command, {{bufferResource(slot), true}});
+        pendingFills_.clear();
+    }
+
+    /// Assembles a B block from the operand's gather pieces: one 3D DMA, or one fill, per
+    /// transfer (forEachGatherTransfer); the fills are emitted by emitFills.
+    uint32_t gatherB(const GemmBlock& block) {
+        const SlotCache::Use use = bSlots_.use(gemmKeyB(p_, block));
+        const uint32_t slot = roles_.b[static_cast<size_t>(use.slot)];
+        if (!use.load) return slot;
+        forEachGatherTransfer(p_, block, [&](const GatherTransfer& t) {
+            const uint64_t onchip = buffer(slot).offset + static_cast<uint64_t>(t.blockRow * roles_.bPitch + t.blockCol) * elem_;
+            const auto rowStride = static_cast<uint64_t>(t.rowStep * roles_.bPitch);
+            if (const std::optional<Tensor>& value = t.piece->copy.fill) {
+                VectorSpec fill;
+                fill.op = isa::VectorOp::Fill;
+                fill.dtype = p_.operandType;
+                fill.dst = fill.src0 = onchip;
+                fill.rows = static_cast<uint64_t>(t.rows);
+                fill.cols = static_cast<uint64_t>(t.length);
+                fill.dstStride = fill.src0Stride = rowStride;
+                std::memcpy(&fill.immediate, value->bytes.data(), std::min<size_t>(value->bytes.size(), 4));
+                pendingFills_.push_back({vectorCommand(fill, p_.opId, tile_), slot});
+                return;
+            }
+            DmaSpec dma;
+            dma.dramOffset = dramOffset(t.piece->source) + static_cast<uint64_t>(t.sourceOffset) * elem_;
+            dma.onchipAddress = onchip;
+            dma.planes = static_cast<uint64_t>(t.rows);
+            dma.dramPlaneStride = static_cast<uint64_t>(t.rowInStride) * elem_;
+            dma.onchipPlaneStride = rowStride * elem_;
+            if (t.runInStride == 1) {  // a contiguous run
+                dma.rowBytes = static_cast<uint64_t>(t.length) * elem_;
+            } else {  // one element per DMA row
+                dma.rows = static_cast<uint64_t>(t.length);
+                dma.rowBytes = elem_;
+                dma.dramStride = static_cast<uint64_t>(t.runInStride) * elem_;
+                dma.onchipStride = elem_;
+            }
+            emitLoad(dmaCommand(dma, p_.opId, tile_),
+                     {{bufferResource(slot), true}, {dramResource(plan_, t.piece->source), false}});
+        });
+        return slot;
     }
 
     uint32_t accumulator() const { return roles_.accumulator[accumulatorSlot_]; }
@@ -103,6 +175,9 @@ private:
     /// One GEMM command per array tile of the block.
     void computeBlock(const GemmBlock& block, uint32_t a, uint32_t b) {
         using isa::Field;
+        size_t tiles = 0;
+        forEachArrayTile(config_.tensor, block, [&](const ArrayTile&) { ++tiles; });
+        const size_t loadsPerTile = (pendingLoads_.size() + tiles - 1) / std::max<size_t>(tiles, 1);
         forEachArrayTile(config_.tensor, block, [&](const ArrayTile& t) {
             isa::Command gemm;
             gemm.opcode = isa::Opcode::Gemm;
@@ -124,6 +199,7 @@ private:
                 .setSigned(Field::BZeroPoint, p_.bZeroPoint);
             emit(gemm, {{bufferResource(a), false}, {bufferResource(b), false},
                         {bufferResource(accumulator()), true}});
+            emitLoads(loadsPerTile);
         });
     }
 
@@ -216,6 +292,8 @@ private:
     const uint64_t elem_;
     SlotCache aSlots_, bSlots_;
     size_t accumulatorSlot_ = SIZE_MAX, biasSlot_ = SIZE_MAX;
+    std::vector<std::pair<isa::Command, uint32_t>> pendingFills_;  ///< fill commands and their slots
+    std::vector<std::pair<isa::Command, std::vector<Access>>> pendingLoads_;
     uint32_t tile_ = 0;
 };
 

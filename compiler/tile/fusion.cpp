@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/graph/strided_copy.h"
 #include "compiler/tile/tiling.h"
 #include "compiler/tile/vector_builder.h"
 
@@ -57,7 +58,68 @@ std::optional<VectorProblem> merged(const VectorProblem& producer, const VectorP
     return m;
 }
 
+/// Whether a piece can be gathered into a `columns`-wide row-major matrix: at most one dim
+/// steps over whole rows, and the others stay inside the piece's first row, the last of them
+/// stepping by one element.
+bool gatherable(const StridedCopy& copy, int64_t columns) {
+    int rowDims = 0;
+    int64_t reach = copy.outputOffset % columns;
+    for (size_t d = 0; d < copy.dims.size(); ++d) {
+        if (copy.dims[d] <= 1) continue;
+        if (copy.outputStrides[d] % columns == 0) {
+            ++rowDims;
+        } else {
+            reach += (copy.dims[d] - 1) * copy.outputStrides[d];
+        }
+    }
+    const bool unitRun = copy.dims.empty() || copy.dims.back() <= 1 || copy.outputStrides.back() == 1;
+    return rowDims <= 1 && reach < columns && unitRun;
+}
+
 }  // namespace
+
+int fuseGatheredOperands(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model) {
+    std::map<ValueId, int> readers;
+    for (const Node& node : graph.nodes) {
+        for (ValueId id : node.inputs) {
+            if (id != kNoValue) ++readers[id];
+        }
+    }
+    const std::set<ValueId> outputs(graph.outputs.begin(), graph.outputs.end());
+    std::map<uint32_t, size_t> position;
+    for (size_t i = 0; i < program.ops.size(); ++i) position[tileOpId(program.ops[i])] = i;
+    int fusions = 0;
+    for (TileOp& op : program.ops) {
+        auto* gemm = std::get_if<GemmTiles>(&op);
+        if (!gemm) continue;
+        const GemmOperand& b = gemm->problem.b;
+        const Value& value = graph.value(b.value);
+        if (value.producer < 0 || b.transposed || gemm->problem.batch != 1 || readers[b.value] != 1 ||
+            outputs.contains(b.value)) {
+            continue;
+        }
+        const Node& producer = graph.nodes.at(static_cast<size_t>(value.producer));
+        auto* im2col = std::get_if<VectorTiles>(&program.ops[position.at(static_cast<uint32_t>(value.producer))]);
+        if (producer.kind != OpKind::Im2Col || !im2col || im2col->kernels.empty()) continue;
+        const std::optional<std::vector<StridedCopy>> copies = stridedCopies(graph, producer);
+        if (!copies || !std::all_of(copies->begin(), copies->end(),
+                                    [&](const StridedCopy& c) { return gatherable(c, gemm->problem.n); })) {
+            continue;
+        }
+        GemmProblem gathered = gemm->problem;
+        for (const StridedCopy& copy : *copies) gathered.b.gather.push_back({producer.inputs[copy.input], copy});
+        // Gathering pays when it beats writing the patch matrix and reading it back.
+        const std::optional<GemmSchedule> schedule = chooseGemmColumns(gathered, gemm->schedule, config, model);
+        const double apart = gemm->schedule.estimate.totalCycles + tileOpEstimate(TileOp(*im2col)).totalCycles;
+        if (!schedule || schedule->estimate.totalCycles >= apart) continue;
+        gemm->problem = std::move(gathered);
+        gemm->schedule = *schedule;
+        im2col->kernels.clear();
+        im2col->fusedInto = gemm->problem.opId;
+        ++fusions;
+    }
+    return fusions;
+}
 
 int fuseVectorKernels(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model) {
     // Readers of each value, by op, and the tile op of each graph op.

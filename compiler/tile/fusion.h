@@ -15,4 +15,10 @@ namespace npusim::compiler {
 /// Returns the number of merges.
 int fuseVectorKernels(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model);
 
+/// Fuses each npusim.Im2Col read only by a GEMM's B operand into that GEMM: the GEMM gathers
+/// its B blocks straight from the Im2Col's input (GemmOperand::gather), so the patch matrix
+/// never exists in DRAM; the GEMM's schedule is chosen again for the gathered loads. Returns
+/// the number of fusions.
+int fuseGatheredOperands(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model);
+
 }  // namespace npusim::compiler

@@ -29,14 +29,12 @@ bool better(const CostEstimate& candidate, const CostEstimate& best) {
     return candidate.commands < best.commands;
 }
 
-}  // namespace
-
-std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& p, const ArchConfig& config, const CostModel& model) {
-    const int64_t rows = config.tensor.rows, cols = config.tensor.cols;
+std::optional<GemmSchedule> searchGemmSchedules(const GemmProblem& p, const ArchConfig& config, const CostModel& model,
+                                                const std::vector<int64_t>& kBlocks, const std::vector<int64_t>& mBlocks) {
     std::optional<GemmSchedule> best;
-    for (int64_t kBlock : blockSizes(p.k, rows)) {
-        for (int64_t nBlock : blockSizes(p.n, cols)) {
-            for (int64_t mBlock : blockSizes(p.m, 16)) {
+    for (int64_t kBlock : kBlocks) {
+        for (int64_t nBlock : blockSizes(p.n, config.tensor.cols)) {
+            for (int64_t mBlock : mBlocks) {
                 if (mBlock > kMaxField16 || kBlock > kMaxField16 / 2 || nBlock > kMaxField16 / 2) continue;
                 if (p.batch * ceilDiv(p.m, mBlock) * ceilDiv(p.n, nBlock) * ceilDiv(p.k, kBlock) > kMaxBlocks) {
                     continue;
@@ -58,6 +56,17 @@ std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& p, const ArchC
         }
     }
     return best;
+}
+
+}  // namespace
+
+std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& p, const ArchConfig& config, const CostModel& model) {
+    return searchGemmSchedules(p, config, model, blockSizes(p.k, config.tensor.rows), blockSizes(p.m, 16));
+}
+
+std::optional<GemmSchedule> chooseGemmColumns(const GemmProblem& p, const GemmSchedule& base, const ArchConfig& config,
+                                              const CostModel& model) {
+    return searchGemmSchedules(p, config, model, {base.kBlock}, {base.mBlock});
 }
 
 std::optional<VectorSchedule> chooseVectorSchedule(const VectorProblem& p, const ArchConfig& config,

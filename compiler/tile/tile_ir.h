@@ -15,6 +15,7 @@
 #include "arch/dtype.h"
 #include "arch/isa.h"
 #include "compiler/graph/graph.h"
+#include "compiler/graph/strided_copy.h"
 #include "compiler/tile/cost_estimate.h"
 #include "compiler/tile/vector_ir.h"
 
@@ -23,6 +24,14 @@ namespace npusim::compiler {
 /// How the bias of a GEMM broadcasts over the M x N result.
 enum class BiasMode : uint8_t { Scalar, Row, Column, Full };
 
+/// A piece of an operand that is gathered on chip instead of read from its own DRAM tensor:
+/// `copy` maps its index space to elements of the row-major operand matrix (its output side)
+/// and of `source` (its input side), or fills them with `copy.fill`.
+struct GatherPiece {
+    ValueId source = kNoValue;
+    StridedCopy copy;
+};
+
 /// One GEMM operand as stored in DRAM.
 struct GemmOperand {
     ValueId value = kNoValue;
@@ -30,6 +39,10 @@ struct GemmOperand {
     bool transposed = false;
     /// Element offset of each batch's matrix (broadcast batches repeat an offset).
     std::vector<int64_t> batchOffsets;
+    /// When not empty, `value` is never stored: each block is gathered from these pieces (an
+    /// Im2Col fused into the GEMM that reads it). Each piece has at most one dim stepping
+    /// over matrix rows, and its other dims stay within one row, the last stepping by one.
+    std::vector<GatherPiece> gather;
 };
 
 /// The math of one tensor-unit op: for each batch b, Y[b] = alpha * (A[b] - za) x (B[b] - zb)

@@ -1,0 +1,86 @@
+// Gathered GEMM operands: the transfers of every block, carried out on host memory, rebuild
+// exactly the Im2Col matrix they stand for, each element written once; and the fusion pass
+// hands a convolution's Im2Col to its GEMM when gathering is cheaper.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+
+#include "arch/arch_config.h"
+#include "compiler/cost_model.h"
+#include "compiler/graph/interpreter.h"
+#include "compiler/graph/strided_copy.h"
+#include "compiler/passes/graph_pass.h"
+#include "compiler/tile/fusion.h"
+#include "compiler/tile/gemm_gather.h"
+#include "compiler/tile/tiling.h"
+#include "graph_test_support.h"
+
+namespace npusim::compiler {
+namespace {
+
+Tensor iota(Shape shape) {
+    std::vector<float> values(static_cast<size_t>(elementCount(shape)));
+    std::iota(values.begin(), values.end(), 1.0f);
+    return testing::fp32(std::move(shape), values);
+}
+
+TEST(GemmGather, TransfersRebuildTheMatrixBlockByBlock) {
+    const Tensor x = iota({2, 3, 7, 6});
+    const Graph graph = testing::constantOperandGraph(
+        OpKind::Im2Col, {x}, {},
+        {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"pads", std::vector<int64_t>{1, 2, 1, 0}},
+         {"strides", std::vector<int64_t>{1, 2}}});
+    const Tensor expected = interpretGraph(graph, {{"in0", x}}).at(0);
+    ASSERT_EQ(expected.shape.size(), 2u);
+    const int64_t k = expected.shape[0], n = expected.shape[1];
+    GemmProblem p;
+    p.m = 4;
+    p.k = k;
+    p.n = n;
+    const std::vector<StridedCopy> copies = stridedCopies(graph, graph.nodes[0]).value();
+    for (const StridedCopy& copy : copies) p.b.gather.push_back({graph.inputs[0], copy});
+    for (const auto& [kBlock, nBlock] : {std::pair<int64_t, int64_t>{7, 5}, {k, n}, {16, 11}}) {
+        std::vector<float> rebuilt(static_cast<size_t>(k * n), -1.0f);
+        std::vector<int> writes(rebuilt.size(), 0);
+        for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
+            for (int64_t n0 = 0; n0 < n; n0 += nBlock) {
+                const GemmBlock block{0, 0, n0, k0, 4, std::min(nBlock, n - n0), std::min(kBlock, k - k0), true, true};
+                forEachGatherTransfer(p, block, [&](const GatherTransfer& t) {
+                    for (int64_t r = 0; r < t.rows; ++r) {
+                        for (int64_t j = 0; j < t.length; ++j) {
+                            const int64_t row = k0 + t.blockRow + r * t.rowStep, col = n0 + t.blockCol + j;
+                            ASSERT_LT(t.blockRow + r * t.rowStep, block.k);
+                            ASSERT_LT(t.blockCol + j, block.n);
+                            const float value = t.piece->copy.fill
+                                                    ? 0.0f
+                                                    : x.as<float>()[t.sourceOffset + r * t.rowInStride + j * t.runInStride];
+                            rebuilt[static_cast<size_t>(row * n + col)] = value;
+                            ++writes[static_cast<size_t>(row * n + col)];
+                        }
+                    }
+                });
+            }
+        }
+        SCOPED_TRACE("blocks of " + std::to_string(kBlock) + " x " + std::to_string(nBlock));
+        EXPECT_TRUE(std::all_of(writes.begin(), writes.end(), [](int w) { return w == 1; }));
+        EXPECT_EQ(std::memcmp(rebuilt.data(), expected.bytes.data(), expected.bytes.size()), 0);
+    }
+}
+
+TEST(GemmGather, AConvolutionsGemmGathersItsPatches) {
+    // A 3x3 convolution on edge: gathering beats materialising the patch matrix.
+    Tensor w = Tensor::zeros(DType::Fp32, {32, 16, 3, 3});
+    Graph graph = testing::constantOperandGraph(OpKind::Conv, {Tensor::zeros(DType::Fp32, {1, 16, 28, 28}), w}, {1},
+                                                {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+    convolutionToGemm(graph);
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const CostModel model(edge);
+    TileProgram program = lowerToTiles(graph, edge, model);
+    EXPECT_EQ(fuseGatheredOperands(program, graph, edge, model), 1);
+    EXPECT_EQ(std::get<VectorTiles>(program.ops[0]).fusedInto, 1u);
+    EXPECT_FALSE(std::get<GemmTiles>(program.ops[1]).problem.b.gather.empty());
+}
+
+}  // namespace
+}  // namespace npusim::compiler
