@@ -185,6 +185,10 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 t.compute += vectorCycles(isa::VectorOp::Mul, elements);
                 ++e.commands;
             }
+            for (const EpilogueStep& step : p.epilogue) {
+                t.compute += vectorCycles(step.op, elements);
+                ++e.commands;
+            }
             if (p.bias != kNoValue) {
                 t.compute += vectorCycles(isa::VectorOp::Add, elements);
                 const BiasExtent bias = gemmBiasExtent(p, block);

@@ -45,10 +45,11 @@ OpRecord opRecord(const Graph& graph, const Node& node, uint32_t opId, const Til
             for (const VectorStore& store : kernel.problem.stores) touched.insert(store.view.value);
         }
     } else {
+        const GemmProblem& p = std::get<GemmTiles>(tiles).problem;
         touched.insert(node.inputs.begin(), node.inputs.end());
-        touched.insert(node.outputs.begin(), node.outputs.end());
+        touched.insert(p.output);  // the op's result, or its fused epilogue's
         touched.erase(kNoValue);
-        const GemmOperand& b = std::get<GemmTiles>(tiles).problem.b;
+        const GemmOperand& b = p.b;
         if (!b.gather.empty()) {  // the GEMM reads what its B operand gathers from
             touched.erase(b.value);
             for (const GatherPiece& piece : b.gather) {
@@ -96,6 +97,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     c.tiles = lowerToTiles(c.graph, config, costModel);
     if (options.fusion) {
         fuseGatheredOperands(c.tiles, c.graph, config, costModel);
+        fuseGemmEpilogues(c.tiles, c.graph);
         fuseVectorKernels(c.tiles, c.graph, config, costModel);
     }
     c.mapping = mapProgram(c.graph, c.tiles);

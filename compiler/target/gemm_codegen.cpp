@@ -224,6 +224,16 @@ private:
             emit(vectorCommand(scale, p_.opId, tile_), {{bufferResource(acc), true}});
         }
         if (p_.bias != kNoValue) addBias(block);
+        for (const EpilogueStep& step : p_.epilogue) {
+            VectorSpec v = onAccumulator(block);
+            v.op = step.op;
+            if (step.immediate) {
+                v.mode = isa::Operand1Mode::Immediate;
+                v.immediate = *step.immediate;
+                v.immediate2 = step.immediate2;
+            }
+            emit(vectorCommand(v, p_.opId, tile_), {{bufferResource(acc), true}});
+        }
         DmaSpec store;
         store.load = false;
         store.kind = isa::CommandKind::Store;

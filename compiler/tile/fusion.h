@@ -15,6 +15,12 @@ namespace npusim::compiler {
 /// Returns the number of merges.
 int fuseVectorKernels(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model);
 
+/// Fuses an elementwise op that alone reads a GEMM's result, element for element in the same
+/// order, through a chain of one-operand steps (an activation, clip, scale) into that GEMM:
+/// its steps run on each result block in the accumulator and the GEMM stores the op's result.
+/// Returns the number of fusions.
+int fuseGemmEpilogues(TileProgram& program, const Graph& graph);
+
 /// Fuses each npusim.Im2Col read only by a GEMM's B operand into that GEMM: the GEMM gathers
 /// its B blocks straight from the Im2Col's input (GemmOperand::gather), so the patch matrix
 /// never exists in DRAM; the GEMM's schedule is chosen again for the gathered loads. Returns

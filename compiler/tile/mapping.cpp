@@ -17,6 +17,11 @@ OpMapping mapOp(const Graph& graph, const TileProgram& program, const TileOp& op
         m.target = "tensor unit";
         m.detail = std::to_string(p.batch) + " x " + std::to_string(p.m) + "x" + std::to_string(p.k) + "x" +
                    std::to_string(p.n) + " " + std::string(dtypeName(p.operandType)) + " GEMM";
+        if (!p.b.gather.empty()) m.detail += ", B gathered on chip";
+        if (!p.epilogue.empty()) {
+            m.detail += ", epilogue ";
+            for (size_t i = 0; i < p.epilogue.size(); ++i) m.detail += (i ? "+" : "") + std::string(isa::vectorOpName(p.epilogue[i].op));
+        }
         return m;
     }
     const auto& vector = std::get<VectorTiles>(op);

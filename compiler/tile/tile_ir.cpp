@@ -43,6 +43,11 @@ void printGemm(std::ostringstream& out, const GemmTiles& tiles, const Graph& gra
     if (p.aZeroPoint || p.bZeroPoint) out << " a_zp=" << p.aZeroPoint << " b_zp=" << p.bZeroPoint;
     if (p.alpha != 1.0f) out << " alpha=" << p.alpha;
     if (p.bias != kNoValue) out << " bias=" << biasModeName(p.biasMode) << " beta=" << p.beta;
+    if (!p.epilogue.empty()) {
+        out << " epilogue=";
+        for (size_t i = 0; i < p.epilogue.size(); ++i) out << (i ? "+" : "") << isa::vectorOpName(p.epilogue[i].op);
+        out << " -> %" << graph.value(p.output).name;
+    }
     out << " {\n";
     const char* outer = s.order == GemmLoopOrder::MOuter ? "m" : "n";
     const char* inner = s.order == GemmLoopOrder::MOuter ? "n" : "m";

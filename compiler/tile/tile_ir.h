@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <functional>
 #include <string>
 #include <variant>
@@ -45,8 +46,16 @@ struct GemmOperand {
     std::vector<GatherPiece> gather;
 };
 
-/// The math of one tensor-unit op: for each batch b, Y[b] = alpha * (A[b] - za) x (B[b] - zb)
-/// + beta * bias, with A M x K and B K x N.
+/// An elementwise step applied to each finished result block where it sits in the accumulator
+/// memory, before it is stored: a fused activation.
+struct EpilogueStep {
+    isa::VectorOp op = isa::VectorOp::Relu;
+    std::optional<uint32_t> immediate;
+    uint32_t immediate2 = 0;
+};
+
+/// The math of one tensor-unit op: for each batch b, Y[b] = epilogue(alpha * (A[b] - za) x
+/// (B[b] - zb) + beta * bias), with A M x K and B K x N.
 struct GemmProblem {
     uint32_t opId = 0;
     DType operandType = DType::Fp32;      ///< A and B
@@ -58,6 +67,8 @@ struct GemmProblem {
     ValueId bias = kNoValue;
     BiasMode biasMode = BiasMode::Full;
     float beta = 1.0f;
+    std::vector<EpilogueStep> epilogue;
+    /// Where Y goes: the op's result, or the result of the elementwise op fused as its epilogue.
     ValueId output = kNoValue;
 };
 

@@ -80,8 +80,13 @@ class CompileCommandTest(NpusimTestCase):
 
     def test_emit_tile_prints_loop_nests_with_estimates(self):
         text = self.ok("compile", example("mlp.onnx"), "--emit", "tile")
-        for fragment in ("tile.gemm @fc1", "tile.vector @relu1", "tile.gemm @fc2", "reduction", "estimate"):
+        # The ReLU runs on fc1's accumulator, as its epilogue.
+        for fragment in ("tile.gemm @fc1", "epilogue=relu -> %h_relu", "tile.none @relu1 op=1: fused into @fc1",
+                         "tile.gemm @fc2", "reduction", "estimate"):
             self.assertIn(fragment, text)
+        apart = self.ok("compile", example("mlp.onnx"), "--emit", "tile", "--no-fusion")
+        self.assertIn("tile.vector @relu1", apart)
+        self.assertNotIn("epilogue", apart)
 
     def test_emit_mem_prints_buffer_placement(self):
         text = self.ok("compile", example("mlp.onnx"), "--emit", "mem")
@@ -97,7 +102,8 @@ class CompileCommandTest(NpusimTestCase):
         text = self.ok("compile", example("mlp.onnx"), "--estimate")
         cycles = {line.split()[0]: float(line.split()[-1]) for line in text.splitlines()[1:]}
         self.assertEqual(set(cycles), {"fc1", "relu1", "fc2", "total"})
-        self.assertGreater(min(cycles.values()), 0)
+        self.assertGreater(min(cycles["fc1"], cycles["fc2"]), 0)
+        self.assertEqual(cycles["relu1"], 0)  # fused into fc1
         # Each row is rounded on its own, so the sum may be off by one per op.
         self.assertAlmostEqual(cycles["total"], cycles["fc1"] + cycles["relu1"] + cycles["fc2"], delta=3)
 
@@ -183,8 +189,9 @@ class RunCommandTest(NpusimTestCase):
         self.assertGreater(report["dram"]["bytes_written"], 0)
 
         self.assertEqual([op["name"] for op in report["ops"]], ["fc1", "relu1", "fc2"])
-        for op in report["ops"]:
-            self.assertGreater(op["cycles"], 0)
+        cycles = {op["name"]: op["cycles"] for op in report["ops"]}
+        self.assertGreater(min(cycles["fc1"], cycles["fc2"]), 0)
+        self.assertEqual(cycles["relu1"], 0)  # fused into fc1's epilogue
         self.assertEqual([op["macs"] for op in report["ops"]], [64 * 256 * 512, 0, 64 * 512 * 128])
 
         roofline = report["roofline"]

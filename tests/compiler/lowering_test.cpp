@@ -262,3 +262,32 @@ TEST(Lowering, BackwardCopiesAreUnrolledIntoForwardOnes) {
 
 }  // namespace
 }  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+TEST(Fusion, AnActivationAfterAGemmRunsOnItsAccumulator) {
+    // y = Clip(Relu(x W), 0, 6): both steps join the GEMM, which stores y.
+    Graph graph;
+    graph.name = "gemm_act";
+    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {32, 64}, std::nullopt, -1});
+    graph.inputs.push_back(x);
+    const ValueId w = graph.addValue(Value{"w", DType::Fp32, {64, 16}, Tensor::zeros(DType::Fp32, {64, 16}), -1});
+    const ValueId h = graph.addValue(Value{"h", DType::Fp32, {32, 16}, std::nullopt, 0});
+    const ValueId r = graph.addValue(Value{"r", DType::Fp32, {32, 16}, std::nullopt, 1});
+    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {32, 16}, std::nullopt, 2});
+    graph.nodes = {Node{"matmul", OpKind::MatMul, {x, w}, {h}, {}}, Node{"relu", OpKind::Relu, {h}, {r}, {}},
+                   Node{"clip", OpKind::Clip, {r}, {y}, {{"min", 0.0}, {"max", 6.0}}}};
+    graph.outputs.push_back(y);
+    const ArchConfig edge = loadArchConfig("edge", {});
+    TileProgram program = lowerToTiles(graph, edge, CostModel(edge));
+    EXPECT_EQ(fuseGemmEpilogues(program, graph), 2);
+    const GemmProblem& gemm = std::get<GemmTiles>(program.ops[0]).problem;
+    ASSERT_EQ(gemm.epilogue.size(), 3u);  // relu; clip as max then min
+    EXPECT_EQ(gemm.epilogue[0].op, isa::VectorOp::Relu);
+    EXPECT_EQ(gemm.output, y);
+    EXPECT_EQ(std::get<VectorTiles>(program.ops[2]).fusedInto, 0u);
+}
+
+}  // namespace
+}  // namespace npusim::compiler
