@@ -121,6 +121,7 @@ enum class OpKind : uint16_t {
     CumSum,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
+    RmsNormalization,
 };
 
 /// A typed SSA value: a graph input, a constant (initializer) or an op result.

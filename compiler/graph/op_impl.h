@@ -172,6 +172,8 @@ std::vector<StridedCopy> tileCopies(const Graph& graph, const Node& node);
 std::vector<StridedCopy> padCopies(const Graph& graph, const Node& node);
 
 void inferPad(Graph& graph, const Node& node);
+void inferRmsNormalization(Graph& graph, const Node& node);
+std::vector<Tensor> interpretRmsNormalization(const Node& node, std::span<const Tensor* const> inputs);
 void inferIm2Col(Graph& graph, const Node& node);
 std::vector<Tensor> interpretIm2Col(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<StridedCopy> im2colCopies(const Graph& graph, const Node& node);

@@ -18,6 +18,10 @@ struct GraphPass {
 /// The graph pipeline, in order.
 std::span<const GraphPass> graphPasses();
 
+/// Turns layer and RMS normalisation spelled out op by op back into LayerNormalization and
+/// npusim.RMSNormalization.
+void recognizeNormalization(Graph& graph);
+
 /// Folds an inference BatchNormalization into the Conv whose result only it reads, when the
 /// weights, bias and statistics are constants.
 void foldBatchNorm(Graph& graph);

@@ -258,6 +258,20 @@ std::vector<VectorProblem> rowwiseProblemsFor(const Graph& graph, const Node& no
                                                                     : b.binary(VectorOp::Div, e, sum)};
                                })};
     }
+    if (node.kind == OpKind::RmsNormalization) {
+        const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", -1), rank);
+        std::vector<bool> reduced(shape.size(), false);
+        for (int64_t d = axis; d < rank; ++d) reduced[static_cast<size_t>(d)] = true;
+        const auto count = static_cast<float>(reducedCount(shape, reduced));
+        const auto epsilon = static_cast<float>(node.floatAttr("epsilon", 1e-5f));
+        return {rowwiseProblem(graph, opId, name, shape, reduced, node.inputs, node.outputs,
+                               [count, epsilon](VectorBuilder& b, std::span<const Operand> in) {
+                                   const uint32_t x = *in[0].buffer;
+                                   const uint32_t meanSquare = b.scalar(VectorOp::Mul, b.reduce(VectorOp::ReduceSum, b.binary(VectorOp::Mul, x, x)), 1.0f / count);
+                                   const uint32_t inverse = b.unary(VectorOp::Rsqrt, b.scalar(VectorOp::Add, meanSquare, epsilon));
+                                   return std::vector<uint32_t>{b.binary(VectorOp::Mul, b.binary(VectorOp::Mul, x, inverse), *in[1].buffer)};
+                               })};
+    }
     if (node.kind == OpKind::LayerNormalization) {
         const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", -1), rank);
         std::vector<bool> reduced(shape.size(), false);

@@ -1,0 +1,109 @@
+// recognize-normalization: layer and RMS normalisation spelled out op by op become one op that
+// computes the same, and a pattern whose intermediate is read elsewhere is left alone.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "compiler/graph/interpreter.h"
+#include "compiler/graph/op_table.h"
+#include "compiler/graph/verifier.h"
+#include "compiler/passes/graph_pass.h"
+#include "graph_test_support.h"
+
+namespace npusim::compiler {
+namespace {
+
+Tensor randomTensor(Shape shape, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+    Tensor t = Tensor::zeros(DType::Fp32, std::move(shape));
+    for (float& v : t.as<float>()) v = uniform(rng);
+    return t;
+}
+
+/// Builds graphs node by node, with values typed by the op table.
+class Builder {
+public:
+    Builder() {
+        graph.name = "norm";
+        graph.opset = 13;
+    }
+    ValueId input(const std::string& name, Shape shape) {
+        const ValueId id = graph.addValue(Value{name, DType::Fp32, std::move(shape), std::nullopt, -1});
+        graph.inputs.push_back(id);
+        return id;
+    }
+    ValueId constant(const std::string& name, Tensor t) {
+        const Shape shape = t.shape;
+        return graph.addValue(Value{name, DType::Fp32, shape, std::move(t), -1});
+    }
+    ValueId op(OpKind kind, const std::string& name, std::vector<ValueId> inputs, std::map<std::string, Attribute> attributes = {}) {
+        const ValueId out = graph.addValue(Value{name, DType::Fp32, {}, std::nullopt, static_cast<int>(graph.nodes.size())});
+        graph.nodes.push_back(Node{name, kind, std::move(inputs), {out}, std::move(attributes)});
+        opInfo(kind).inferTypes(graph, graph.nodes.back());
+        return out;
+    }
+    ValueId mean(const std::string& name, ValueId x) {
+        return op(OpKind::ReduceMean, name, {x}, {{"axes", std::vector<int64_t>{-1}}});
+    }
+    Graph graph;
+};
+
+Tensor scalar(float v) {
+    Tensor t = Tensor::zeros(DType::Fp32, {});
+    t.as<float>()[0] = v;
+    return t;
+}
+
+void expectRecognized(Graph graph, OpKind kind, size_t nodesAfter) {
+    const Graph source = graph;
+    recognizeNormalization(graph);
+    verifyGraph(graph);
+    ASSERT_EQ(graph.nodes.size(), nodesAfter);
+    EXPECT_TRUE(std::any_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& n) { return n.kind == kind; }));
+    const std::map<std::string, Tensor> inputs = {{"x", randomTensor(graph.value(graph.inputs[0]).shape, 3)}};
+    testing::expectTensorNear(interpretGraph(graph, inputs).at(0), interpretGraph(source, inputs).at(0), 1e-5);
+}
+
+TEST(RecognizeNormalization, LayerNormWithPowOrMulAndAnAffineTail) {
+    for (bool pow : {true, false}) {
+        Builder b;
+        const ValueId x = b.input("x", {4, 6, 8});
+        const ValueId d = b.op(OpKind::Sub, "sub", {x, b.mean("mean", x)});
+        const ValueId sq = pow ? b.op(OpKind::Pow, "pow", {d, b.constant("two", scalar(2))}) : b.op(OpKind::Mul, "sq", {d, d});
+        const ValueId var = b.mean("var", sq);
+        const ValueId root = b.op(OpKind::Sqrt, "sqrt", {b.op(OpKind::Add, "add_eps", {var, b.constant("eps", scalar(1e-5f))})});
+        const ValueId n = b.op(OpKind::Div, "div", {d, root});
+        const ValueId y = b.op(OpKind::Mul, "gamma_mul", {n, b.constant("gamma", randomTensor({8}, 1))});
+        const ValueId z = b.op(OpKind::Add, "beta_add", {y, b.constant("beta", randomTensor({8}, 2))});
+        b.graph.outputs.push_back(z);
+        expectRecognized(b.graph, OpKind::LayerNormalization, 1);
+    }
+}
+
+TEST(RecognizeNormalization, RmsNormWithAndWithoutAGain) {
+    for (bool gain : {true, false}) {
+        Builder b;
+        const ValueId x = b.input("x", {5, 16});
+        const ValueId ms = b.mean("ms", b.op(OpKind::Mul, "sq", {x, x}));
+        const ValueId root = b.op(OpKind::Sqrt, "sqrt", {b.op(OpKind::Add, "add_eps", {ms, b.constant("eps", scalar(1e-6f))})});
+        ValueId y = b.op(OpKind::Div, "div", {x, root});
+        if (gain) y = b.op(OpKind::Mul, "gain_mul", {y, b.constant("gain", randomTensor({16}, 4))});
+        b.graph.outputs.push_back(y);
+        expectRecognized(b.graph, OpKind::RmsNormalization, 1);
+    }
+}
+
+TEST(RecognizeNormalization, LeavesAPatternWhoseIntermediateIsReadElsewhere) {
+    Builder b;
+    const ValueId x = b.input("x", {5, 16});
+    const ValueId ms = b.mean("ms", b.op(OpKind::Mul, "sq", {x, x}));
+    const ValueId root = b.op(OpKind::Sqrt, "sqrt", {b.op(OpKind::Add, "add_eps", {ms, b.constant("eps", scalar(1e-6f))})});
+    b.graph.outputs = {b.op(OpKind::Div, "div", {x, root}), ms};  // the mean square is an output too
+    Graph graph = b.graph;
+    recognizeNormalization(graph);
+    EXPECT_EQ(graph.nodes.size(), b.graph.nodes.size());
+}
+
+}  // namespace
+}  // namespace npusim::compiler
