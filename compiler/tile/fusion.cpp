@@ -16,11 +16,75 @@ bool sameView(const TensorView& a, const TensorView& b) {
     return a.value == b.value && a.offset == b.offset && a.strides == b.strides;
 }
 
+/// The row dims that refine both `a` and `b` (row-major splits of the same count, each a
+/// product of consecutive refined dims); nullopt when no such refinement exists.
+std::optional<Shape> commonRefinement(const Shape& a, const Shape& b) {
+    // The suffix products (from the innermost dim) of both must form one divisibility chain.
+    std::set<int64_t> boundaries;
+    for (const Shape* shape : {&a, &b}) {
+        int64_t product = 1;
+        for (size_t d = shape->size(); d-- > 0;) boundaries.insert(product *= (*shape)[d]);
+    }
+    Shape refined;
+    int64_t inner = 1;
+    for (int64_t boundary : boundaries) {
+        if (boundary % inner != 0) return std::nullopt;
+        if (boundary != inner) refined.insert(refined.begin(), boundary / inner);
+        inner = boundary;
+    }
+    return refined;
+}
+
+/// The problem with its row dims split into `rows` (a refinement of them); every view follows.
+VectorProblem withRowDims(const VectorProblem& p, const Shape& rows) {
+    VectorProblem out = p;
+    out.dims = rows;
+    out.dims.insert(out.dims.end(), p.dims.begin() + p.rowDims(), p.dims.end());
+    auto split = [&](std::vector<int64_t> strides) {
+        std::vector<int64_t> result;
+        size_t next = 0;
+        for (int d = 0; d < p.rowDims(); ++d) {
+            // Refined dims covering old dim d, outermost first: the innermost keeps its stride.
+            // (A single-index dim covers none; a single row is the refinement {1}.)
+            const int64_t extent = p.dims[static_cast<size_t>(d)];
+            std::vector<int64_t> parts;
+            for (int64_t covered = 1; covered < extent; covered *= parts.back()) parts.push_back(rows[next++]);
+            std::vector<int64_t> partStrides(parts.size());
+            int64_t stride = strides[static_cast<size_t>(d)];
+            for (size_t i = parts.size(); i-- > 0;) {
+                partStrides[i] = stride;
+                stride *= parts[i];
+            }
+            result.insert(result.end(), partStrides.begin(), partStrides.end());
+        }
+        if (next == 0) result.assign(rows.size(), 0);  // rows == {1}
+        result.insert(result.end(), strides.begin() + p.rowDims(), strides.end());
+        return result;
+    };
+    for (VectorLoad& load : out.loads) load.view.strides = split(load.view.strides);
+    for (VectorStore& store : out.stores) store.view.strides = split(store.view.strides);
+    return out;
+}
+
 /// The reader's program with the producer's prepended: the producer's result buffer stands in
-/// for every load of `value` in the reader; nullopt when the two do not line up.
-std::optional<VectorProblem> merged(const VectorProblem& producer, const VectorProblem& reader, ValueId value) {
-    if (producer.dims != reader.dims || producer.colDims != reader.colDims || producer.stores.size() != 1) {
+/// for every load of `value` in the reader; nullopt when the two do not line up. Kernels whose
+/// rows are the same but whose row dims are cut differently are brought to a common cut.
+std::optional<VectorProblem> merged(VectorProblem producer, VectorProblem reader, ValueId value) {
+    if (producer.stores.size() != 1 || producer.colDims != reader.colDims || producer.cols() != reader.cols()) {
         return std::nullopt;
+    }
+    if (producer.dims != reader.dims) {
+        const Shape producerRows(producer.dims.begin(), producer.dims.begin() + producer.rowDims());
+        const Shape readerRows(reader.dims.begin(), reader.dims.begin() + reader.rowDims());
+        if (std::vector<int64_t>(producer.dims.begin() + producer.rowDims(), producer.dims.end()) !=
+            std::vector<int64_t>(reader.dims.begin() + reader.rowDims(), reader.dims.end())) {
+            return std::nullopt;
+        }
+        std::optional<Shape> rows = commonRefinement(producerRows, readerRows);
+        if (!rows) return std::nullopt;
+        if (rows->empty()) rows = Shape{1};
+        producer = withRowDims(producer, *rows);
+        reader = withRowDims(reader, *rows);
     }
     const VectorStore& store = producer.stores[0];
     if (store.view.value != value || producer.buffers[store.buffer].extent != BufferExtent::Block) return std::nullopt;

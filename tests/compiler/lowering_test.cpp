@@ -291,3 +291,33 @@ TEST(Fusion, AnActivationAfterAGemmRunsOnItsAccumulator) {
 
 }  // namespace
 }  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+TEST(Fusion, KernelsWhoseRowsAreCutDifferentlyMeetOnACommonCut) {
+    // p = x * c (c [256, 64] broadcast over the 8 heads); y = p + z: the Mul's index space keeps
+    // the heads apart, the Add's merges everything, yet the rows are the same.
+    Graph graph;
+    graph.name = "rope_like";
+    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {8, 256, 64}, std::nullopt, -1});
+    const ValueId z = graph.addValue(Value{"z", DType::Fp32, {8, 256, 64}, std::nullopt, -1});
+    graph.inputs = {x, z};
+    const ValueId c = graph.addValue(Value{"c", DType::Fp32, {256, 64}, Tensor::zeros(DType::Fp32, {256, 64}), -1});
+    const ValueId p = graph.addValue(Value{"p", DType::Fp32, {8, 256, 64}, std::nullopt, 0});
+    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {8, 256, 64}, std::nullopt, 1});
+    graph.nodes = {Node{"mul", OpKind::Mul, {x, c}, {p}, {}}, Node{"add", OpKind::Add, {p, z}, {y}, {}}};
+    graph.outputs = {y};
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const CostModel model(edge);
+    TileProgram program = lowerToTiles(graph, edge, model);
+    ASSERT_NE(std::get<VectorTiles>(program.ops[0]).kernels[0].problem.dims,
+              std::get<VectorTiles>(program.ops[1]).kernels[0].problem.dims);
+    EXPECT_EQ(fuseVectorKernels(program, graph, edge, model), 1);
+    const VectorProblem& fused = std::get<VectorTiles>(program.ops[1]).kernels.at(0).problem;
+    EXPECT_EQ(fused.loads.size(), 3u);  // x, c and z; p never leaves the chip
+    EXPECT_EQ(elementCount(fused.dims), 8 * 256 * 64);
+}
+
+}  // namespace
+}  // namespace npusim::compiler
