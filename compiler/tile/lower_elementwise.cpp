@@ -1,5 +1,6 @@
 // Elementwise ops on the vector unit: one kernel over the output's index space; broadcast
 // inputs become column or row operands where the vector unit can read them so.
+#include <algorithm>
 #include <cmath>
 #include <variant>
 
@@ -25,16 +26,30 @@ void shapeForRows(IndexSpace& space) {
     if (space.dims.size() < 2) insertUnitDim(space, 0);
 }
 
-VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name, IndexSpace space,
-                             ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body,
-                             bool wholeBlocks) {
-    shapeForRows(space);
-    VectorBuilder b(opId, std::move(name), space.dims, 1);
+namespace {
+
+/// A view of an int64 tensor as the int32 low words of its elements.
+TensorView lowWords(TensorView view) {
+    view.offset *= 2;
+    for (int64_t& stride : view.strides) stride *= 2;
+    return view;
+}
+
+/// The kernel; with `int64AsInt32`, int64 operands are read as their low words and int64
+/// results written as low and high (sign) words.
+VectorProblem buildStrided(const Graph& graph, uint32_t opId, const std::string& name, const IndexSpace& space,
+                           ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body,
+                           bool wholeBlocks, bool int64AsInt32) {
+    VectorBuilder b(opId, name, space.dims, 1);
     std::vector<Operand> operands;
     for (size_t i = 0; i < inputs.size(); ++i) {
         const ViewOrigin& in = inputs[i];
-        const TensorView view{in.value, in.offset, space.strides[i + 1]};
-        const DType dtype = graph.value(in.value).dtype;
+        TensorView view{in.value, in.offset, space.strides[i + 1]};
+        DType dtype = graph.value(in.value).dtype;
+        if (int64AsInt32 && dtype == DType::Int64) {
+            view = lowWords(view);
+            dtype = DType::Int32;
+        }
         operands.push_back({wholeBlocks ? b.loadBlock(view, dtype) : b.load(view, dtype), 0});
     }
     uint32_t result = body(b, operands);
@@ -46,8 +61,36 @@ VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name
     if (b.dtypeOf(result) == DType::Int32 && (stored == DType::Int8 || stored == DType::UInt8)) {
         result = b.immediate(VectorOp::Requantize, result, fp32Bits(1.0f), 0, stored);
     }
-    b.store(result, {output.value, output.offset, space.strides[0]});
+    const TensorView out{output.value, output.offset, space.strides[0]};
+    if (int64AsInt32 && stored == DType::Int64) {
+        if (b.dtypeOf(result) != DType::Int32) result = b.unary(VectorOp::Cast, result, DType::Int32);
+        TensorView high = lowWords(out);
+        ++high.offset;
+        b.store(result, lowWords(out));
+        b.store(b.immediate(VectorOp::Clip, result, static_cast<uint32_t>(-1), 0), high);  // the sign: -1 or 0
+    } else {
+        b.store(result, out);
+    }
     return b.finish();
+}
+
+}  // namespace
+
+VectorProblem stridedProblem(const Graph& graph, uint32_t opId, std::string name, IndexSpace space,
+                             ViewOrigin output, std::span<const ViewOrigin> inputs, const ElementwiseBody& body,
+                             bool wholeBlocks) {
+    shapeForRows(space);
+    try {
+        return buildStrided(graph, opId, name, space, output, inputs, body, wholeBlocks, false);
+    } catch (const VectorUnsupported&) {
+        // The vector unit computes no int64: int64 operands are then computed on their low
+        // 32 bits (exact for values within int32), and results sign-extended.
+        const auto int64 = [&](ValueId id) { return graph.value(id).dtype == DType::Int64; };
+        if (!int64(output.value) && std::none_of(inputs.begin(), inputs.end(), [&](const ViewOrigin& in) { return int64(in.value); })) {
+            throw;
+        }
+        return buildStrided(graph, opId, name, space, output, inputs, body, wholeBlocks, true);
+    }
 }
 
 VectorProblem elementwiseProblem(const Graph& graph, uint32_t opId, std::string name,
