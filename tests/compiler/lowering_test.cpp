@@ -321,3 +321,30 @@ TEST(Fusion, KernelsWhoseRowsAreCutDifferentlyMeetOnACommonCut) {
 
 }  // namespace
 }  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+TEST(Lowering, Int64ArithmeticRunsOnTheLowWords) {
+    const Graph add = singleOpGraph(OpKind::Add, {Tensor::zeros(DType::Int64, {4, 8}), Tensor::zeros(DType::Int64, {4, 8})});
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const TileProgram program = lowerToTiles(add, edge, CostModel(edge));
+    const VectorProblem& p = std::get<VectorTiles>(program.ops.at(0)).kernels.at(0).problem;
+    for (const VectorLoad& load : p.loads) {
+        EXPECT_EQ(p.buffers[load.buffer].dtype, DType::Int32);
+        EXPECT_EQ(load.view.strides.back(), 2);  // every other int32: the low words
+    }
+    ASSERT_EQ(p.stores.size(), 2u);  // low words, then the sign-extended high words
+    EXPECT_EQ(p.stores[0].view.offset, 0);
+    EXPECT_EQ(p.stores[1].view.offset, 1);
+    // A copy moves every byte of int64 data: Identity computes nothing.
+    const Graph copy = singleOpGraph(OpKind::Identity, {Tensor::zeros(DType::Int64, {4})});
+    const TileProgram copied = lowerToTiles(copy, edge, CostModel(edge));
+    const VectorProblem& c = std::get<VectorTiles>(copied.ops.at(0)).kernels.at(0).problem;
+    ASSERT_EQ(c.loads.size(), 1u);
+    EXPECT_EQ(c.buffers[c.loads[0].buffer].dtype, DType::Int64);
+    EXPECT_EQ(c.stores.size(), 1u);
+}
+
+}  // namespace
+}  // namespace npusim::compiler
