@@ -44,6 +44,29 @@ class BadModelTest(NpusimTestCase):
         self.compile_and_run_fail("sin.onnx", ["rotary_phase", "Sin"])
 
 
+    def test_ops_the_npu_cannot_run_are_all_in_the_mapping_report(self):
+        graph = helper.make_graph(
+            [helper.make_node("Relu", ["x"], ["r"], name="act"),
+             helper.make_node("ArgMax", ["r"], ["i"], name="pick", axis=1),
+             helper.make_node("Trilu", ["r"], ["t"], name="mask")], "unsupported",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+            [helper.make_tensor_value_info("i", TensorProto.INT64, [4, 1]),
+             helper.make_tensor_value_info("t", TensorProto.FLOAT, [4, 8])])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), self.tmp / "model.onnx")
+        result = self.npusim("compile", "model.onnx", "--mapping")
+        self.assertNoCrash(result)
+        self.assertEqual(result.returncode, USAGE)
+        rows = {line.split()[0]: line for line in result.stdout.splitlines()[1:]}
+        self.assertIn("vector unit", rows["act"])
+        for op in ("pick", "mask"):
+            self.assertIn("unsupported", rows[op])
+            self.assertIn("no lowering", rows[op])
+        self.assertEqual(len(result.stderr.splitlines()), 1)
+        self.assertIn("'pick' (ArgMax)", result.stderr)
+        self.assertIn("1 more ops; see the mapping report", result.stderr)
+        self.compile_and_run_fail("model.onnx", ["'pick' (ArgMax)"])
+
+
 class BadArchTest(NpusimTestCase):
     def fail_everywhere(self, arch_args, words):
         """`arch show`, `compile` and `run` reject the same bad --arch/--set the same way."""
