@@ -258,12 +258,16 @@ std::vector<VectorProblem> rowwiseProblemsFor(const Graph& graph, const Node& no
                                                                     : b.binary(VectorOp::Div, e, sum)};
                                })};
     }
+    if (node.kind != OpKind::RmsNormalization && node.kind != OpKind::LayerNormalization) return {};
+    // Layer and RMS normalisation (the LayerNormalization after the RMS case): each row holds
+    // the dims from `axis` on.
+    std::vector<bool> reduced(shape.size(), false);
+    for (int64_t d = ops::normalizeAxis(node, node.intAttr("axis", -1), rank); d < rank; ++d) {
+        reduced[static_cast<size_t>(d)] = true;
+    }
+    const auto count = static_cast<float>(reducedCount(shape, reduced));
+    const auto epsilon = static_cast<float>(node.floatAttr("epsilon", 1e-5f));
     if (node.kind == OpKind::RmsNormalization) {
-        const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", -1), rank);
-        std::vector<bool> reduced(shape.size(), false);
-        for (int64_t d = axis; d < rank; ++d) reduced[static_cast<size_t>(d)] = true;
-        const auto count = static_cast<float>(reducedCount(shape, reduced));
-        const auto epsilon = static_cast<float>(node.floatAttr("epsilon", 1e-5f));
         return {rowwiseProblem(graph, opId, name, shape, reduced, node.inputs, node.outputs,
                                [count, epsilon](VectorBuilder& b, std::span<const Operand> in) {
                                    const uint32_t x = *in[0].buffer;
@@ -272,32 +276,24 @@ std::vector<VectorProblem> rowwiseProblemsFor(const Graph& graph, const Node& no
                                    return std::vector<uint32_t>{b.binary(VectorOp::Mul, b.binary(VectorOp::Mul, x, inverse), *in[1].buffer)};
                                })};
     }
-    if (node.kind == OpKind::LayerNormalization) {
-        const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", -1), rank);
-        std::vector<bool> reduced(shape.size(), false);
-        for (int64_t d = axis; d < rank; ++d) reduced[static_cast<size_t>(d)] = true;
-        const auto count = static_cast<float>(reducedCount(shape, reduced));
-        const auto epsilon = static_cast<float>(node.floatAttr("epsilon", 1e-5f));
-        std::vector<ValueId> inputs;
-        for (ValueId id : node.inputs) {
-            if (id != kNoValue) inputs.push_back(id);
-        }
-        const size_t present = node.outputs.size();
-        return {rowwiseProblem(graph, opId, name, shape, reduced, inputs, node.outputs,
-                               [count, epsilon, present](VectorBuilder& b, std::span<const Operand> in) {
-                                   const uint32_t x = *in[0].buffer;
-                                   const uint32_t mean = b.scalar(VectorOp::Mul, b.reduce(VectorOp::ReduceSum, x), 1.0f / count);
-                                   const uint32_t centred = b.binary(VectorOp::Sub, x, mean);
-                                   const uint32_t variance = b.scalar(VectorOp::Mul, b.reduce(VectorOp::ReduceSum, b.binary(VectorOp::Mul, centred, centred)), 1.0f / count);
-                                   const uint32_t inverse = b.unary(VectorOp::Rsqrt, b.scalar(VectorOp::Add, variance, epsilon));
-                                   uint32_t y = b.binary(VectorOp::Mul, b.binary(VectorOp::Mul, centred, inverse), *in[1].buffer);
-                                   if (in.size() > 2) y = b.binary(VectorOp::Add, y, *in[2].buffer);
-                                   std::vector<uint32_t> results{y, mean, inverse};
-                                   results.resize(present);
-                                   return results;
-                               })};
+    std::vector<ValueId> inputs;
+    for (ValueId id : node.inputs) {
+        if (id != kNoValue) inputs.push_back(id);
     }
-    return {};
+    const size_t present = node.outputs.size();
+    return {rowwiseProblem(graph, opId, name, shape, reduced, inputs, node.outputs,
+                           [count, epsilon, present](VectorBuilder& b, std::span<const Operand> in) {
+                               const uint32_t x = *in[0].buffer;
+                               const uint32_t mean = b.scalar(VectorOp::Mul, b.reduce(VectorOp::ReduceSum, x), 1.0f / count);
+                               const uint32_t centred = b.binary(VectorOp::Sub, x, mean);
+                               const uint32_t variance = b.scalar(VectorOp::Mul, b.reduce(VectorOp::ReduceSum, b.binary(VectorOp::Mul, centred, centred)), 1.0f / count);
+                               const uint32_t inverse = b.unary(VectorOp::Rsqrt, b.scalar(VectorOp::Add, variance, epsilon));
+                               uint32_t y = b.binary(VectorOp::Mul, b.binary(VectorOp::Mul, centred, inverse), *in[1].buffer);
+                               if (in.size() > 2) y = b.binary(VectorOp::Add, y, *in[2].buffer);
+                               std::vector<uint32_t> results{y, mean, inverse};
+                               results.resize(present);
+                               return results;
+                           })};
 }
 
 }  // namespace npusim::compiler

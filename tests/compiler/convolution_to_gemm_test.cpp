@@ -3,8 +3,6 @@
 // weights given as constants or at run time.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "compiler/graph/interpreter.h"
 #include "compiler/graph/verifier.h"
 #include "compiler/passes/graph_pass.h"
@@ -12,14 +10,6 @@
 
 namespace npusim::compiler {
 namespace {
-
-Tensor randomTensor(Shape shape, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    Tensor tensor = Tensor::zeros(DType::Fp32, std::move(shape));
-    for (float& v : tensor.as<float>()) v = uniform(rng);
-    return tensor;
-}
 
 struct ConvCase {
     Shape x, w;
@@ -30,7 +20,7 @@ struct ConvCase {
 void expectRewriteMatches(OpKind kind, const ConvCase& c, const std::set<size_t>& constants) {
     const int64_t group = c.attributes.contains("group") ? std::get<int64_t>(c.attributes.at("group")) : 1;
     const int64_t outChannels = kind == OpKind::Conv ? c.w[0] : c.w[1] * group;
-    const Tensor x = randomTensor(c.x, 1), w = randomTensor(c.w, 2), b = randomTensor({outChannels}, 3);
+    const Tensor x = testing::randomFp32(c.x, 1), w = testing::randomFp32(c.w, 2), b = testing::randomFp32({outChannels}, 3);
     std::vector<std::optional<Tensor>> inputs = {x, w};
     if (c.bias) inputs.push_back(b);
     const Graph source = testing::constantOperandGraph(kind, inputs, constants, c.attributes);
@@ -82,21 +72,6 @@ TEST(ConvolutionToGemm, MatchesTheTransposedConvolution) {
 namespace npusim::compiler {
 namespace {
 
-Tensor randomBytes(DType dtype, Shape shape, uint32_t seed) {
-    std::mt19937 rng(seed);
-    Tensor t = Tensor::zeros(dtype, std::move(shape));
-    for (std::byte& b : t.bytes) b = static_cast<std::byte>(rng() % 256);
-    return t;
-}
-
-Tensor scales(Shape shape, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(0.001f, 0.01f);
-    Tensor t = Tensor::zeros(DType::Fp32, std::move(shape));
-    for (float& v : t.as<float>()) v = uniform(rng);
-    return t;
-}
-
 /// The rewrite, and then the integer-matmul pass, keep the op's exact results.
 void expectIntegerRewriteMatches(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,
                                  const std::set<size_t>& constants, std::map<std::string, Attribute> attributes) {
@@ -118,18 +93,18 @@ void expectIntegerRewriteMatches(OpKind kind, const std::vector<std::optional<Te
 TEST(ConvolutionToGemm, IntegerConvolutionsPadWithTheZeroPointAndRequantise) {
     const std::map<std::string, Attribute> padded = {{"pads", std::vector<int64_t>{1, 1, 1, 1}},
                                                      {"group", int64_t{2}}};
-    const Tensor x = randomBytes(DType::UInt8, {1, 4, 5, 5}, 1), w = randomBytes(DType::UInt8, {6, 2, 3, 3}, 2);
+    const Tensor x = testing::randomBytes(DType::UInt8, {1, 4, 5, 5}, 1), w = testing::randomBytes(DType::UInt8, {6, 2, 3, 3}, 2);
     for (const std::set<size_t>& constants : {std::set<size_t>{}, std::set<size_t>{1, 2, 3}}) {
-        expectIntegerRewriteMatches(OpKind::ConvInteger, {x, w, randomBytes(DType::UInt8, {}, 3),
-                                                          randomBytes(DType::UInt8, {6}, 4)},
+        expectIntegerRewriteMatches(OpKind::ConvInteger, {x, w, testing::randomBytes(DType::UInt8, {}, 3),
+                                                          testing::randomBytes(DType::UInt8, {6}, 4)},
                                     constants, padded);
     }
     // QLinearConv: per-channel weight scales and zero points, an int32 bias.
     Tensor bias = Tensor::zeros(DType::Int32, {6});
     for (int32_t m = 0; m < 6; ++m) bias.as<int32_t>()[m] = 1000 * m - 2500;
-    const std::vector<std::optional<Tensor>> q = {x, scales({}, 5), randomBytes(DType::UInt8, {}, 6),
-                                                  w, scales({6}, 7), randomBytes(DType::UInt8, {6}, 8),
-                                                  scales({}, 9), randomBytes(DType::UInt8, {}, 10), bias};
+    const std::vector<std::optional<Tensor>> q = {x, testing::randomFp32({}, 5, 0.001f, 0.01f), testing::randomBytes(DType::UInt8, {}, 6),
+                                                  w, testing::randomFp32({6}, 7, 0.001f, 0.01f), testing::randomBytes(DType::UInt8, {6}, 8),
+                                                  testing::randomFp32({}, 9, 0.001f, 0.01f), testing::randomBytes(DType::UInt8, {}, 10), bias};
     for (const std::set<size_t>& constants : {std::set<size_t>{}, std::set<size_t>{1, 2, 3, 4, 5, 6, 7, 8}}) {
         expectIntegerRewriteMatches(OpKind::QLinearConv, q, constants, padded);
     }

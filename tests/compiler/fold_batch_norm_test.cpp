@@ -2,8 +2,6 @@
 // and the graph computes what it did; it stays when the Conv's result has another reader.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "compiler/graph/interpreter.h"
 #include "compiler/graph/verifier.h"
 #include "compiler/passes/graph_pass.h"
@@ -11,14 +9,6 @@
 
 namespace npusim::compiler {
 namespace {
-
-Tensor randomTensor(Shape shape, uint32_t seed, float low = -1.0f, float high = 1.0f) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(low, high);
-    Tensor tensor = Tensor::zeros(DType::Fp32, std::move(shape));
-    for (float& v : tensor.as<float>()) v = uniform(rng);
-    return tensor;
-}
 
 /// x -> Conv(W, B) -> BatchNormalization -> y, every parameter a constant; with `tap`, the
 /// Conv's result is a second graph output.
@@ -30,14 +20,14 @@ Graph convNorm(bool bias, bool tap) {
     };
     const ValueId x = graph.addValue(Value{"x", DType::Fp32, {2, 3, 6, 5}, std::nullopt, -1});
     graph.inputs.push_back(x);
-    std::vector<ValueId> convInputs = {x, constant("w", randomTensor({4, 3, 3, 3}, 2))};
-    if (bias) convInputs.push_back(constant("b", randomTensor({4}, 3)));
+    std::vector<ValueId> convInputs = {x, constant("w", testing::randomFp32({4, 3, 3, 3}, 2))};
+    if (bias) convInputs.push_back(constant("b", testing::randomFp32({4}, 3)));
     const ValueId c = graph.addValue(Value{"c", DType::Fp32, {2, 4, 6, 5}, std::nullopt, 0});
     const ValueId y = graph.addValue(Value{"y", DType::Fp32, {2, 4, 6, 5}, std::nullopt, 1});
     graph.nodes.push_back(Node{"conv", OpKind::Conv, convInputs, {c}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}});
     graph.nodes.push_back(Node{"bn", OpKind::BatchNormalization,
-                               {c, constant("scale", randomTensor({4}, 4, 0.5f, 1.5f)), constant("beta", randomTensor({4}, 5)),
-                                constant("mean", randomTensor({4}, 6)), constant("var", randomTensor({4}, 7, 0.5f, 1.5f))},
+                               {c, constant("scale", testing::randomFp32({4}, 4, 0.5f, 1.5f)), constant("beta", testing::randomFp32({4}, 5)),
+                                constant("mean", testing::randomFp32({4}, 6)), constant("var", testing::randomFp32({4}, 7, 0.5f, 1.5f))},
                                {y}, {{"epsilon", 1e-3}}});
     graph.outputs.push_back(y);
     if (tap) graph.outputs.push_back(c);
@@ -52,7 +42,7 @@ TEST(FoldBatchNorm, FoldsIntoTheConvAndKeepsTheResult) {
         verifyGraph(folded);
         ASSERT_EQ(folded.nodes.size(), 1u);
         EXPECT_EQ(folded.nodes[0].kind, OpKind::Conv);
-        const std::map<std::string, Tensor> inputs = {{"x", randomTensor({2, 3, 6, 5}, 1)}};
+        const std::map<std::string, Tensor> inputs = {{"x", testing::randomFp32({2, 3, 6, 5}, 1)}};
         testing::expectTensorNear(interpretGraph(folded, inputs).at(0), interpretGraph(source, inputs).at(0), 1e-5);
     }
 }

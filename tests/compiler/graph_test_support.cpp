@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <random>
 
 #include "compiler/graph/interpreter.h"
 #include "compiler/graph/op_table.h"
@@ -136,6 +137,21 @@ std::filesystem::path TempDirTest::writeFile(const std::string& name,
     const std::filesystem::path path = dir_ / name;
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
+}
+
+Tensor randomFp32(Shape shape, uint32_t seed, float low, float high) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(low, high);
+    Tensor tensor = Tensor::zeros(DType::Fp32, std::move(shape));
+    for (float& v : tensor.as<float>()) v = uniform(rng);
+    return tensor;
+}
+
+Tensor randomBytes(DType dtype, Shape shape, uint32_t seed) {
+    std::mt19937 rng(seed);
+    Tensor tensor = Tensor::zeros(dtype, std::move(shape));
+    for (std::byte& b : tensor.bytes) b = static_cast<std::byte>(rng() % 256);
+    return tensor;
 }
 
 }  // namespace npusim::compiler::testing

@@ -47,6 +47,11 @@ inline Tensor boolean(Shape shape, const std::vector<uint8_t>& values) {
     return tensorOf(DType::Bool, std::move(shape), values);
 }
 
+/// Deterministic pseudo-random fp32 values, uniform in [low, high).
+Tensor randomFp32(Shape shape, uint32_t seed, float low = -1.0f, float high = 1.0f);
+/// Deterministic pseudo-random bytes as a tensor of `dtype` (int8, uint8: every value).
+Tensor randomBytes(DType dtype, Shape shape, uint32_t seed);
+
 /// A graph holding one op named "op" whose present inputs are graph inputs "in0", "in1", ...
 /// (nullopt leaves that optional input absent), with its output type derived by the op table.
 Graph singleOpGraph(OpKind kind, const std::vector<std::optional<Tensor>>& inputs,

@@ -3,8 +3,6 @@
 // at run time, batched or not; constant per-tensor zero points stay with the tensor unit.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "compiler/graph/interpreter.h"
 #include "compiler/graph/verifier.h"
 #include "compiler/passes/graph_pass.h"
@@ -13,20 +11,7 @@
 namespace npusim::compiler {
 namespace {
 
-Tensor randomUint8(Shape shape, uint32_t seed) {
-    std::mt19937 rng(seed);
-    Tensor t = Tensor::zeros(DType::UInt8, std::move(shape));
-    for (std::byte& b : t.bytes) b = static_cast<std::byte>(rng() % 256);
-    return t;
-}
-
-Tensor fp32Of(Shape shape, float low, float high, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(low, high);
-    Tensor t = Tensor::zeros(DType::Fp32, std::move(shape));
-    for (float& v : t.as<float>()) v = uniform(rng);
-    return t;
-}
+Tensor u8(Shape shape, uint32_t seed) { return testing::randomBytes(DType::UInt8, std::move(shape), seed); }
 
 void expectSameResults(OpKind kind, const std::vector<std::optional<Tensor>>& inputs, const std::set<size_t>& constants,
                        size_t expectedRewrites) {
@@ -43,26 +28,26 @@ void expectSameResults(OpKind kind, const std::vector<std::optional<Tensor>>& in
 }
 
 TEST(IntegerMatMul, RuntimeAndPerAxisZeroPointsAreSpelledOut) {
-    const Tensor a = randomUint8({3, 5, 7}, 1), b = randomUint8({7, 4}, 2);
+    const Tensor a = u8({3, 5, 7}, 1), b = u8({7, 4}, 2);
     // Per-tensor zero points at run time, per-row and per-column ones, and only one of them.
-    expectSameResults(OpKind::MatMulInteger, {a, b, randomUint8({}, 3), randomUint8({}, 4)}, {}, 1);
-    expectSameResults(OpKind::MatMulInteger, {a, b, randomUint8({5}, 5), randomUint8({4}, 6)}, {2, 3}, 1);
-    expectSameResults(OpKind::MatMulInteger, {a, b, std::nullopt, randomUint8({4}, 7)}, {}, 1);
+    expectSameResults(OpKind::MatMulInteger, {a, b, u8({}, 3), u8({}, 4)}, {}, 1);
+    expectSameResults(OpKind::MatMulInteger, {a, b, u8({5}, 5), u8({4}, 6)}, {2, 3}, 1);
+    expectSameResults(OpKind::MatMulInteger, {a, b, std::nullopt, u8({4}, 7)}, {}, 1);
     // Constant per-tensor zero points stay on the tensor unit.
-    expectSameResults(OpKind::MatMulInteger, {a, b, randomUint8({}, 8), randomUint8({}, 9)}, {2, 3}, 0);
+    expectSameResults(OpKind::MatMulInteger, {a, b, u8({}, 8), u8({}, 9)}, {2, 3}, 0);
 }
 
 TEST(IntegerMatMul, QLinearMatMulRequantisesExactly) {
-    const Tensor a = randomUint8({4, 6}, 11), b = randomUint8({6, 3}, 12);
-    const std::vector<std::optional<Tensor>> perTensor = {a, fp32Of({}, 0.01f, 0.1f, 13), randomUint8({}, 14),
-                                                          b, fp32Of({}, 0.01f, 0.1f, 15), randomUint8({}, 16),
-                                                          fp32Of({}, 0.5f, 2.0f, 17), randomUint8({}, 18)};
+    const Tensor a = u8({4, 6}, 11), b = u8({6, 3}, 12);
+    const std::vector<std::optional<Tensor>> perTensor = {a, testing::randomFp32({}, 13, 0.01f, 0.1f), u8({}, 14),
+                                                          b, testing::randomFp32({}, 15, 0.01f, 0.1f), u8({}, 16),
+                                                          testing::randomFp32({}, 17, 0.5f, 2.0f), u8({}, 18)};
     expectSameResults(OpKind::QLinearMatMul, perTensor, {}, 1);
     std::vector<std::optional<Tensor>> perAxis = perTensor;
-    perAxis[1] = fp32Of({4}, 0.01f, 0.1f, 19);  // a_scale per row
-    perAxis[2] = randomUint8({4}, 20);           // a_zero_point per row
-    perAxis[4] = fp32Of({3}, 0.01f, 0.1f, 21);  // b_scale per column
-    perAxis[5] = randomUint8({3}, 22);
+    perAxis[1] = testing::randomFp32({4}, 19, 0.01f, 0.1f);  // a_scale per row
+    perAxis[2] = u8({4}, 20);           // a_zero_point per row
+    perAxis[4] = testing::randomFp32({3}, 21, 0.01f, 0.1f);  // b_scale per column
+    perAxis[5] = u8({3}, 22);
     expectSameResults(OpKind::QLinearMatMul, perAxis, {1, 2, 4, 5, 6, 7}, 1);
 }
 

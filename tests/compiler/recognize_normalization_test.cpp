@@ -2,8 +2,6 @@
 // computes the same, and a pattern whose intermediate is read elsewhere is left alone.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "compiler/graph/interpreter.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/graph/verifier.h"
@@ -12,14 +10,6 @@
 
 namespace npusim::compiler {
 namespace {
-
-Tensor randomTensor(Shape shape, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
-    Tensor t = Tensor::zeros(DType::Fp32, std::move(shape));
-    for (float& v : t.as<float>()) v = uniform(rng);
-    return t;
-}
 
 /// Builds graphs node by node, with values typed by the op table.
 class Builder {
@@ -61,7 +51,7 @@ void expectRecognized(Graph graph, OpKind kind, size_t nodesAfter) {
     verifyGraph(graph);
     ASSERT_EQ(graph.nodes.size(), nodesAfter);
     EXPECT_TRUE(std::any_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& n) { return n.kind == kind; }));
-    const std::map<std::string, Tensor> inputs = {{"x", randomTensor(graph.value(graph.inputs[0]).shape, 3)}};
+    const std::map<std::string, Tensor> inputs = {{"x", testing::randomFp32(graph.value(graph.inputs[0]).shape, 3, -2.0f, 2.0f)}};
     testing::expectTensorNear(interpretGraph(graph, inputs).at(0), interpretGraph(source, inputs).at(0), 1e-5);
 }
 
@@ -74,8 +64,8 @@ TEST(RecognizeNormalization, LayerNormWithPowOrMulAndAnAffineTail) {
         const ValueId var = b.mean("var", sq);
         const ValueId root = b.op(OpKind::Sqrt, "sqrt", {b.op(OpKind::Add, "add_eps", {var, b.constant("eps", scalar(1e-5f))})});
         const ValueId n = b.op(OpKind::Div, "div", {d, root});
-        const ValueId y = b.op(OpKind::Mul, "gamma_mul", {n, b.constant("gamma", randomTensor({8}, 1))});
-        const ValueId z = b.op(OpKind::Add, "beta_add", {y, b.constant("beta", randomTensor({8}, 2))});
+        const ValueId y = b.op(OpKind::Mul, "gamma_mul", {n, b.constant("gamma", testing::randomFp32({8}, 1))});
+        const ValueId z = b.op(OpKind::Add, "beta_add", {y, b.constant("beta", testing::randomFp32({8}, 2))});
         b.graph.outputs.push_back(z);
         expectRecognized(b.graph, OpKind::LayerNormalization, 1);
     }
@@ -88,7 +78,7 @@ TEST(RecognizeNormalization, RmsNormWithAndWithoutAGain) {
         const ValueId ms = b.mean("ms", b.op(OpKind::Mul, "sq", {x, x}));
         const ValueId root = b.op(OpKind::Sqrt, "sqrt", {b.op(OpKind::Add, "add_eps", {ms, b.constant("eps", scalar(1e-6f))})});
         ValueId y = b.op(OpKind::Div, "div", {x, root});
-        if (gain) y = b.op(OpKind::Mul, "gain_mul", {y, b.constant("gain", randomTensor({16}, 4))});
+        if (gain) y = b.op(OpKind::Mul, "gain_mul", {y, b.constant("gain", testing::randomFp32({16}, 4))});
         b.graph.outputs.push_back(y);
         expectRecognized(b.graph, OpKind::RmsNormalization, 1);
     }
