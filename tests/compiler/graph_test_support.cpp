@@ -154,4 +154,34 @@ Tensor randomBytes(DType dtype, Shape shape, uint32_t seed) {
     return tensor;
 }
 
+GraphBuilder::GraphBuilder(std::string name, int64_t opset) {
+    graph_.name = std::move(name);
+    graph_.opset = opset;
+}
+
+ValueId GraphBuilder::input(const std::string& name, DType dtype, Shape shape) {
+    const ValueId id = graph_.addValue(Value{name, dtype, std::move(shape), std::nullopt, -1});
+    graph_.inputs.push_back(id);
+    return id;
+}
+
+ValueId GraphBuilder::constant(const std::string& name, Tensor tensor) {
+    const DType dtype = tensor.dtype;
+    const Shape shape = tensor.shape;
+    return graph_.addValue(Value{name, dtype, shape, std::move(tensor), -1});
+}
+
+ValueId GraphBuilder::op(OpKind kind, const std::string& name, std::vector<ValueId> inputs,
+                         std::map<std::string, Attribute> attributes) {
+    const ValueId out = graph_.addValue(Value{name, DType::Fp32, {}, std::nullopt, static_cast<int>(graph_.nodes.size())});
+    graph_.nodes.push_back(Node{name, kind, std::move(inputs), {out}, std::move(attributes)});
+    opInfo(kind).inferTypes(graph_, graph_.nodes.back());
+    return out;
+}
+
+Graph GraphBuilder::finish(std::vector<ValueId> outputs) {
+    graph_.outputs = std::move(outputs);
+    return graph_;
+}
+
 }  // namespace npusim::compiler::testing

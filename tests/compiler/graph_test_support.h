@@ -95,6 +95,22 @@ void expectTensorEq(const Tensor& actual, const Tensor& expected);
 /// to their magnitude (absolute below 1); reports the first mismatch.
 void expectTensorNear(const Tensor& actual, const Tensor& expected, double tolerance = 1e-6);
 
+/// Builds a graph node by node; each op's result is typed by the op table.
+class GraphBuilder {
+public:
+    explicit GraphBuilder(std::string name, int64_t opset = Graph{}.opset);
+    ValueId input(const std::string& name, DType dtype, Shape shape);
+    ValueId constant(const std::string& name, Tensor tensor);
+    /// Adds an op named `name` whose single result is a value named `name` too.
+    ValueId op(OpKind kind, const std::string& name, std::vector<ValueId> inputs,
+               std::map<std::string, Attribute> attributes = {});
+    /// The graph, returning `outputs`.
+    Graph finish(std::vector<ValueId> outputs);
+
+private:
+    Graph graph_;
+};
+
 /// A fixture owning a fresh temporary directory for the test's files, removed afterwards.
 class TempDirTest : public ::testing::Test {
   protected:

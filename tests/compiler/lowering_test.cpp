@@ -149,17 +149,12 @@ namespace {
 
 TEST(Lowering, ReshapesOfIntermediatesShareTheirStorage) {
     // x -> Relu -> Reshape [6] -> Relu -> y: the reshape moves no data.
-    Graph graph;
-    graph.name = "view";
-    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {2, 3}, std::nullopt, -1});
-    graph.inputs.push_back(x);
-    const ValueId shape = graph.addValue(Value{"shape", DType::Int64, {1}, testing::int64({1}, {6}), -1});
-    const ValueId a = graph.addValue(Value{"a", DType::Fp32, {2, 3}, std::nullopt, 0});
-    const ValueId flat = graph.addValue(Value{"flat", DType::Fp32, {6}, std::nullopt, 1});
-    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {6}, std::nullopt, 2});
-    graph.nodes = {Node{"relu_a", OpKind::Relu, {x}, {a}, {}}, Node{"reshape", OpKind::Reshape, {a, shape}, {flat}, {}},
-                   Node{"relu_y", OpKind::Relu, {flat}, {y}, {}}};
-    graph.outputs.push_back(y);
+    testing::GraphBuilder b("view");
+    const ValueId x = b.input("x", DType::Fp32, {2, 3});
+    const ValueId a = b.op(OpKind::Relu, "a", {x});
+    const ValueId flat = b.op(OpKind::Reshape, "flat", {a, b.constant("shape", testing::int64({1}, {6}))});
+    const ValueId y = b.op(OpKind::Relu, "y", {flat});
+    const Graph graph = b.finish({y});
     const ArchConfig edge = loadArchConfig("edge", {});
     const TileProgram program = lowerToTiles(graph, edge, CostModel(edge));
     EXPECT_EQ(program.views.at(flat), a);
@@ -190,18 +185,12 @@ namespace {
 
 TEST(Fusion, AChainOfElementwiseKernelsBecomesOne) {
     // x -> Exp -> Sigmoid -> Tanh -> y: the three kernels merge into the last op's.
-    Graph graph;
-    graph.name = "chain";
-    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {64, 128}, std::nullopt, -1});
-    graph.inputs.push_back(x);
+    testing::GraphBuilder b("chain");
+    const ValueId x = b.input("x", DType::Fp32, {64, 128});
     ValueId previous = x;
     const OpKind kinds[] = {OpKind::Exp, OpKind::Sigmoid, OpKind::Tanh};
-    for (int i = 0; i < 3; ++i) {
-        const ValueId out = graph.addValue(Value{"v" + std::to_string(i), DType::Fp32, {64, 128}, std::nullopt, i});
-        graph.nodes.push_back(Node{"op" + std::to_string(i), kinds[i], {previous}, {out}, {}});
-        previous = out;
-    }
-    graph.outputs.push_back(previous);
+    for (int i = 0; i < 3; ++i) previous = b.op(kinds[i], "op" + std::to_string(i), {previous});
+    const Graph graph = b.finish({previous});
     const ArchConfig edge = loadArchConfig("edge", {});
     const CostModel model(edge);
     TileProgram program = lowerToTiles(graph, edge, model);
@@ -219,16 +208,9 @@ TEST(Fusion, AChainOfElementwiseKernelsBecomesOne) {
 
 TEST(Fusion, AValueWithTwoReadingKernelsStaysInDram) {
     // a = Exp(x) is read by Relu and by Tanh, whose results are both graph outputs.
-    Graph graph;
-    graph.name = "fanout";
-    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {16, 16}, std::nullopt, -1});
-    graph.inputs.push_back(x);
-    const ValueId a = graph.addValue(Value{"a", DType::Fp32, {16, 16}, std::nullopt, 0});
-    const ValueId b = graph.addValue(Value{"b", DType::Fp32, {16, 16}, std::nullopt, 1});
-    const ValueId c = graph.addValue(Value{"c", DType::Fp32, {16, 16}, std::nullopt, 2});
-    graph.nodes = {Node{"exp", OpKind::Exp, {x}, {a}, {}}, Node{"relu", OpKind::Relu, {a}, {b}, {}},
-                   Node{"tanh", OpKind::Tanh, {a}, {c}, {}}};
-    graph.outputs = {b, c};
+    testing::GraphBuilder builder("fanout");
+    const ValueId a = builder.op(OpKind::Exp, "exp", {builder.input("x", DType::Fp32, {16, 16})});
+    const Graph graph = builder.finish({builder.op(OpKind::Relu, "relu", {a}), builder.op(OpKind::Tanh, "tanh", {a})});
     const ArchConfig edge = loadArchConfig("edge", {});
     const CostModel model(edge);
     TileProgram program = lowerToTiles(graph, edge, model);
@@ -268,17 +250,11 @@ namespace {
 
 TEST(Fusion, AnActivationAfterAGemmRunsOnItsAccumulator) {
     // y = Clip(Relu(x W), 0, 6): both steps join the GEMM, which stores y.
-    Graph graph;
-    graph.name = "gemm_act";
-    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {32, 64}, std::nullopt, -1});
-    graph.inputs.push_back(x);
-    const ValueId w = graph.addValue(Value{"w", DType::Fp32, {64, 16}, Tensor::zeros(DType::Fp32, {64, 16}), -1});
-    const ValueId h = graph.addValue(Value{"h", DType::Fp32, {32, 16}, std::nullopt, 0});
-    const ValueId r = graph.addValue(Value{"r", DType::Fp32, {32, 16}, std::nullopt, 1});
-    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {32, 16}, std::nullopt, 2});
-    graph.nodes = {Node{"matmul", OpKind::MatMul, {x, w}, {h}, {}}, Node{"relu", OpKind::Relu, {h}, {r}, {}},
-                   Node{"clip", OpKind::Clip, {r}, {y}, {{"min", 0.0}, {"max", 6.0}}}};
-    graph.outputs.push_back(y);
+    testing::GraphBuilder b("gemm_act", 10);  // Clip's bounds as attributes
+    const ValueId h = b.op(OpKind::MatMul, "matmul",
+                           {b.input("x", DType::Fp32, {32, 64}), b.constant("w", Tensor::zeros(DType::Fp32, {64, 16}))});
+    const ValueId y = b.op(OpKind::Clip, "clip", {b.op(OpKind::Relu, "relu", {h})}, {{"min", 0.0}, {"max", 6.0}});
+    const Graph graph = b.finish({y});
     const ArchConfig edge = loadArchConfig("edge", {});
     TileProgram program = lowerToTiles(graph, edge, CostModel(edge));
     EXPECT_EQ(fuseGemmEpilogues(program, graph), 2);
@@ -298,16 +274,10 @@ namespace {
 TEST(Fusion, KernelsWhoseRowsAreCutDifferentlyMeetOnACommonCut) {
     // p = x * c (c [256, 64] broadcast over the 8 heads); y = p + z: the Mul's index space keeps
     // the heads apart, the Add's merges everything, yet the rows are the same.
-    Graph graph;
-    graph.name = "rope_like";
-    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {8, 256, 64}, std::nullopt, -1});
-    const ValueId z = graph.addValue(Value{"z", DType::Fp32, {8, 256, 64}, std::nullopt, -1});
-    graph.inputs = {x, z};
-    const ValueId c = graph.addValue(Value{"c", DType::Fp32, {256, 64}, Tensor::zeros(DType::Fp32, {256, 64}), -1});
-    const ValueId p = graph.addValue(Value{"p", DType::Fp32, {8, 256, 64}, std::nullopt, 0});
-    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {8, 256, 64}, std::nullopt, 1});
-    graph.nodes = {Node{"mul", OpKind::Mul, {x, c}, {p}, {}}, Node{"add", OpKind::Add, {p, z}, {y}, {}}};
-    graph.outputs = {y};
+    testing::GraphBuilder b("rope_like");
+    const ValueId x = b.input("x", DType::Fp32, {8, 256, 64}), z = b.input("z", DType::Fp32, {8, 256, 64});
+    const ValueId p = b.op(OpKind::Mul, "mul", {x, b.constant("c", Tensor::zeros(DType::Fp32, {256, 64}))});
+    const Graph graph = b.finish({b.op(OpKind::Add, "add", {p, z})});
     const ArchConfig edge = loadArchConfig("edge", {});
     const CostModel model(edge);
     TileProgram program = lowerToTiles(graph, edge, model);

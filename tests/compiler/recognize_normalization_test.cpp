@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "compiler/graph/interpreter.h"
-#include "compiler/graph/op_table.h"
 #include "compiler/graph/verifier.h"
 #include "compiler/passes/graph_pass.h"
 #include "graph_test_support.h"
@@ -11,32 +10,14 @@
 namespace npusim::compiler {
 namespace {
 
-/// Builds graphs node by node, with values typed by the op table.
-class Builder {
+/// A graph builder with the means these patterns take: over the last axis, dims kept.
+class Builder : public testing::GraphBuilder {
 public:
-    Builder() {
-        graph.name = "norm";
-        graph.opset = 13;
-    }
-    ValueId input(const std::string& name, Shape shape) {
-        const ValueId id = graph.addValue(Value{name, DType::Fp32, std::move(shape), std::nullopt, -1});
-        graph.inputs.push_back(id);
-        return id;
-    }
-    ValueId constant(const std::string& name, Tensor t) {
-        const Shape shape = t.shape;
-        return graph.addValue(Value{name, DType::Fp32, shape, std::move(t), -1});
-    }
-    ValueId op(OpKind kind, const std::string& name, std::vector<ValueId> inputs, std::map<std::string, Attribute> attributes = {}) {
-        const ValueId out = graph.addValue(Value{name, DType::Fp32, {}, std::nullopt, static_cast<int>(graph.nodes.size())});
-        graph.nodes.push_back(Node{name, kind, std::move(inputs), {out}, std::move(attributes)});
-        opInfo(kind).inferTypes(graph, graph.nodes.back());
-        return out;
-    }
+    Builder() : GraphBuilder("norm", 13) {}
+    ValueId input(const std::string& name, Shape shape) { return GraphBuilder::input(name, DType::Fp32, std::move(shape)); }
     ValueId mean(const std::string& name, ValueId x) {
         return op(OpKind::ReduceMean, name, {x}, {{"axes", std::vector<int64_t>{-1}}});
     }
-    Graph graph;
 };
 
 Tensor scalar(float v) {
@@ -66,8 +47,7 @@ TEST(RecognizeNormalization, LayerNormWithPowOrMulAndAnAffineTail) {
         const ValueId n = b.op(OpKind::Div, "div", {d, root});
         const ValueId y = b.op(OpKind::Mul, "gamma_mul", {n, b.constant("gamma", testing::randomFp32({8}, 1))});
         const ValueId z = b.op(OpKind::Add, "beta_add", {y, b.constant("beta", testing::randomFp32({8}, 2))});
-        b.graph.outputs.push_back(z);
-        expectRecognized(b.graph, OpKind::LayerNormalization, 1);
+        expectRecognized(b.finish({z}), OpKind::LayerNormalization, 1);
     }
 }
 
@@ -79,8 +59,7 @@ TEST(RecognizeNormalization, RmsNormWithAndWithoutAGain) {
         const ValueId root = b.op(OpKind::Sqrt, "sqrt", {b.op(OpKind::Add, "add_eps", {ms, b.constant("eps", scalar(1e-6f))})});
         ValueId y = b.op(OpKind::Div, "div", {x, root});
         if (gain) y = b.op(OpKind::Mul, "gain_mul", {y, b.constant("gain", testing::randomFp32({16}, 4))});
-        b.graph.outputs.push_back(y);
-        expectRecognized(b.graph, OpKind::RmsNormalization, 1);
+        expectRecognized(b.finish({y}), OpKind::RmsNormalization, 1);
     }
 }
 
@@ -89,10 +68,10 @@ TEST(RecognizeNormalization, LeavesAPatternWhoseIntermediateIsReadElsewhere) {
     const ValueId x = b.input("x", {5, 16});
     const ValueId ms = b.mean("ms", b.op(OpKind::Mul, "sq", {x, x}));
     const ValueId root = b.op(OpKind::Sqrt, "sqrt", {b.op(OpKind::Add, "add_eps", {ms, b.constant("eps", scalar(1e-6f))})});
-    b.graph.outputs = {b.op(OpKind::Div, "div", {x, root}), ms};  // the mean square is an output too
-    Graph graph = b.graph;
+    const Graph source = b.finish({b.op(OpKind::Div, "div", {x, root}), ms});  // the mean square is an output too
+    Graph graph = source;
     recognizeNormalization(graph);
-    EXPECT_EQ(graph.nodes.size(), b.graph.nodes.size());
+    EXPECT_EQ(graph.nodes.size(), source.nodes.size());
 }
 
 }  // namespace
