@@ -286,8 +286,8 @@ Command assemble(std::string_view line) {
 bool isReduction(VectorOp op) { return op == VectorOp::ReduceSum || op == VectorOp::ReduceMax; }
 
 bool vectorSupports(VectorOp op, DType dtype, DType out) {
-    const bool quantised = out == DType::Int8 || out == DType::UInt8;
-    const bool integerIn = dtype == DType::Int8 || dtype == DType::UInt8 || dtype == DType::Int32;
+    const bool quantised = out == DType::Int8 || out == DType::UInt8 || out == DType::Bool;
+    const bool integerIn = dtype == DType::Int8 || dtype == DType::UInt8 || dtype == DType::Int32 || dtype == DType::Bool;
     switch (op) {
         case VectorOp::Cast: {
             const bool floatIn = dtype == DType::Fp32 || dtype == DType::Fp16 || dtype == DType::Bf16;

@@ -58,7 +58,7 @@ VectorProblem buildStrided(const Graph& graph, uint32_t opId, const std::string&
     }
     // A narrow integer result computed in int32 is narrowed, saturating, as it is stored.
     const DType stored = graph.value(output.value).dtype;
-    if (b.dtypeOf(result) == DType::Int32 && (stored == DType::Int8 || stored == DType::UInt8)) {
+    if (b.dtypeOf(result) == DType::Int32 && (stored == DType::Int8 || stored == DType::UInt8 || stored == DType::Bool)) {
         result = b.immediate(VectorOp::Requantize, result, fp32Bits(1.0f), 0, stored);
     }
     const TensorView out{output.value, output.offset, space.strides[0]};
@@ -319,6 +319,25 @@ std::optional<std::pair<Body, std::vector<ValueId>>> elementwiseBody(const Graph
                              }),
                              node.inputs};
         }
+        // Logic on bools (0 or 1, computed in int32): and is the minimum, or the maximum, xor
+        // the absolute difference, not the complement.
+        case OpKind::And:
+        case OpKind::Or:
+            return std::pair{Body([op = node.kind == OpKind::And ? VectorOp::Min : VectorOp::Max](VectorBuilder& b, std::span<const Operand> in) {
+                                 return b.binary(op, in[0], in[1]);
+                             }),
+                             node.inputs};
+        case OpKind::Xor:
+            return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) {
+                                 const uint32_t forward = b.binary(VectorOp::Sub, in[0], in[1]);
+                                 return b.binary(VectorOp::Max, forward, negate(b, forward));
+                             }),
+                             node.inputs};
+        case OpKind::Not:
+            return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) {
+                                 return b.scalar(VectorOp::Add, negate(b, *in[0].buffer), 1.0f);
+                             }),
+                             first};
         case OpKind::ThresholdedRelu:
             throw VectorUnsupported("the vector unit has no comparison for ThresholdedRelu");
         default: return std::nullopt;

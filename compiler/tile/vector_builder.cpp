@@ -8,7 +8,7 @@
 namespace npusim::compiler {
 namespace {
 
-bool isNarrowInteger(DType dtype) { return dtype == DType::Int8 || dtype == DType::UInt8; }
+bool isNarrowInteger(DType dtype) { return dtype == DType::Int8 || dtype == DType::UInt8 || dtype == DType::Bool; }
 
 bool commutative(isa::VectorOp op) {
     return op == isa::VectorOp::Add || op == isa::VectorOp::Mul || op == isa::VectorOp::Max ||

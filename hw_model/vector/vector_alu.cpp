@@ -31,7 +31,8 @@ void store(std::byte* base, size_t index, T value) {
 double loadAny(DType dtype, const std::byte* base, size_t index) {
     switch (dtype) {
         case DType::Int8: return load<int8_t>(base, index);
-        case DType::UInt8: return load<uint8_t>(base, index);
+        case DType::UInt8:
+        case DType::Bool: return load<uint8_t>(base, index);
         case DType::Int32: return load<int32_t>(base, index);
         case DType::Fp32: return load<float>(base, index);
         case DType::Fp16: return fp16ToFloat(load<uint16_t>(base, index));
@@ -51,7 +52,8 @@ void storeQuantized(DType dtype, std::byte* base, size_t index, float value, dou
     switch (dtype) {
         case DType::Int8: store<int8_t>(base, index, static_cast<int8_t>(quantize(value, zeroPoint, -128, 127))); return;
         case DType::UInt8: store<uint8_t>(base, index, static_cast<uint8_t>(quantize(value, zeroPoint, 0, 255))); return;
-        default: throw std::logic_error("vector unit: quantised output must be int8 or uint8");
+        case DType::Bool: store<uint8_t>(base, index, static_cast<uint8_t>(quantize(value, zeroPoint, 0, 1))); return;
+        default: throw std::logic_error("vector unit: quantised output must be int8, uint8 or bool");
     }
 }
 

@@ -50,6 +50,14 @@ TEST(VectorAlu, FillWritesTheImmediateInAnyTypeOfUpToFourBytes) {
     EXPECT_FALSE(isa::vectorSupports(VectorOp::Fill, DType::Fp32, DType::Int32));
 }
 
+TEST(VectorAlu, BoolsWidenToInt32AndNarrowBackSaturating) {
+    EXPECT_EQ(run<int32_t>(VectorOp::Cast, DType::Bool, DType::Int32, 1, 3, std::vector<uint8_t>{0, 1, 1}),
+              (std::vector<int32_t>{0, 1, 1}));
+    EXPECT_EQ(run<uint8_t>(VectorOp::Requantize, DType::Int32, DType::Bool, 1, 3, std::vector<int32_t>{-2, 0, 5}, {},
+                           isa::Operand1Mode::None, bits(1.0f)),
+              (std::vector<uint8_t>{0, 0, 1}));
+}
+
 TEST(VectorAlu, FloatFunctionsFollowTheirDefinitions) {
     const std::vector<float> x = {0.5f, 1.0f, 2.0f, 4.0f};
     struct Case {
