@@ -307,7 +307,9 @@ bool vectorSupports(VectorOp op, DType dtype, DType out) {
         case VectorOp::Relu:
         case VectorOp::Clip:
         case VectorOp::ReduceSum:
-        case VectorOp::ReduceMax: return out == dtype && (dtype == DType::Fp32 || dtype == DType::Int32);
+        case VectorOp::ReduceMax:
+        case VectorOp::Less:
+        case VectorOp::Equal: return out == dtype && (dtype == DType::Fp32 || dtype == DType::Int32);
         default: return out == dtype && dtype == DType::Fp32;  // division and transcendentals
     }
 }

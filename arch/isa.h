@@ -77,8 +77,10 @@ enum class VectorOp : uint8_t {
     Requantize = 21,  ///< int32 -> int8/uint8: saturate(round_even(float(x) * imm) + imm2)
     Dequantize = 22,  ///< int8/uint8/int32 -> fp32: (x - imm2) * imm
     Fill = 23,        ///< dst = the low bytes of imm, in dtype; src0 is not read
+    Less = 24,        ///< dst = 1 where src0 < operand1, else 0 (false for NaN)
+    Equal = 25,       ///< dst = 1 where src0 == operand1, else 0 (false for NaN)
 };
-inline constexpr int kVectorOpCount = 24;
+inline constexpr int kVectorOpCount = 26;
 
 /// How the vector unit reads its second operand for element (r, c).
 enum class Operand1Mode : uint8_t {

@@ -56,9 +56,12 @@ VectorProblem buildStrided(const Graph& graph, uint32_t opId, const std::string&
     if (b.extentOf(result) != BufferExtent::Block) {
         throw VectorUnsupported("an elementwise result broadcast from its inputs");
     }
-    // A narrow integer result computed in int32 is narrowed, saturating, as it is stored.
+    // A narrow integer result computed in int32 (or a comparison's 1 or 0 in fp32) is
+    // narrowed, saturating, as it is stored.
     const DType stored = graph.value(output.value).dtype;
-    if (b.dtypeOf(result) == DType::Int32 && (stored == DType::Int8 || stored == DType::UInt8 || stored == DType::Bool)) {
+    const bool narrow = stored == DType::Int8 || stored == DType::UInt8 || stored == DType::Bool;
+    if (narrow && b.dtypeOf(result) == DType::Fp32 && stored == DType::Bool) result = b.unary(VectorOp::Cast, result, DType::Int32);
+    if (narrow && b.dtypeOf(result) == DType::Int32) {
         result = b.immediate(VectorOp::Requantize, result, fp32Bits(1.0f), 0, stored);
     }
     const TensorView out{output.value, output.offset, space.strides[0]};
@@ -338,8 +341,36 @@ std::optional<std::pair<Body, std::vector<ValueId>>> elementwiseBody(const Graph
                                  return b.scalar(VectorOp::Add, negate(b, *in[0].buffer), 1.0f);
                              }),
                              first};
-        case OpKind::ThresholdedRelu:
-            throw VectorUnsupported("the vector unit has no comparison for ThresholdedRelu");
+        // Comparisons: 1 or 0. a <= b is a < b or a == b, so that NaN compares false.
+        case OpKind::Less:
+        case OpKind::Greater:
+        case OpKind::Equal:
+        case OpKind::LessOrEqual:
+        case OpKind::GreaterOrEqual:
+            return std::pair{Body([kind = node.kind](VectorBuilder& b, std::span<const Operand> in) {
+                                 const bool swap = kind == OpKind::Greater || kind == OpKind::GreaterOrEqual;
+                                 const Operand& lo = swap ? in[1] : in[0];
+                                 const Operand& hi = swap ? in[0] : in[1];
+                                 if (kind == OpKind::Equal) return b.binary(VectorOp::Equal, in[0], in[1]);
+                                 const uint32_t less = b.binary(VectorOp::Less, lo, hi);
+                                 if (kind == OpKind::Less || kind == OpKind::Greater) return less;
+                                 return b.binary(VectorOp::Add, less, b.binary(VectorOp::Equal, in[0], in[1]));
+                             }),
+                             node.inputs};
+        case OpKind::ThresholdedRelu: {
+            // x where x > alpha, else 0: relu(x) masked by (1 - [x < alpha] - [x == alpha]), which
+            // is x itself where the mask is 1 when alpha >= 0 (and 0 for NaN).
+            const auto alpha = static_cast<float>(node.floatAttr("alpha", 1.0));
+            if (alpha < 0) throw VectorUnsupported("ThresholdedRelu with a negative alpha");
+            return std::pair{Body([alpha](VectorBuilder& b, std::span<const Operand> in) {
+                                 const uint32_t x = *in[0].buffer;
+                                 const uint32_t atOrBelow = b.binary(VectorOp::Add, b.scalar(VectorOp::Less, x, alpha),
+                                                                     b.scalar(VectorOp::Equal, x, alpha));
+                                 const uint32_t above = b.scalar(VectorOp::Add, negate(b, atOrBelow), 1.0f);
+                                 return b.binary(VectorOp::Mul, b.unary(VectorOp::Relu, x), above);
+                             }),
+                             first};
+        }
         default: return std::nullopt;
     }
 }

@@ -85,13 +85,15 @@ T binary(VectorOp op, T x, T y) {
         case VectorOp::Div: return x / y;
         case VectorOp::Max: return std::max(x, y);
         case VectorOp::Min: return std::min(x, y);
+        case VectorOp::Less: return x < y ? T{1} : T{0};
+        case VectorOp::Equal: return x == y ? T{1} : T{0};
         default: throw std::logic_error("vector unit: not a binary op");
     }
 }
 
 bool isBinary(VectorOp op) {
     return op == VectorOp::Add || op == VectorOp::Sub || op == VectorOp::Mul || op == VectorOp::Div ||
-           op == VectorOp::Max || op == VectorOp::Min;
+           op == VectorOp::Max || op == VectorOp::Min || op == VectorOp::Less || op == VectorOp::Equal;
 }
 
 /// Same-type elementwise ops and reductions over T (float or int32_t).

@@ -58,6 +58,16 @@ TEST(VectorAlu, BoolsWidenToInt32AndNarrowBackSaturating) {
               (std::vector<uint8_t>{0, 0, 1}));
 }
 
+TEST(VectorAlu, ComparisonsGiveOneOrZeroAndAreFalseForNaN) {
+    const float nan = std::nanf("");
+    EXPECT_EQ(run<float>(VectorOp::Less, DType::Fp32, DType::Fp32, 1, 4, std::vector<float>{1, 2, 3, nan},
+                         std::vector<float>{2, 2, 2, 2}, isa::Operand1Mode::Full),
+              (std::vector<float>{1, 0, 0, 0}));
+    EXPECT_EQ(run<int32_t>(VectorOp::Equal, DType::Int32, DType::Int32, 1, 3, std::vector<int32_t>{4, 5, 6}, {},
+                           isa::Operand1Mode::Immediate, bits(int32_t{5})),
+              (std::vector<int32_t>{0, 1, 0}));
+}
+
 TEST(VectorAlu, FloatFunctionsFollowTheirDefinitions) {
     const std::vector<float> x = {0.5f, 1.0f, 2.0f, 4.0f};
     struct Case {
