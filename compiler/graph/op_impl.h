@@ -170,6 +170,8 @@ std::optional<std::vector<StridedCopy>> gatherCopies(const Graph& graph, const N
 std::vector<StridedCopy> expandCopies(const Graph& graph, const Node& node);
 std::vector<StridedCopy> tileCopies(const Graph& graph, const Node& node);
 std::vector<StridedCopy> padCopies(const Graph& graph, const Node& node);
+/// nullopt when k is not constant.
+std::optional<std::vector<StridedCopy>> triluCopies(const Graph& graph, const Node& node);
 
 void inferPad(Graph& graph, const Node& node);
 void inferRmsNormalization(Graph& graph, const Node& node);

@@ -191,6 +191,7 @@ std::span<const int> shapeOperands(OpKind kind) {
         case OpKind::Split:      // split, from opset 13
         case OpKind::Expand:
         case OpKind::Tile:
+        case OpKind::Trilu:                   // k: which elements are kept
         case OpKind::OneHot: return kSecond;  // OneHot: depth
         case OpKind::Slice: return kSlice;
         case OpKind::Pad: return kPad;  // pads, and axes in opset 18

@@ -37,8 +37,8 @@ std::optional<OpKind> findOpKind(std::string_view onnxOpType);
 /// Every op type the graph IR knows, for messages ("supported: MatMul, Gemm, ...").
 std::string supportedOpList();
 
-/// The inputs of an op that decide its output shape (a Reshape's shape, a Slice's starts...):
-/// the graph IR takes them only as constants.
+/// The inputs of an op that decide its output shape (a Reshape's shape, a Slice's starts...) or
+/// which elements it moves (Trilu's k): the compiler takes them only as constants.
 std::span<const int> shapeOperands(OpKind kind);
 
 /// A located diagnostic: "op 'gemm_0' (Gemm): <message>".

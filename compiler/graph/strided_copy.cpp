@@ -37,6 +37,7 @@ std::optional<std::vector<StridedCopy>> stridedCopies(const Graph& graph, const 
         case OpKind::Tile: return ops::tileCopies(graph, node);
         case OpKind::Pad: return ops::padCopies(graph, node);
         case OpKind::Im2Col: return ops::im2colCopies(graph, node);
+        case OpKind::Trilu: return ops::triluCopies(graph, node);
         default: return std::nullopt;
     }
 }

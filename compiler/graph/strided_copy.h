@@ -27,7 +27,7 @@ struct StridedCopy {
 };
 
 /// The copies that together write every output element of a data-movement node once; nullopt
-/// when the node computes (or when Gather's indices are not constant). The graph's
+/// when the node computes (or when Gather's indices or Trilu's k are not constant). The graph's
 /// values must have their inferred types.
 std::optional<std::vector<StridedCopy>> stridedCopies(const Graph& graph, const Node& node);
 

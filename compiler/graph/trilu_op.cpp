@@ -1,6 +1,7 @@
 // Trilu: the upper (upper=1, the default) or lower triangle of each matrix in the last two
 // axes, elements outside it set to zero. Diagonal k (input 1, default 0) shifts the border:
 // upper keeps column - row >= k, lower keeps column - row <= k.
+#include <algorithm>
 #include <cstring>
 
 #include "compiler/graph/elementwise.h"
@@ -49,6 +50,45 @@ std::vector<Tensor> interpretTrilu(const Node& node, std::span<const Tensor* con
         if (!kept) std::memset(out.bytes.data() + i * size, 0, size);
     }
     return {std::move(out)};
+}
+
+std::optional<std::vector<StridedCopy>> triluCopies(const Graph& graph, const Node& node) {
+    const Value* kValue = optionalInput(graph, node, 1);
+    if (kValue && !kValue->constant) return std::nullopt;
+    const int64_t k = diagonal(node, kValue ? &*kValue->constant : nullptr);
+    const bool upper = node.intAttr("upper", 1) != 0;
+    const Value& input = graph.value(node.inputs[0]);
+    const Shape& shape = input.shape;
+    const int64_t rows = shape[shape.size() - 2], columns = shape.back();
+    // Per row of the matrices (all batches at once): the kept columns are copied, the others
+    // filled with zero.
+    const Shape batch(shape.begin(), shape.end() - 2);
+    const std::vector<int64_t> strides = rowMajorStrides(shape);
+    const std::vector<int64_t> batchStrides(strides.begin(), strides.end() - 2);
+    std::vector<StridedCopy> copies;
+    for (int64_t row = 0; row < rows; ++row) {
+        const int64_t first = upper ? std::clamp<int64_t>(row + k, 0, columns) : 0;
+        const int64_t end = upper ? columns : std::clamp<int64_t>(row + k + 1, 0, columns);
+        const auto piece = [&](int64_t from, int64_t to, bool keep) {
+            if (from >= to) return;
+            Shape dims = batch;
+            dims.push_back(to - from);
+            std::vector<int64_t> stride = batchStrides;
+            stride.push_back(1);
+            const int64_t offset = row * columns + from;
+            StridedCopy copy{0, 0, dims, offset, offset, stride, stride, std::nullopt};
+            if (!keep) {
+                copy.fill = Tensor::zeros(input.dtype, {});  // zero bytes: zero, false or +0.0
+                copy.inputOffset = 0;
+                copy.inputStrides.assign(dims.size(), 0);
+            }
+            copies.push_back(std::move(copy));
+        };
+        piece(0, first, false);
+        piece(first, end, true);
+        piece(end, columns, false);
+    }
+    return copies;
 }
 
 }  // namespace npusim::compiler::ops

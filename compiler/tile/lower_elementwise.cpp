@@ -26,14 +26,13 @@ void shapeForRows(IndexSpace& space) {
     if (space.dims.size() < 2) insertUnitDim(space, 0);
 }
 
-namespace {
-
-/// A view of an int64 tensor as the int32 low words of its elements.
 TensorView lowWords(TensorView view) {
     view.offset *= 2;
     for (int64_t& stride : view.strides) stride *= 2;
     return view;
 }
+
+namespace {
 
 /// The kernel; with `int64AsInt32`, int64 operands are read as their low words and int64
 /// results written as low and high (sign) words.

@@ -50,6 +50,7 @@ std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& n
     const std::optional<std::vector<StridedCopy>> copies = stridedCopies(graph, node);
     if (!copies) {
         if (node.kind == OpKind::Gather) throw VectorUnsupported("Gather with indices computed at run time");
+        if (node.kind == OpKind::Trilu) throw VectorUnsupported("Trilu with k computed at run time");
         return {};
     }
     std::vector<VectorProblem> problems;
@@ -61,6 +62,18 @@ std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& n
         const ValueId input = node.inputs[copy.input], output = node.outputs[copy.output];
         VectorBuilder b(opId, copy.fill ? "fill" : "copy", space.dims, 1);
         uint32_t buffer = 0;
+        const TensorView out{output, copy.outputOffset, space.strides[0]};
+        if (copy.fill && copy.fill->bytes.size() == 2 * sizeof(uint32_t)) {
+            // An 8-byte value (int64): its low and high words, each filled in int32.
+            uint32_t words[2];
+            std::memcpy(words, copy.fill->bytes.data(), sizeof words);
+            TensorView high = lowWords(out);
+            ++high.offset;
+            b.store(b.fill(DType::Int32, words[0]), lowWords(out));
+            b.store(b.fill(DType::Int32, words[1]), high);
+            problems.push_back(b.finish());
+            continue;
+        }
         if (copy.fill) {
             if (copy.fill->bytes.size() > sizeof(uint32_t)) {
                 throw VectorUnsupported("a fill of " + std::string(dtypeName(copy.fill->dtype)) +
@@ -74,7 +87,7 @@ std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& n
             // writes every one.
             buffer = b.loadBlock({input, copy.inputOffset, space.strides[1]}, graph.value(input).dtype);
         }
-        b.store(buffer, {output, copy.outputOffset, space.strides[0]});
+        b.store(buffer, out);
         problems.push_back(b.finish());
     }
     return problems;

@@ -51,6 +51,9 @@ struct ViewOrigin {
     int64_t offset = 0;
 };
 
+/// A view of an int64 tensor as the int32 low words of its elements (one past is the high).
+TensorView lowWords(TensorView view);
+
 /// Simplifies an index space and makes its last dim the row (split when longer than
 /// kMaxVectorCols), with at least one row dim.
 void shapeForRows(IndexSpace& space);

@@ -48,10 +48,10 @@ class BadModelTest(NpusimTestCase):
         graph = helper.make_graph(
             [helper.make_node("Relu", ["x"], ["r"], name="act"),
              helper.make_node("ArgMax", ["r"], ["i"], name="pick", axis=1),
-             helper.make_node("Trilu", ["r"], ["t"], name="mask")], "unsupported",
+             helper.make_node("ArgMin", ["r"], ["t"], name="mask", axis=1)], "unsupported",
             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
             [helper.make_tensor_value_info("i", TensorProto.INT64, [4, 1]),
-             helper.make_tensor_value_info("t", TensorProto.FLOAT, [4, 8])])
+             helper.make_tensor_value_info("t", TensorProto.INT64, [4, 1])])
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), self.tmp / "model.onnx")
         result = self.npusim("compile", "model.onnx", "--mapping")
         self.assertNoCrash(result)

@@ -165,6 +165,16 @@ TEST(StridedCopies, InferenceDropoutPassesXAndAnAllTrueMask) {
     expectCopiesMatch(OpKind::Dropout, {iota({2, 3})}, {}, {}, 2);
 }
 
+TEST(StridedCopies, TriluCopiesTheTriangleAndFillsTheRest) {
+    for (int64_t upper : {0, 1}) {
+        for (int64_t k : {-2, 0, 1, 9}) {
+            expectCopiesMatch(OpKind::Trilu, {iota({2, 4, 5}), int64({}, {k})}, {1}, {{"upper", upper}});
+        }
+    }
+    // Without k the main diagonal borders the triangle.
+    expectCopiesMatch(OpKind::Trilu, {iota({3, 3})}, {});
+}
+
 TEST(StridedCopies, ComputingOpsHaveNone) {
     const Graph graph = constantOperandGraph(OpKind::Relu, {iota({2})}, {});
     EXPECT_FALSE(stridedCopies(graph, graph.nodes[0]).has_value());
