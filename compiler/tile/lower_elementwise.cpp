@@ -63,6 +63,10 @@ VectorProblem buildStrided(const Graph& graph, uint32_t opId, const std::string&
     if (narrow && b.dtypeOf(result) == DType::Int32) {
         result = b.immediate(VectorOp::Requantize, result, fp32Bits(1.0f), 0, stored);
     }
+    // A 16-bit float result computed in fp32 is rounded to nearest even as it is stored.
+    if ((stored == DType::Fp16 || stored == DType::Bf16) && b.dtypeOf(result) == DType::Fp32) {
+        result = b.unary(VectorOp::Cast, result, stored);
+    }
     const TensorView out{output.value, output.offset, space.strides[0]};
     if (int64AsInt32 && stored == DType::Int64) {
         if (b.dtypeOf(result) != DType::Int32) result = b.unary(VectorOp::Cast, result, DType::Int32);

@@ -8,7 +8,18 @@
 namespace npusim::compiler {
 namespace {
 
-bool isNarrowInteger(DType dtype) { return dtype == DType::Int8 || dtype == DType::UInt8 || dtype == DType::Bool; }
+/// The type the vector unit computes a narrow type in: int32 for the small integers and bool,
+/// fp32 for the 16-bit floats; other types are their own.
+DType wideType(DType dtype) {
+    switch (dtype) {
+        case DType::Int8:
+        case DType::UInt8:
+        case DType::Bool: return DType::Int32;
+        case DType::Fp16:
+        case DType::Bf16: return DType::Fp32;
+        default: return dtype;
+    }
+}
 
 bool commutative(isa::VectorOp op) {
     return op == isa::VectorOp::Add || op == isa::VectorOp::Mul || op == isa::VectorOp::Max ||
@@ -65,26 +76,28 @@ uint32_t VectorBuilder::loadBlock(const TensorView& view, DType dtype) {
 }
 
 uint32_t VectorBuilder::widened(uint32_t buffer) {
-    if (!isNarrowInteger(dtypeOf(buffer))) return buffer;
+    const DType wide = wideType(dtypeOf(buffer));
+    if (wide == dtypeOf(buffer)) return buffer;
     if (const auto it = widened_.find(buffer); it != widened_.end()) return it->second;
-    const uint32_t wide = unary(isa::VectorOp::Cast, buffer, DType::Int32);
-    widened_[buffer] = wide;
-    return wide;
+    const uint32_t result = unary(isa::VectorOp::Cast, buffer, wide);
+    widened_[buffer] = result;
+    return result;
 }
 
 uint32_t VectorBuilder::step(isa::VectorOp op, uint32_t dst, uint32_t src0,
                              std::optional<uint32_t> src1, std::optional<uint32_t> imm,
                              uint32_t imm2) {
-    // int8 and uint8 are computed in int32: narrow operands are widened, and a result of their
-    // type is int32 too (the kernel narrows what it stores).
-    if (isNarrowInteger(dtypeOf(src0)) && !isa::vectorSupports(op, dtypeOf(src0), dtypeOf(dst))) {
-        const DType wideOut = dtypeOf(dst) == dtypeOf(src0) ? DType::Int32 : dtypeOf(dst);
-        if (isa::vectorSupports(op, DType::Int32, wideOut)) {
+    // int8, uint8 and bool are computed in int32, fp16 and bf16 in fp32: narrow operands are
+    // widened, and a result of their type is wide too (the kernel narrows what it stores).
+    const DType wide = wideType(dtypeOf(src0));
+    if (wide != dtypeOf(src0) && !isa::vectorSupports(op, dtypeOf(src0), dtypeOf(dst))) {
+        const DType wideOut = dtypeOf(dst) == dtypeOf(src0) ? wide : dtypeOf(dst);
+        if (isa::vectorSupports(op, wide, wideOut)) {
             src0 = widened(src0);
             problem_.buffers[dst].dtype = wideOut;
         }
     }
-    if (src1 && dtypeOf(*src1) != dtypeOf(src0) && dtypeOf(src0) == DType::Int32) src1 = widened(*src1);
+    if (src1 && dtypeOf(*src1) != dtypeOf(src0) && wideType(dtypeOf(*src1)) == dtypeOf(src0)) src1 = widened(*src1);
     const DType in = dtypeOf(src0), out = dtypeOf(dst);
     if (!isa::vectorSupports(op, in, out)) {
         std::string message = "the vector unit has no " + std::string(isa::vectorOpName(op)) + " on " +

@@ -63,7 +63,8 @@ public:
 
 private:
     uint32_t newBuffer(DType dtype, BufferExtent extent);
-    /// An int8 or uint8 buffer cast to int32 (once); any other buffer as it is.
+    /// A narrow buffer (int8, uint8, bool; fp16, bf16) cast to int32 or fp32, once; any other
+    /// buffer as it is.
     uint32_t widened(uint32_t buffer);
     uint32_t step(isa::VectorOp op, uint32_t dst, uint32_t src0, std::optional<uint32_t> src1,
                   std::optional<uint32_t> imm, uint32_t imm2);

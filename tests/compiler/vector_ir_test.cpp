@@ -162,6 +162,16 @@ TEST(VectorBuilder, ComputesNarrowIntegersInInt32) {
     EXPECT_EQ(p.steps[3].op, VectorOp::Max);
 }
 
+TEST(VectorBuilder, ComputesSixteenBitFloatsInFp32) {
+    VectorBuilder b(0, "fp16 max", {2, 8}, 1);
+    const uint32_t m = b.binary(VectorOp::Max, b.load({1, 0, {8, 1}}, DType::Fp16), b.load({2, 0, {8, 1}}, DType::Fp16));
+    EXPECT_EQ(b.dtypeOf(m), DType::Fp32);
+    const VectorProblem p = b.finish();
+    ASSERT_EQ(p.steps.size(), 3u);
+    EXPECT_EQ(p.steps[0].op, VectorOp::Cast);
+    EXPECT_EQ(p.steps[2].op, VectorOp::Max);
+}
+
 TEST(VectorBuilder, DividesIntegersThroughFp32AndTruncates) {
     VectorBuilder b(0, "int div", {1, 8}, 1);
     const uint32_t q = b.binary(VectorOp::Div, b.load({1, 0, {8, 1}}, DType::Int32), b.load({2, 0, {8, 1}}, DType::Int32));
