@@ -93,10 +93,12 @@ private:
     std::map<ValueId, int> readers_;
 };
 
-/// A recognised normalisation: its replacement node, and the nodes it replaces.
+/// A recognised normalisation: its replacement node (input 1, the scale, kNoValue for a scale
+/// of ones of length `width`), and the nodes it replaces.
 struct Match {
     Node replacement;
     std::set<const Node*> nodes;
+    int64_t width = 0;
 };
 
 /// The optional affine tail after the normalised value n: [* scale] [+ bias]; returns the
@@ -133,7 +135,7 @@ ValueId affineTail(const Matcher& m, const Graph& graph, ValueId n, const Shape&
     return value;
 }
 
-std::optional<Match> matchAt(const Matcher& m, const Node& div, GraphRewriter& rewriter) {
+std::optional<Match> matchAt(const Matcher& m, const Node& div) {
     if (div.kind != OpKind::Div) return std::nullopt;
     const Graph& graph = m.graph();
     const std::optional<std::pair<ValueId, float>> root = m.rootMean(div.inputs[1]);
@@ -171,11 +173,7 @@ std::optional<Match> matchAt(const Matcher& m, const Node& div, GraphRewriter& r
         }
     }
     if (kind == OpKind::RmsNormalization && bias != kNoValue) return std::nullopt;  // not an RMS form
-    if (scale == kNoValue) {
-        Tensor ones = Tensor::zeros(DType::Fp32, {x0.back()});
-        for (float& v : ones.as<float>()) v = 1.0f;
-        scale = rewriter.constant(div.name + ".ones", std::move(ones));
-    }
+    match.width = x0.back();
     std::vector<ValueId> inputs = {x, scale};
     if (bias != kNoValue) inputs.push_back(bias);
     match.replacement = Node{div.name, kind, inputs, {result}, {{"axis", int64_t{-1}}, {"epsilon", static_cast<double>(root->second)}}};
@@ -191,7 +189,7 @@ void recognizeNormalization(Graph& graph) {
     std::map<const Node*, Match> byAnchor;
     std::set<const Node*> replaced;
     for (const Node& node : graph.nodes) {
-        std::optional<Match> match = matchAt(matcher, node, rewriter);
+        std::optional<Match> match = matchAt(matcher, node);
         if (!match || std::any_of(match->nodes.begin(), match->nodes.end(), [&](const Node* n) { return replaced.contains(n); })) {
             continue;
         }
@@ -205,14 +203,21 @@ void recognizeNormalization(Graph& graph) {
     // from copies, so nodes are known by name).
     std::set<std::string> dropped;
     std::map<std::string, Node> replacements;
+    std::map<std::string, int64_t> widths;
     for (const auto& [anchor, match] : byAnchor) {
         for (const Node* node : match.nodes) dropped.insert(node->name);
         replacements.emplace(anchor->name, match.replacement);
+        widths.emplace(anchor->name, match.width);
     }
     rewriter.run([&](const Node& node) {
         if (!dropped.contains(node.name)) return false;
         if (const auto it = replacements.find(node.name); it != replacements.end()) {
-            const Node& r = it->second;
+            Node& r = it->second;
+            if (r.inputs[1] == kNoValue) {  // no scale: ones
+                Tensor ones = Tensor::zeros(DType::Fp32, {widths.at(node.name)});
+                for (float& v : ones.as<float>()) v = 1.0f;
+                r.inputs[1] = rewriter.constant(r.name + ".ones", std::move(ones));
+            }
             rewriter.add(r.kind, r.name, r.inputs, r.attributes, r.outputs);
         }
         return true;
