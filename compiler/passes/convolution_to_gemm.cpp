@@ -20,12 +20,6 @@
 namespace npusim::compiler {
 namespace {
 
-Tensor int64Tensor(const std::vector<int64_t>& values) {
-    Tensor out = Tensor::zeros(DType::Int64, {static_cast<int64_t>(values.size())});
-    std::memcpy(out.bytes.data(), values.data(), out.bytes.size());
-    return out;
-}
-
 /// A convolution's operands as the rewrite needs them.
 struct ConvParts {
     const Node& node;

@@ -1,9 +1,17 @@
 // GraphRewriter: the new node list, producers kept in step, types from the op table.
 #include "compiler/passes/graph_rewriter.h"
 
+#include <cstring>
+
 #include "compiler/graph/op_table.h"
 
 namespace npusim::compiler {
+
+Tensor int64Tensor(const std::vector<int64_t>& values) {
+    Tensor out = Tensor::zeros(DType::Int64, {static_cast<int64_t>(values.size())});
+    std::memcpy(out.bytes.data(), values.data(), out.bytes.size());
+    return out;
+}
 
 std::vector<ValueId> GraphRewriter::add(OpKind kind, const std::string& name, std::vector<ValueId> inputs,
                                         std::map<std::string, Attribute> attributes, std::vector<ValueId> outputs,

@@ -13,6 +13,9 @@
 
 namespace npusim::compiler {
 
+/// A 1-D int64 tensor of `values` (a Reshape's shape, a Slice's starts...).
+Tensor int64Tensor(const std::vector<int64_t>& values);
+
 class GraphRewriter {
 public:
     explicit GraphRewriter(Graph& graph) : graph_(graph) {}

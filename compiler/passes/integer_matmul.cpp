@@ -5,8 +5,6 @@
 // the sums A 1 and 1 B being products with ones, exact in int32. A QLinearMatMul is that
 // integer product, converted to fp32, scaled by a_scale * b_scale / y_scale (in fp32, as its
 // reference does) and quantised with scale 1 and y_zero_point.
-#include <cstring>
-
 #include "compiler/passes/graph_pass.h"
 #include "compiler/passes/graph_rewriter.h"
 
@@ -14,12 +12,6 @@ namespace npusim::compiler {
 namespace {
 
 constexpr int64_t kOnnxFloat = 1, kOnnxInt32 = 6;  // TensorProto element types, for Cast's `to`
-
-Tensor int64Tensor(const std::vector<int64_t>& values) {
-    Tensor out = Tensor::zeros(DType::Int64, {static_cast<int64_t>(values.size())});
-    std::memcpy(out.bytes.data(), values.data(), out.bytes.size());
-    return out;
-}
 
 class Rewrite {
 public:
