@@ -34,9 +34,10 @@ public:
         // orders every load after the last read of the slot it fills.
         const size_t ahead = s_.doubleBuffer ? 1 : 0;
         std::vector<std::pair<uint32_t, uint32_t>> slots(blocks.size());
-        // The next block's loads are interleaved with the current block's GEMMs: queued ahead
-        // of them all, a long run of loads (a gathered operand's) would fill the load queue and
-        // hold back their dispatch.
+        // Double-buffered, the next block's loads are interleaved with the current block's
+        // GEMMs (queued ahead of them all, a long run of loads, a gathered operand's, would fill
+        // the load queue and hold back their dispatch) and its fills follow them. Single-
+        // buffered, a block's loads and fills precede its GEMMs.
         auto load = [&](size_t i) {
             tile_ = static_cast<uint32_t>(i);
             slots[i] = {loadA(blocks[i]), loadB(blocks[i])};
@@ -46,6 +47,10 @@ public:
         emitFills();
         for (size_t i = 0; i < blocks.size(); ++i) {
             if (i + ahead < blocks.size()) load(i + ahead);
+            if (ahead == 0) {
+                emitLoads(pendingLoads_.size());
+                emitFills();
+            }
             const GemmBlock& block = blocks[i];
             tile_ = static_cast<uint32_t>(i);
             if (block.firstK) accumulatorSlot_ = (accumulatorSlot_ + 1) % roles_.accumulator.size();

@@ -318,3 +318,33 @@ TEST(Lowering, Int64ArithmeticRunsOnTheLowWords) {
 
 }  // namespace
 }  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+TEST(Lowering, SingleBufferedBlocksLoadBeforeTheirGemms) {
+    Graph graph = gemmGraph({64, 96}, {96, 80}, std::nullopt, {});
+    const ArchConfig edge = loadArchConfig("edge", {});
+    Lowered l;
+    l.tiles = lowerToTiles(graph, edge, CostModel(edge));
+    GemmSchedule& schedule = std::get<GemmTiles>(l.tiles.ops.at(0)).schedule;
+    schedule.doubleBuffer = false;
+    schedule.mBlock = schedule.nBlock = schedule.kBlock = 32;
+    l.memory = planMemory(graph, l.tiles, edge);
+    l.commands = generateCommands(l.tiles, l.memory, edge);
+    expectValidStream(l, edge);
+    // With one slot per operand, every load of a block comes before the block's first GEMM.
+    std::map<uint32_t, size_t> lastLoad, firstGemm;
+    for (size_t i = 0; i < l.commands.size(); ++i) {
+        const isa::Command& c = l.commands[i];
+        if (c.opcode == isa::Opcode::DmaLoad) lastLoad[c.tileId] = i;
+        if (c.opcode == isa::Opcode::Gemm && !firstGemm.contains(c.tileId)) firstGemm[c.tileId] = i;
+    }
+    ASSERT_GT(firstGemm.size(), 1u);
+    for (const auto& [tile, load] : lastLoad) {
+        if (firstGemm.contains(tile)) EXPECT_LT(load, firstGemm.at(tile)) << "tile " << tile;
+    }
+}
+
+}  // namespace
+}  // namespace npusim::compiler
