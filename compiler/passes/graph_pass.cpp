@@ -6,9 +6,11 @@
 namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
-    static constexpr std::array<GraphPass, 5> kPasses = {{
+    static constexpr std::array<GraphPass, 6> kPasses = {{
         {"recognize-normalization", "turn layer and RMS normalisation spelled out op by op back into one op",
          recognizeNormalization},
+        {"arg-extreme-to-reductions", "rewrite ArgMax and ArgMin as reductions, a comparison and arithmetic",
+         argExtremeToReductions},
         {"fold-batch-norm", "fold a BatchNormalization into the Conv it follows (constant weights and statistics)",
          foldBatchNorm},
         {"convolution-to-gemm", "rewrite each Conv and ConvTranspose as Im2Col and a Gemm per group, the bias in the Gemm",

@@ -22,6 +22,10 @@ std::span<const GraphPass> graphPasses();
 /// npusim.RMSNormalization.
 void recognizeNormalization(Graph& graph);
 
+/// Rewrites ArgMax and ArgMin of fp32 or int32 data as reductions, a comparison and
+/// arithmetic the vector unit runs.
+void argExtremeToReductions(Graph& graph);
+
 /// Folds an inference BatchNormalization into the Conv whose result only it reads, when the
 /// weights, bias and statistics are constants.
 void foldBatchNorm(Graph& graph);

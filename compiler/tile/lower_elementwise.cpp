@@ -68,6 +68,9 @@ VectorProblem buildStrided(const Graph& graph, uint32_t opId, const std::string&
         result = b.unary(VectorOp::Cast, result, stored);
     }
     const TensorView out{output.value, output.offset, space.strides[0]};
+    if (stored == DType::Int64 && b.dtypeOf(result) != DType::Int64 && !int64AsInt32) {
+        throw VectorUnsupported("an int64 result computed in int32");  // built again, stored as words
+    }
     if (int64AsInt32 && stored == DType::Int64) {
         if (b.dtypeOf(result) != DType::Int32) result = b.unary(VectorOp::Cast, result, DType::Int32);
         TensorView high = lowWords(out);
@@ -176,6 +179,8 @@ uint32_t hardSigmoid(VectorBuilder& b, uint32_t x, float alpha, float beta) {
 uint32_t convert(VectorBuilder& b, uint32_t x, DType to) {
     const DType from = b.dtypeOf(x);
     if (from == to) return x;
+    // int64 results are stored as int32 low and high words (stridedProblem).
+    if (to == DType::Int64) return from == DType::Int32 ? x : convert(b, x, DType::Int32);
     if (isa::vectorSupports(VectorOp::Cast, from, to)) return b.unary(VectorOp::Cast, x, to);
     if (to == DType::Int8 || to == DType::UInt8) {
         const uint32_t wide = from == DType::Int32 ? x : b.unary(VectorOp::Cast, x, DType::Int32);

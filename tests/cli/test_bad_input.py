@@ -47,24 +47,26 @@ class BadModelTest(NpusimTestCase):
     def test_ops_the_npu_cannot_run_are_all_in_the_mapping_report(self):
         graph = helper.make_graph(
             [helper.make_node("Relu", ["x"], ["r"], name="act"),
-             helper.make_node("ArgMax", ["r"], ["i"], name="pick", axis=1),
-             helper.make_node("ArgMin", ["r"], ["t"], name="mask", axis=1)], "unsupported",
-            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
-            [helper.make_tensor_value_info("i", TensorProto.INT64, [4, 1]),
-             helper.make_tensor_value_info("t", TensorProto.INT64, [4, 1])])
-        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), self.tmp / "model.onnx")
+             helper.make_node("ReduceProd", ["r"], ["p"], name="product", axes=[1]),
+             helper.make_node("Where", ["c", "r", "x"], ["w"], name="choose")], "unsupported",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8]),
+             helper.make_tensor_value_info("c", TensorProto.BOOL, [4, 8])],
+            [helper.make_tensor_value_info("p", TensorProto.FLOAT, [4, 1]),
+             helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, 8])])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "model.onnx")
         result = self.npusim("compile", "model.onnx", "--mapping")
         self.assertNoCrash(result)
         self.assertEqual(result.returncode, USAGE)
         rows = {line.split()[0]: line for line in result.stdout.splitlines()[1:]}
         self.assertIn("vector unit", rows["act"])
-        for op in ("pick", "mask"):
-            self.assertIn("unsupported", rows[op])
-            self.assertIn("no lowering", rows[op])
+        self.assertIn("unsupported", rows["product"])
+        self.assertIn("no ReduceProd", rows["product"])
+        self.assertIn("unsupported", rows["choose"])
+        self.assertIn("no lowering", rows["choose"])
         self.assertEqual(len(result.stderr.splitlines()), 1)
-        self.assertIn("'pick' (ArgMax)", result.stderr)
+        self.assertIn("'product' (ReduceProd)", result.stderr)
         self.assertIn("1 more ops; see the mapping report", result.stderr)
-        self.compile_and_run_fail("model.onnx", ["'pick' (ArgMax)"])
+        self.compile_and_run_fail("model.onnx", ["'product' (ReduceProd)"])
 
 
 class BadArchTest(NpusimTestCase):
