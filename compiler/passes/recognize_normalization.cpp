@@ -20,10 +20,30 @@ public:
     explicit Matcher(const Graph& graph) : graph_(graph) {
         for (const Node& node : graph.nodes) {
             for (ValueId id : node.inputs) {
-                if (id != kNoValue) ++readers_[id];
+                if (id == kNoValue) continue;
+                ++readers_[id];
+                if (readerNodes_[id].empty() || readerNodes_[id].back() != &node) readerNodes_[id].push_back(&node);
             }
         }
-        for (ValueId id : graph.outputs) ++readers_[id];
+        for (ValueId id : graph.outputs) {
+            ++readers_[id];
+            outputs_.insert(id);
+        }
+    }
+
+    /// The one node reading `value` (once) if it is a `kind` and `value` is no graph output.
+    const Node* soleReader(ValueId value, OpKind kind) const {
+        const auto it = readers_.find(value);
+        if (it == readers_.end() || it->second != 1 || outputs_.contains(value)) return nullptr;
+        const Node* node = readerNodes_.at(value).front();
+        return node->kind == kind ? node : nullptr;
+    }
+    /// Whether `value` is a graph output or read by a node outside `nodes`.
+    bool escapes(ValueId value, const std::set<const Node*>& nodes) const {
+        if (outputs_.contains(value)) return true;
+        const auto it = readerNodes_.find(value);
+        return it != readerNodes_.end() &&
+               std::any_of(it->second.begin(), it->second.end(), [&](const Node* n) { return !nodes.contains(n); });
     }
 
     /// The node producing `value` if it is a `kind` read `uses` times in all, else nullptr.
@@ -90,7 +110,9 @@ public:
 
 private:
     const Graph& graph_;
-    std::map<ValueId, int> readers_;
+    std::map<ValueId, int> readers_;  ///< reads by nodes (an input read twice counts twice) and outputs
+    std::map<ValueId, std::vector<const Node*>> readerNodes_;
+    std::set<ValueId> outputs_;
 };
 
 /// A recognised normalisation: its replacement node (input 1, the scale, kNoValue for a scale
@@ -103,29 +125,17 @@ struct Match {
 
 /// The optional affine tail after the normalised value n: [* scale] [+ bias]; returns the
 /// final value and the constants (kNoValue when absent).
-ValueId affineTail(const Matcher& m, const Graph& graph, ValueId n, const Shape& x, ValueId& scale, ValueId& bias) {
+ValueId affineTail(const Matcher& m, ValueId n, const Shape& x, ValueId& scale, ValueId& bias) {
     scale = bias = kNoValue;
-    auto readerOf = [&](ValueId v, OpKind kind) -> const Node* {
-        const Node* found = nullptr;
-        int count = 0;
-        for (const Node& node : graph.nodes) {
-            if (std::find(node.inputs.begin(), node.inputs.end(), v) != node.inputs.end()) {
-                ++count;
-                found = &node;
-            }
-        }
-        const bool output = std::find(graph.outputs.begin(), graph.outputs.end(), v) != graph.outputs.end();
-        return count == 1 && !output && found->kind == kind ? found : nullptr;
-    };
     ValueId value = n;
-    if (const Node* mul = readerOf(value, OpKind::Mul)) {
+    if (const Node* mul = m.soleReader(value, OpKind::Mul)) {
         const ValueId other = mul->inputs[0] == value ? mul->inputs[1] : mul->inputs[0];
         if (m.lastAxisConstant(other, x)) {
             scale = other;
             value = mul->outputs[0];
         }
     }
-    if (const Node* add = readerOf(value, OpKind::Add)) {
+    if (const Node* add = m.soleReader(value, OpKind::Add)) {
         const ValueId other = add->inputs[0] == value ? add->inputs[1] : add->inputs[0];
         if (m.lastAxisConstant(other, x)) {
             bias = other;
@@ -151,25 +161,19 @@ std::optional<Match> matchAt(const Matcher& m, const Node& div) {
     // x - mean(x) is read by the division and the square (twice when it is Mul(d, d)).
     const bool squareIsMul = m.producer(root->first, OpKind::Mul) != nullptr;
     const Node* sub = m.producer(numerator, OpKind::Sub, squareIsMul ? 3 : 2);
-    if (sub && m.producer(sub->inputs[1], OpKind::ReduceMean) &&
-        m.producer(sub->inputs[1], OpKind::ReduceMean)->inputs[0] == sub->inputs[0] &&
-        m.lastAxisMean(*m.producer(sub->inputs[1], OpKind::ReduceMean))) {
+    const Node* mean = sub ? m.producer(sub->inputs[1], OpKind::ReduceMean) : nullptr;
+    if (mean && mean->inputs[0] == sub->inputs[0] && m.lastAxisMean(*mean)) {
         kind = OpKind::LayerNormalization;  // the numerator is x - mean(x)
         x = sub->inputs[0];
     } else {
         x = numerator;  // RMS: the numerator is x itself
     }
-    const ValueId result = affineTail(m, graph, div.outputs[0], x0, scale, bias);
+    const ValueId result = affineTail(m, div.outputs[0], x0, scale, bias);
     m.collect(result, {x}, match.nodes);
     // Every value made inside the pattern, but the result, must be read only inside it.
     for (const Node* node : match.nodes) {
         for (ValueId out : node->outputs) {
-            if (out == result) continue;
-            if (std::find(graph.outputs.begin(), graph.outputs.end(), out) != graph.outputs.end()) return std::nullopt;
-            for (const Node& reader : graph.nodes) {
-                const bool reads = std::find(reader.inputs.begin(), reader.inputs.end(), out) != reader.inputs.end();
-                if (reads && !match.nodes.contains(&reader)) return std::nullopt;
-            }
+            if (out != result && m.escapes(out, match.nodes)) return std::nullopt;
         }
     }
     if (kind == OpKind::RmsNormalization && bias != kNoValue) return std::nullopt;  // not an RMS form
