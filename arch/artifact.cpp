@@ -42,8 +42,13 @@ Json bindingToJson(const TensorBinding& b) {
 }
 
 Json opToJson(const OpRecord& op) {
+    Json spills = Json::array();
+    for (const SpillRecord& spill : op.spills) {
+        spills.push_back({{"tensor", spill.tensor}, {"bytes", spill.bytes}, {"sram_to_keep", spill.sramToKeep}});
+    }
     return {{"op_id", op.opId}, {"name", op.name},  {"type", op.type},
-            {"dtype", dtypeName(op.dtype)}, {"macs", op.macs}, {"min_dram_bytes", op.minDramBytes}};
+            {"dtype", dtypeName(op.dtype)}, {"macs", op.macs}, {"min_dram_bytes", op.minDramBytes},
+            {"spills", spills}};
 }
 
 DType dtypeFromJson(const Json& j) {
@@ -58,9 +63,14 @@ TensorBinding bindingFromJson(const Json& j) {
 }
 
 OpRecord opFromJson(const Json& j) {
-    return {j.at("op_id").get<uint32_t>(), j.at("name").get<std::string>(),
-            j.at("type").get<std::string>(), dtypeFromJson(j.at("dtype")),
-            j.at("macs").get<uint64_t>(), j.at("min_dram_bytes").get<uint64_t>()};
+    OpRecord op{j.at("op_id").get<uint32_t>(), j.at("name").get<std::string>(),
+                j.at("type").get<std::string>(), dtypeFromJson(j.at("dtype")),
+                j.at("macs").get<uint64_t>(), j.at("min_dram_bytes").get<uint64_t>(), {}};
+    for (const Json& spill : j.at("spills")) {
+        op.spills.push_back({spill.at("tensor").get<std::string>(), spill.at("bytes").get<uint64_t>(),
+                             spill.at("sram_to_keep").get<uint64_t>()});
+    }
+    return op;
 }
 
 Json manifestToJson(const ArtifactManifest& m) {

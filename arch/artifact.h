@@ -16,7 +16,7 @@
 
 namespace npusim {
 
-inline constexpr uint32_t kArtifactFormatVersion = 1;
+inline constexpr uint32_t kArtifactFormatVersion = 2;
 
 /// A model input or output and where it lives inside the context's DRAM window.
 struct TensorBinding {
@@ -28,13 +28,22 @@ struct TensorBinding {
 };
 
 /// One graph op as the reports see it.
+/// An intermediate an op stores or reloads through DRAM because it did not fit on chip.
+struct SpillRecord {
+    std::string tensor;       ///< the value's name
+    uint64_t bytes = 0;
+    uint64_t sramToKeep = 0;  ///< the SRAM size that would have kept it on chip
+    bool operator==(const SpillRecord&) const = default;
+};
+
 struct OpRecord {
     uint32_t opId = 0;
     std::string name;  ///< the ONNX node name
     std::string type;  ///< the ONNX op type
     DType dtype = DType::Fp32;  ///< the dtype the op computes in
     uint64_t macs = 0;
-    uint64_t minDramBytes = 0;  ///< compulsory traffic: inputs, weights and outputs once
+    uint64_t minDramBytes = 0;  ///< compulsory traffic: its tensors that live in DRAM, once
+    std::vector<SpillRecord> spills;  ///< spilled intermediates the op stores or reloads
     bool operator==(const OpRecord&) const = default;
 };
 

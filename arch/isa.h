@@ -106,6 +106,7 @@ enum class Field : uint8_t {
     Planes,             ///< a 3D DMA repeats its 2D block this many times (0 counts as 1)
     DramPlaneStride,    ///< bytes between DRAM planes
     OnchipPlaneStride,  ///< bytes between on-chip planes
+    OnchipMove,         ///< 1: the DRAM side is SRAM at DramAddr instead (an on-chip move)
     AAddr,         ///< GEMM: A tile (SRAM)
     BAddr,         ///< GEMM: B tile (SRAM)
     CAddr,         ///< GEMM: C tile (accumulator)

@@ -32,11 +32,14 @@ constexpr std::array<std::string_view, 6> kOperand1ModeNames = {"none",   "full"
 //   on-chip block is its transpose; for r < rows, c < cols, element
 //   dram[ctx + dram + r*dram_stride + c*e] <-> onchip[addr + c*stride + r*e]
 //   (DMA_LOAD copies it to on-chip memory, DMA_STORE back to DRAM).
-constexpr std::array<FieldLayout, 12> kDmaFields = {{
+// onchip_move=1: the `dram` side is sram[dram] instead (no context base): an on-chip move
+//   that keeps an intermediate resident in SRAM between ops.
+constexpr std::array<FieldLayout, 13> kDmaFields = {{
     {F::DramAddr, "dram", 96, 48, V::Hex},
     {F::Space, "space", 144, 2, V::Enum, kSpaceNames},
     {F::Transpose, "transpose", 146, 1, V::Unsigned},
     {F::ElemBytes, "elem", 147, 4, V::Unsigned},
+    {F::OnchipMove, "onchip_move", 151, 1, V::Unsigned},
     {F::OnchipAddr, "addr", 160, 32, V::Hex},
     {F::Rows, "rows", 192, 16, V::Unsigned},
     {F::RowBytes, "row_bytes", 224, 32, V::Unsigned},

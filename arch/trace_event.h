@@ -43,6 +43,7 @@ struct Event {
     uint64_t start = 0, end = 0;
     uint64_t bytes = 0;  ///< bytes moved by the command (DMA) or read/written (units)
     uint64_t macs = 0;   ///< multiply-accumulates (tensor unit)
+    bool onchipMove = false;  ///< a DMA between on-chip addresses: no DRAM traffic
     /// Busy time that continues an earlier event's command (a pipeline draining after it).
     bool continuation = false;
 };

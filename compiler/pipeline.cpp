@@ -26,38 +26,24 @@ std::string fileHash(const std::filesystem::path& path) {
     return hexDigest(fnv1a64(std::as_bytes(std::span(bytes))));
 }
 
-uint64_t valueBytes(const Value& value) {
-    return static_cast<uint64_t>(elementCount(value.shape)) * dtypeSize(value.dtype);
-}
-
-OpRecord opRecord(const Graph& graph, const Node& node, uint32_t opId, const TileOp& tiles) {
+OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, uint32_t opId,
+                  const TileOp& tiles) {
     OpRecord record;
     record.opId = opId;
     record.name = node.name;
     record.type = std::string(opInfo(node.kind).name);
-    // Compulsory traffic: each tensor the op's kernels read or write, once. An op without
-    // kernels (a view, a fused producer) moves nothing; a fused kernel reads its producers'
-    // inputs instead of their results.
-    std::set<ValueId> touched;
-    if (const auto* vector = std::get_if<VectorTiles>(&tiles)) {
-        for (const VectorKernel& kernel : vector->kernels) {
-            for (const VectorLoad& load : kernel.problem.loads) touched.insert(load.view.value);
-            for (const VectorStore& store : kernel.problem.stores) touched.insert(store.view.value);
-        }
-    } else {
-        const GemmProblem& p = std::get<GemmTiles>(tiles).problem;
-        touched.insert(node.inputs.begin(), node.inputs.end());
-        touched.insert(p.output);  // the op's result, or its fused epilogue's
-        touched.erase(kNoValue);
-        const GemmOperand& b = p.b;
-        if (!b.gather.empty()) {  // the GEMM reads what its B operand gathers from
-            touched.erase(b.value);
-            for (const GatherPiece& piece : b.gather) {
-                if (!piece.copy.fill) touched.insert(piece.source);
-            }
+    // Compulsory traffic: each DRAM tensor the op's commands read or write, once. An op
+    // without kernels (a view, a fused producer) moves nothing; a fused kernel reads its
+    // producers' inputs instead of their results; resident intermediates never reach DRAM.
+    std::set<ValueId> storage;
+    for (ValueId id : accessedValues(tiles)) {
+        const TensorHome& home = plan.tensor(id);
+        if (!storage.insert(home.storage).second || home.resident()) continue;
+        record.minDramBytes += plan.tensor(home.storage).bytes;
+        if (home.spilled()) {
+            record.spills.push_back({graph.value(home.storage).name, home.bytes, home.sramToKeep});
         }
     }
-    for (ValueId id : touched) record.minDramBytes += valueBytes(graph.value(id));
     if (const auto* gemm = std::get_if<GemmTiles>(&tiles)) {
         const GemmProblem& p = gemm->problem;
         record.dtype = p.operandType;
@@ -70,7 +56,7 @@ OpRecord opRecord(const Graph& graph, const Node& node, uint32_t opId, const Til
 
 TensorBinding binding(const Graph& graph, const MemoryPlan& plan, ValueId id) {
     const Value& value = graph.value(id);
-    return {value.name, value.dtype, value.shape, plan.dramTensor(id).offset};
+    return {value.name, value.dtype, value.shape, plan.tensor(id).offset};
 }
 
 std::vector<std::byte> textSection(const std::string& text) {
@@ -117,7 +103,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     m.weightsOffset = c.memory.weightsOffset;
     for (const TileOp& tiles : c.tiles.ops) {
         const uint32_t opId = tileOpId(tiles);
-        m.ops.push_back(opRecord(c.graph, c.graph.nodes.at(opId), opId, tiles));
+        m.ops.push_back(opRecord(c.graph, c.memory, c.graph.nodes.at(opId), opId, tiles));
     }
     c.artifact.sections[kCommandsSection] = isa::encodeStream(c.commands);
     c.artifact.sections[kWeightsSection] = c.memory.weights;

@@ -56,6 +56,22 @@ def mlp(rng, batch=64, features=256, hidden=512, classes=128):
          numpy_helper.from_array(w2, "fc2.weight"), numpy_helper.from_array(b2, "fc2.bias")])
 
 
+def wide_mlp(rng, rows=256, features=1024, hidden=1024, out=256):
+    """Two MatMuls around a ReLU whose 1 MiB hidden activation fits on chip only on large NPUs."""
+    w1 = (rng.standard_normal((features, hidden)) / np.sqrt(features)).astype(np.float32)
+    w2 = (rng.standard_normal((hidden, out)) / np.sqrt(hidden)).astype(np.float32)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="up"),
+        helper.make_node("Relu", ["h"], ["h_relu"], name="act"),
+        helper.make_node("MatMul", ["h_relu", "w2"], ["y"], name="down"),
+    ]
+    return helper.make_graph(
+        nodes, "wide_mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, features])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [rows, out])],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+
+
 def small_cnn(rng, batch=1, channels=3, size=32, classes=10):
     """A small image classifier: two conv-BN-ReLU-pool stages, then flatten and a linear layer."""
     def conv(name, cin, cout):
@@ -179,6 +195,7 @@ def main():
     save(mlp(rng), os.path.join(out, "mlp.onnx"))
     save(small_cnn(rng), os.path.join(out, "small_cnn.onnx"))
     save(transformer_block(rng), os.path.join(out, "transformer_block.onnx"))
+    save(wide_mlp(rng), os.path.join(out, "wide_mlp.onnx"))
 
 
 if __name__ == "__main__":

@@ -30,8 +30,10 @@ ErrorCode validateDma(const isa::Command& c, const ArchConfig& config, uint64_t 
     const uint64_t planes = std::max<uint64_t>(1, c.get(Field::Planes));
     if (rows == 0 || rowBytes == 0) return ErrorCode::BadField;
     const uint64_t dramPlane = blockExtent(rows, rowBytes, c.get(Field::DramStride));
-    if (!fits(c.get(Field::DramAddr), blockExtent(planes, dramPlane, c.get(Field::DramPlaneStride)), windowSize)) {
-        return ErrorCode::DramOutOfWindow;
+    const bool move = c.get(Field::OnchipMove) != 0;
+    if (!fits(c.get(Field::DramAddr), blockExtent(planes, dramPlane, c.get(Field::DramPlaneStride)),
+              move ? config.sram.sizeBytes : windowSize)) {
+        return move ? ErrorCode::OnchipOutOfRange : ErrorCode::DramOutOfWindow;
     }
     const uint64_t size = spaceSize(config, c.get(Field::Space));
     if (size == 0) return ErrorCode::BadField;

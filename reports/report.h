@@ -49,6 +49,18 @@ struct OpReport {
     /// op's cycles, else dispatch when the control core is, else sync (units waiting).
     std::string bound;
     double attainableCycles = 0, efficiency = 0;
+    /// Spill and reformat commands of the op: how many, bytes moved, busy cycles.
+    uint64_t spillCount = 0, spillBytes = 0, spillCycles = 0;
+    uint64_t reformatCount = 0, reformatCycles = 0;
+};
+
+/// A performance failure named at the op that caused it.
+struct Finding {
+    std::string kind;  ///< spill, reformat (docs/REPORTS.md lists the kinds)
+    std::string op;    ///< the ONNX node name
+    uint32_t opId = 0;
+    uint64_t cycles = 0;  ///< cycles lost: the busy cycles of the commands the failure added
+    std::string message, hint;
 };
 
 struct Report {
@@ -61,11 +73,14 @@ struct Report {
     double dramBytesPerCycle = 0, dramGbps = 0;
     std::vector<OpReport> ops;
     double peakMacsPerCycle = 0, peakDramBytesPerCycle = 0, attainableCycles = 0, efficiency = 0;
+    std::vector<Finding> findings;  ///< most cycles lost first
     std::optional<CheckResult> check;
     bool timingOnly = false;  ///< values were not computed (npusim run --timing-only)
 };
 
 Report buildReport(const RunRecord& run);
+/// The findings of a built report, most cycles lost first.
+std::vector<Finding> findFailures(const Report& report, const RunRecord& run);
 std::string reportToJson(const Report& report);
 std::string reportToMarkdown(const Report& report);
 /// Chrome trace-event JSON (opens in Perfetto): one track per unit, slices named by op and kind.

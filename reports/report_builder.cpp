@@ -72,10 +72,18 @@ Report buildReport(const RunRecord& run) {
             op.vectorBusy += cycles;
         } else if (e.opcode == isa::Opcode::DmaLoad) {
             op.loadBusy += cycles;
-            op.dramBytes += e.bytes;
+            if (!e.onchipMove) op.dramBytes += e.bytes;
         } else if (e.opcode == isa::Opcode::DmaStore) {
             op.storeBusy += cycles;
-            op.dramBytes += e.bytes;
+            if (!e.onchipMove) op.dramBytes += e.bytes;
+        }
+        if (e.type == trace::EventType::Command && e.kind == isa::CommandKind::Spill) {
+            op.spillCount += e.continuation ? 0 : 1;
+            op.spillBytes += e.bytes;
+            op.spillCycles += cycles;
+        } else if (e.type == trace::EventType::Command && e.kind == isa::CommandKind::Reformat) {
+            op.reformatCount += e.continuation ? 0 : 1;
+            op.reformatCycles += cycles;
         }
     }
     for (UnitReport& unit : report.units) {
@@ -121,6 +129,7 @@ Report buildReport(const RunRecord& run) {
         report.ops.push_back(op);
     }
     report.efficiency = report.totalCycles ? report.attainableCycles / report.totalCycles : 0;
+    report.findings = findFailures(report, run);
     return report;
 }
 

@@ -49,7 +49,18 @@ std::string reportToJson(const Report& r) {
                             {"stall_cycles", op.stallCycles},
                             {"bound", op.bound},
                             {"attainable_cycles", op.attainableCycles},
-                            {"efficiency", op.efficiency}});
+                            {"efficiency", op.efficiency},
+                            {"spill", {{"count", op.spillCount}, {"bytes", op.spillBytes}, {"cycles", op.spillCycles}}},
+                            {"reformat", {{"count", op.reformatCount}, {"cycles", op.reformatCycles}}}});
+    }
+    j["findings"] = Json::array();
+    for (const Finding& f : r.findings) {
+        j["findings"].push_back({{"kind", f.kind},
+                                 {"op", f.op},
+                                 {"op_id", f.opId},
+                                 {"cycles_lost", f.cycles},
+                                 {"message", f.message},
+                                 {"hint", f.hint}});
     }
     j["roofline"] = {{"peak_macs_per_cycle", r.peakMacsPerCycle},
                      {"dram_bytes_per_cycle", r.peakDramBytesPerCycle},

@@ -1,4 +1,4 @@
-// report.md: what a person reads first: summary, units, ops.
+// report.md: what a person reads first: summary, findings, units, ops.
 #include <cstdio>
 #include <sstream>
 
@@ -34,6 +34,14 @@ std::string reportToMarkdown(const Report& r) {
     if (r.check) {
         out << "- check: " << (r.check->passed ? "passed" : "FAILED") << " (max abs error "
             << r.check->maxAbsError << ")\n";
+    }
+    if (!r.findings.empty()) {
+        out << "\n## Findings\n\n| kind | op | cycles lost | what happened | what would help |\n"
+            << "|---|---|---:|---|---|\n";
+        for (const Finding& f : r.findings) {
+            out << "| " << f.kind << " | " << f.op << " | " << f.cycles << " | " << f.message << " | " << f.hint
+                << " |\n";
+        }
     }
     out << "\n## Units\n\n| unit | busy | stalled | idle | utilization |\n|---|---:|---:|---:|---:|\n";
     for (const UnitReport& unit : r.units) {

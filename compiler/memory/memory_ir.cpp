@@ -7,12 +7,12 @@
 namespace npusim::compiler {
 namespace {
 
-const char* roleName(DramRole role) {
+const char* roleName(TensorRole role) {
     switch (role) {
-        case DramRole::Weight: return "weight";
-        case DramRole::Input: return "input";
-        case DramRole::Output: return "output";
-        case DramRole::Intermediate: return "intermediate";
+        case TensorRole::Weight: return "weight";
+        case TensorRole::Input: return "input";
+        case TensorRole::Output: return "output";
+        case TensorRole::Intermediate: return "intermediate";
     }
     return "?";
 }
@@ -28,11 +28,11 @@ const char* spaceName(AddressSpace space) {
 
 }  // namespace
 
-const DramTensor& MemoryPlan::dramTensor(ValueId value) const {
-    for (const DramTensor& tensor : dram) {
+const TensorHome& MemoryPlan::tensor(ValueId value) const {
+    for (const TensorHome& tensor : tensors) {
         if (tensor.value == value) return tensor;
     }
-    throw std::out_of_range("value has no DRAM location");
+    throw std::out_of_range("value has no home in the memory plan");
 }
 
 std::vector<uint32_t> MemoryPlan::overlapping(uint32_t id) const {
@@ -51,11 +51,12 @@ std::string printMemoryPlan(const MemoryPlan& plan, const Graph& graph) {
     std::ostringstream out;
     out << "memory.plan dram_window=" << plan.dramBytes << " weights=[" << plan.weightsOffset
         << ", " << plan.weightsOffset + plan.weights.size() << ") {\n";
-    for (const DramTensor& t : plan.dram) {
+    for (const TensorHome& t : plan.tensors) {
         const Value& v = graph.value(t.value);
-        out << "  dram %" << v.name << " " << roleName(t.role) << " [" << t.offset << ", "
-            << t.offset + t.bytes << ") " << dtypeName(v.dtype) << shapeString(v.shape)
-            << " live ops " << t.firstOp << ".." << t.lastOp << "\n";
+        out << "  " << spaceName(t.space) << " %" << v.name << " " << roleName(t.role) << " [" << t.offset
+            << ", " << t.offset + t.bytes << ") " << dtypeName(v.dtype) << shapeString(v.shape)
+            << " live ops " << t.firstOp << ".." << t.lastOp << (t.spilled() ? " spilled" : "")
+            << (t.role == TensorRole::Intermediate && !t.accessed ? " unused" : "") << "\n";
     }
     for (const auto& [opId, roles] : plan.opBuffers) {
         out << "  op @" << graph.nodes.at(opId).name << ":";

@@ -1,6 +1,7 @@
-// Memory IR: where every tensor and on-chip buffer lives. DRAM tensors have offsets inside the
-// job's context window; on-chip buffers have an address space, offset, size and the op whose
-// lifetime they share. Nothing is implicit: a buffer that is not here does not exist.
+// Memory IR: where every tensor and on-chip buffer lives. Tensors live in DRAM (offsets inside
+// the job's context window) or, for intermediates that fit, resident in SRAM; on-chip buffers
+// have an address space, offset, size and the op whose lifetime they share. Nothing is
+// implicit: a buffer that is not here does not exist.
 #pragma once
 
 #include <cstdint>
@@ -15,19 +16,34 @@ namespace npusim::compiler {
 
 enum class AddressSpace : uint8_t { Dram, Sram, Accumulator };
 
-/// What a DRAM tensor is to the job.
-enum class DramRole : uint8_t { Weight, Input, Output, Intermediate };
+/// What a tensor is to the job.
+enum class TensorRole : uint8_t { Weight, Input, Output, Intermediate };
 
-struct DramTensor {
+/// Where a tensor's bytes live. Weights, inputs and outputs are in DRAM (offsets inside the
+/// job's context window). An intermediate stays resident in SRAM from its producer to its
+/// last reader when it fits beside their working sets; when it does not, it is spilled: it
+/// lives in DRAM and the commands that store and reload it are spill commands.
+struct TensorHome {
     ValueId value = kNoValue;
-    DramRole role = DramRole::Intermediate;
+    TensorRole role = TensorRole::Intermediate;
+    AddressSpace space = AddressSpace::Dram;
     uint64_t offset = 0, bytes = 0;
-    /// Ops (by index) between which the tensor is live; weights and inputs are live from the
-    /// job's start, outputs to its end.
+    /// Ops (by position) between which the tensor is live; weights and inputs are live from
+    /// the job's start, outputs to its end.
     int firstOp = 0, lastOp = 0;
     /// The value whose bytes these are: the tensor's own, or for a view (TileProgram::views)
     /// the value it reshapes. Synchronisation tracks storage, not values.
     ValueId storage = kNoValue;
+    /// A resident tensor's buffer in MemoryPlan::buffers.
+    uint32_t buffer = 0;
+    /// Whether some command stores or loads the tensor (an op's unused result is never written).
+    bool accessed = false;
+    /// A spilled tensor: the SRAM size that would have held it beside the working sets of the
+    /// ops it lives across.
+    uint64_t sramToKeep = 0;
+
+    bool resident() const { return space == AddressSpace::Sram; }
+    bool spilled() const { return role == TensorRole::Intermediate && !resident() && accessed; }
 };
 
 /// An on-chip buffer slot, owned by one op.
@@ -52,12 +68,12 @@ struct MemoryPlan {
     uint64_t dramBytes = 0;                       ///< size of the context window
     uint64_t weightsOffset = 0;                   ///< where the weights image goes
     std::vector<std::byte> weights;               ///< every constant, at its offset - weightsOffset
-    std::vector<DramTensor> dram;
+    std::vector<TensorHome> tensors;
     std::vector<OnchipBuffer> buffers;            ///< indexed by id
     std::map<uint32_t, OpBuffers> opBuffers;      ///< by op id
 
-    /// Throws std::out_of_range when the value has no DRAM location.
-    const DramTensor& dramTensor(ValueId value) const;
+    /// Throws std::out_of_range when the value has no home.
+    const TensorHome& tensor(ValueId value) const;
     /// Ids of the buffers whose bytes overlap `id`'s (same space), excluding `id`.
     std::vector<uint32_t> overlapping(uint32_t id) const;
 };

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -102,84 +103,140 @@ uint64_t vectorFootprint(const VectorProblem& p, const VectorSchedule& s, const 
     return (s.doubleBuffer ? 2 : 1) * total;
 }
 
+std::vector<ValueId> accessedValues(const TileOp& op) {
+    std::vector<ValueId> values;
+    if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
+        const GemmProblem& p = gemm->problem;
+        for (const GemmOperand* operand : {&p.a, &p.b}) {
+            if (operand->gather.empty()) values.push_back(operand->value);
+            for (const GatherPiece& piece : operand->gather) {
+                if (!piece.copy.fill) values.push_back(piece.source);
+            }
+        }
+        values.push_back(p.bias);
+        values.push_back(p.output);
+    } else {
+        for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
+            for (const VectorLoad& load : kernel.problem.loads) values.push_back(load.view.value);
+            for (const VectorStore& store : kernel.problem.stores) values.push_back(store.view.value);
+        }
+    }
+    std::erase(values, kNoValue);
+    return values;
+}
+
+namespace {
+
+/// Places intermediates in SRAM above the working sets of the ops they live across, from the
+/// top of SRAM down, sharing space between tensors whose live ranges do not meet.
+class ResidencyAllocator {
+public:
+    ResidencyAllocator(std::vector<uint64_t> workingSetEnds, const MemoryConfig& sram)
+        : ends_(std::move(workingSetEnds)), period_(bankPeriod(sram)), size_(sram.sizeBytes) {}
+
+    /// The SRAM offset of a tensor of `bytes` live over op positions [first, last], or
+    /// nullopt when it does not fit there.
+    std::optional<uint64_t> place(int first, int last, uint64_t bytes) {
+        bytes = alignUp(bytes, period_);
+        const uint64_t floor = workingSetTop(first, last);
+        std::vector<const Placement*> concurrent;
+        std::vector<uint64_t> tops{size_ / period_ * period_};
+        for (const Placement& other : placed_) {
+            if (other.first > last || first > other.last) continue;
+            concurrent.push_back(&other);
+            tops.push_back(other.offset);
+        }
+        std::sort(tops.rbegin(), tops.rend());
+        for (uint64_t top : tops) {
+            if (top < floor + bytes) break;
+            const uint64_t offset = top - bytes;
+            const bool free = std::none_of(concurrent.begin(), concurrent.end(), [&](const Placement* other) {
+                return other->offset < offset + bytes && offset < other->offset + other->bytes;
+            });
+            if (free) {
+                placed_.push_back({first, last, offset, bytes});
+                return offset;
+            }
+        }
+        return std::nullopt;
+    }
+
+    /// The highest end of the working sets of the ops at positions [first, last].
+    uint64_t workingSetTop(int first, int last) const {
+        return *std::max_element(ends_.begin() + first, ends_.begin() + last + 1);
+    }
+    /// SRAM bytes that would hold a tensor over [first, last] beside the working sets.
+    uint64_t sramToKeep(int first, int last, uint64_t bytes) const {
+        return workingSetTop(first, last) + alignUp(bytes, period_);
+    }
+
+private:
+    struct Placement {
+        int first, last;
+        uint64_t offset, bytes;
+    };
+    std::vector<uint64_t> ends_;
+    uint64_t period_, size_;
+    std::vector<Placement> placed_;
+};
+
+}  // namespace
+
 MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const ArchConfig& config) {
     MemoryPlan plan;
-
-    // Live ranges of every value the program touches, in op positions; a view's uses keep
-    // the value it reshapes alive.
     auto storageOf = [&](ValueId id) {
         const auto view = program.views.find(id);
         return view == program.views.end() ? id : view->second;
     };
-    std::map<ValueId, std::pair<int, int>> live;
     const int lastPosition = static_cast<int>(program.ops.size()) - 1;
+    const std::set<ValueId> inputs(graph.inputs.begin(), graph.inputs.end());
+    const std::set<ValueId> outputs(graph.outputs.begin(), graph.outputs.end());
+    // Outputs, and storage an output views, are read back from DRAM after the job.
+    std::set<ValueId> readBack;
+    for (ValueId id : graph.outputs) readBack.insert(storageOf(id));
+    auto roleOf = [&](ValueId id) {
+        if (graph.value(id).constant) return TensorRole::Weight;
+        if (inputs.contains(id)) return TensorRole::Input;
+        if (outputs.contains(id) || readBack.contains(id)) return TensorRole::Output;
+        return TensorRole::Intermediate;
+    };
+
+    // Every value an op names has a home; live ranges in op positions count the ops whose
+    // commands access the value's storage (a view's uses keep the value it reshapes alive).
+    std::map<ValueId, std::pair<int, int>> live;
+    std::set<ValueId> accessed;
     for (int position = 0; position <= lastPosition; ++position) {
-        const Node& node = graph.nodes.at(tileOpId(program.ops[static_cast<size_t>(position)]));
+        const TileOp& op = program.ops[static_cast<size_t>(position)];
+        const Node& node = graph.nodes.at(tileOpId(op));
         for (ValueId id : node.inputs) {
-            if (id == kNoValue) continue;
-            auto [it, inserted] = live.emplace(storageOf(id), std::make_pair(position, position));
-            if (!inserted) it->second.second = position;
+            if (id != kNoValue) live.emplace(storageOf(id), std::make_pair(position, position));
         }
         for (ValueId id : node.outputs) {
             if (!program.views.contains(id)) live.emplace(id, std::make_pair(position, position));
         }
+        for (ValueId id : accessedValues(op)) {
+            const ValueId storage = storageOf(id);
+            if (accessed.insert(storage).second) {
+                live[storage] = {position, position};
+            } else {
+                live[storage].second = position;
+            }
+        }
     }
-    const std::set<ValueId> inputs(graph.inputs.begin(), graph.inputs.end());
-    const std::set<ValueId> outputs(graph.outputs.begin(), graph.outputs.end());
     for (ValueId id : graph.inputs) live.emplace(id, std::make_pair(0, 0));
     for (ValueId id : graph.outputs) {
         if (!program.views.contains(id)) live.emplace(id, std::make_pair(0, 0));
     }
 
-    auto roleOf = [&](ValueId id) {
-        if (graph.value(id).constant) return DramRole::Weight;
-        if (inputs.contains(id)) return DramRole::Input;
-        if (outputs.contains(id)) return DramRole::Output;
-        return DramRole::Intermediate;
-    };
-
-    // Weights first (they form the image uploaded once), then inputs, outputs, intermediates.
-    uint64_t offset = 0;
-    for (DramRole role : {DramRole::Weight, DramRole::Input, DramRole::Output, DramRole::Intermediate}) {
-        for (const auto& [id, range] : live) {
-            if (roleOf(id) != role) continue;
-            const Value& value = graph.value(id);
-            DramTensor tensor;
-            tensor.value = id;
-            tensor.role = role;
-            tensor.offset = alignUp(offset, kDramAlignment);
-            tensor.bytes = valueBytes(value);
-            const bool fromStart = role == DramRole::Weight || role == DramRole::Input;
-            tensor.firstOp = fromStart ? 0 : range.first;
-            tensor.lastOp = role == DramRole::Output ? lastPosition : range.second;
-            tensor.storage = id;
-            offset = tensor.offset + tensor.bytes;
-            if (role == DramRole::Weight) {
-                plan.weights.resize(offset);
-                std::memcpy(plan.weights.data() + tensor.offset, value.constant->bytes.data(),
-                            tensor.bytes);
-            }
-            plan.dram.push_back(tensor);
-        }
-    }
-    plan.dramBytes = std::max<uint64_t>(alignUp(offset, kDramAlignment), kDramAlignment);
-    for (const auto& [view, storage] : program.views) {
-        auto owner = std::find_if(plan.dram.begin(), plan.dram.end(), [&](const DramTensor& t) { return t.value == storage; });
-        if (outputs.contains(view)) owner->lastOp = lastPosition;  // read back after the job
-        DramTensor tensor = *owner;
-        tensor.value = view;
-        tensor.bytes = valueBytes(graph.value(view));
-        tensor.role = outputs.contains(view) ? DramRole::Output : tensor.role;
-        plan.dram.push_back(tensor);
-    }
-
     // On-chip buffers, one set per op; overlapping sets are ordered by the sync planner.
+    std::vector<uint64_t> workingSetEnds;
     for (const TileOp& op : program.ops) {
         const uint32_t opId = tileOpId(op);
         BufferAllocator allocate(plan, opId);
         OpBuffers roles;
         const uint64_t sramAlign = bankPeriod(config.sram);
         const uint64_t accAlign = bankPeriod(config.accumulator);
+        uint64_t sramEnd = 0;
         if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
             const GemmFootprint f = gemmFootprint(gemm->problem, gemm->schedule, config);
             roles.aPitch = f.aPitch;
@@ -189,6 +246,7 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
             if (f.biasSlot) roles.bias = allocate.slots(AddressSpace::Sram, "bias", f.biasSlot, f.slots, sramAlign);
             roles.accumulator = allocate.slots(AddressSpace::Accumulator, "acc", f.accumulatorSlot,
                                                f.slots, accAlign);
+            sramEnd = allocate.sramEnd();
         } else {
             for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
                 // Kernels of one op run one after another: each starts again at offset 0.
@@ -204,20 +262,88 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
                     slots.push_back(kernelAllocator.slots(AddressSpace::Sram, role, bytes[b],
                                                           kernel.schedule.doubleBuffer ? 2 : 1, sramAlign));
                 }
-                if (kernelAllocator.sramEnd() > config.sram.sizeBytes) {
-                    std::string message = "memory planning: a kernel of op ";
-                    message += std::to_string(opId);
-                    message += " does not fit on chip";
-                    throw std::logic_error(message);
-                }
+                sramEnd = std::max(sramEnd, kernelAllocator.sramEnd());
             }
         }
-        if (allocate.sramEnd() > config.sram.sizeBytes ||
-            allocate.accumulatorEnd() > config.accumulator.sizeBytes) {
+        if (sramEnd > config.sram.sizeBytes || allocate.accumulatorEnd() > config.accumulator.sizeBytes) {
             throw std::logic_error("memory planning: schedule of op " + std::to_string(opId) +
                                    " does not fit on chip");
         }
+        workingSetEnds.push_back(sramEnd);
         plan.opBuffers[opId] = roles;
+    }
+
+    // Intermediates stay on chip where they fit, in the order they are produced; the others
+    // are spilled to DRAM.
+    std::vector<std::pair<std::pair<int, int>, ValueId>> byProduction;
+    for (const auto& [id, range] : live) {
+        if (roleOf(id) == TensorRole::Intermediate && accessed.contains(id)) byProduction.push_back({range, id});
+    }
+    std::sort(byProduction.begin(), byProduction.end());
+    ResidencyAllocator residency(std::move(workingSetEnds), config.sram);
+    std::map<ValueId, uint32_t> residentBuffers;
+    std::map<ValueId, uint64_t> sramToKeep;  ///< of the spilled intermediates
+    for (const auto& [range, id] : byProduction) {
+        const Value& value = graph.value(id);
+        const std::optional<uint64_t> offset = residency.place(range.first, range.second, valueBytes(value));
+        if (!offset) {
+            sramToKeep[id] = residency.sramToKeep(range.first, range.second, valueBytes(value));
+            continue;
+        }
+        OnchipBuffer buffer;
+        buffer.id = static_cast<uint32_t>(plan.buffers.size());
+        buffer.offset = *offset;
+        buffer.bytes = valueBytes(value);
+        buffer.opId = tileOpId(program.ops[static_cast<size_t>(range.first)]);
+        buffer.name = "%" + value.name;
+        plan.buffers.push_back(buffer);
+        residentBuffers.emplace(id, buffer.id);
+    }
+
+    // DRAM: weights first (they form the image uploaded once), then inputs, outputs and the
+    // spilled intermediates.
+    uint64_t offset = 0;
+    for (TensorRole role : {TensorRole::Weight, TensorRole::Input, TensorRole::Output, TensorRole::Intermediate}) {
+        for (const auto& [id, range] : live) {
+            if (roleOf(id) != role) continue;
+            const Value& value = graph.value(id);
+            TensorHome tensor;
+            tensor.value = id;
+            tensor.role = role;
+            tensor.bytes = valueBytes(value);
+            const bool fromStart = role == TensorRole::Weight || role == TensorRole::Input;
+            tensor.firstOp = fromStart ? 0 : range.first;
+            tensor.lastOp = role == TensorRole::Output ? lastPosition : range.second;
+            tensor.storage = id;
+            tensor.accessed = accessed.contains(id);
+            if (const auto resident = residentBuffers.find(id); resident != residentBuffers.end()) {
+                tensor.space = AddressSpace::Sram;
+                tensor.buffer = resident->second;
+                tensor.offset = plan.buffers[resident->second].offset;
+            } else {
+                if (const auto spilled = sramToKeep.find(id); spilled != sramToKeep.end()) {
+                    tensor.sramToKeep = spilled->second;
+                }
+                tensor.offset = alignUp(offset, kDramAlignment);
+                offset = tensor.offset + tensor.bytes;
+            }
+            if (role == TensorRole::Weight) {
+                plan.weights.resize(offset);
+                std::memcpy(plan.weights.data() + tensor.offset, value.constant->bytes.data(),
+                            tensor.bytes);
+            }
+            plan.tensors.push_back(tensor);
+        }
+    }
+    plan.dramBytes = std::max<uint64_t>(alignUp(offset, kDramAlignment), kDramAlignment);
+    for (const auto& [view, storage] : program.views) {
+        auto owner = std::find_if(plan.tensors.begin(), plan.tensors.end(), [&](const TensorHome& t) { return t.value == storage; });
+        if (outputs.contains(view)) owner->lastOp = lastPosition;  // read back after the job
+        TensorHome tensor = *owner;
+        tensor.value = view;
+        tensor.bytes = valueBytes(graph.value(view));
+        tensor.role = outputs.contains(view) ? TensorRole::Output : tensor.role;
+        plan.tensors.push_back(tensor);
     }
     return plan;
 }

@@ -1,9 +1,10 @@
-// Memory planning: lays out DRAM (weights image, inputs, outputs, intermediates) and each op's
-// on-chip buffer slots, bank-aligned, with row pitches padded where a transposing DMA would
-// otherwise hit one bank with every element.
+// Memory planning: lays out DRAM (weights image, inputs, outputs, spilled intermediates), each
+// op's on-chip buffer slots, bank-aligned, with row pitches padded where a transposing DMA
+// would otherwise hit one bank with every element, and the intermediates resident in SRAM.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "arch/arch_config.h"
 #include "compiler/memory/memory_ir.h"
@@ -25,6 +26,12 @@ GemmFootprint gemmFootprint(const GemmProblem& problem, const GemmSchedule& sche
 uint64_t vectorFootprint(const VectorProblem& problem, const VectorSchedule& schedule,
                          const ArchConfig& config);
 
+/// The values an op's commands store or load: its kernels' views, or its GEMM's operands
+/// (a gathered operand's sources in its place), bias and result.
+std::vector<ValueId> accessedValues(const TileOp& op);
+
+/// Lays out DRAM and each op's on-chip buffers, and keeps intermediates resident in SRAM
+/// where they fit beside the working sets of the ops they live across (the rest spill).
 MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const ArchConfig& config);
 
 }  // namespace npusim::compiler

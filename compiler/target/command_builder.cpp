@@ -22,6 +22,7 @@ isa::Command dmaCommand(const DmaSpec& spec, uint32_t opId, uint32_t tileId) {
         .set(Field::Planes, spec.planes)
         .set(Field::DramPlaneStride, spec.dramPlaneStride)
         .set(Field::OnchipPlaneStride, spec.onchipPlaneStride);
+    if (spec.onchipMove) command.set(Field::OnchipMove, 1);
     if (spec.transposeElementBytes) {
         command.set(Field::Transpose, 1).set(Field::ElemBytes, spec.transposeElementBytes);
     }
@@ -53,6 +54,13 @@ isa::Command vectorCommand(const VectorSpec& spec, uint32_t opId, uint32_t tileI
         .set(Field::Immediate, spec.immediate)
         .set(Field::Immediate2, spec.immediate2);
     return command;
+}
+
+void markTensorTransfer(DmaSpec& spec, const MemoryPlan& plan, ValueId value) {
+    const TensorHome& home = plan.tensor(value);
+    spec.onchipMove = home.resident();
+    const bool transfer = spec.kind == isa::CommandKind::Load || spec.kind == isa::CommandKind::Store;
+    if (home.spilled() && transfer) spec.kind = isa::CommandKind::Spill;
 }
 
 isa::MemorySpace isaSpace(AddressSpace space) {

@@ -12,18 +12,21 @@
 
 namespace npusim::compiler {
 
-/// Sync-planner resource ids: on-chip buffers by id, DRAM tensors after them by the value
-/// whose storage they are.
+/// Sync-planner resource ids: on-chip buffers by id (a resident tensor by its buffer), DRAM
+/// tensors after them by the value whose storage they are.
 inline uint32_t bufferResource(uint32_t bufferId) { return bufferId; }
-inline uint32_t dramResource(const MemoryPlan& plan, ValueId value) {
-    return static_cast<uint32_t>(plan.buffers.size()) + plan.dramTensor(value).storage;
+inline uint32_t tensorResource(const MemoryPlan& plan, ValueId value) {
+    const TensorHome& home = plan.tensor(value);
+    if (home.resident()) return bufferResource(home.buffer);
+    return static_cast<uint32_t>(plan.buffers.size()) + home.storage;
 }
 
-/// A 2D DMA between a DRAM tensor region and an on-chip buffer.
+/// A 2D DMA between a tensor region (in DRAM, or resident in SRAM) and an on-chip buffer.
 struct DmaSpec {
     bool load = true;
     isa::CommandKind kind = isa::CommandKind::Load;
-    uint64_t dramOffset = 0;  ///< inside the context window
+    uint64_t dramOffset = 0;  ///< inside the context window, or the SRAM address of a move
+    bool onchipMove = false;  ///< the tensor side is resident in SRAM
     isa::MemorySpace space = isa::MemorySpace::Sram;
     uint64_t onchipAddress = 0;
     uint64_t rows = 1, rowBytes = 0, dramStride = 0, onchipStride = 0;
@@ -32,6 +35,9 @@ struct DmaSpec {
 };
 
 isa::Command dmaCommand(const DmaSpec& spec, uint32_t opId, uint32_t tileId);
+/// Marks a DMA whose tensor side is `value`: an on-chip move when the tensor is resident, a
+/// spill (store or reload) when it is a spilled intermediate.
+void markTensorTransfer(DmaSpec& spec, const MemoryPlan& plan, ValueId value);
 
 /// A vector command over rows x cols 4-byte elements.
 struct VectorSpec {

@@ -63,7 +63,8 @@ public:
 
 private:
     const OnchipBuffer& buffer(uint32_t id) const { return plan_.buffers.at(id); }
-    uint64_t dramOffset(ValueId value) const { return plan_.dramTensor(value).offset; }
+    /// Where a tensor starts: in the context window, or in SRAM when it is resident.
+    uint64_t homeOffset(ValueId value) const { return plan_.tensor(value).offset; }
 
     void emit(const isa::Command& command, std::initializer_list<Access> accesses) {
         out_.add(command, std::span<const Access>(accesses.begin(), accesses.size()));
@@ -93,7 +94,7 @@ private:
         const SlotCache::Use use = cache.use(key);
         const uint32_t slot = slots[static_cast<size_t>(use.slot)];
         if (!use.load) return slot;
-        const uint64_t matrix = dramOffset(operand.value) +
+        const uint64_t matrix = homeOffset(operand.value) +
                                 static_cast<uint64_t>(operand.batchOffsets[static_cast<size_t>(batch)]) * elem_;
         DmaSpec dma;
         dma.onchipAddress = buffer(slot).offset;
@@ -110,8 +111,9 @@ private:
             dma.rowBytes = static_cast<uint64_t>(b.cols) * elem_;
             dma.dramStride = static_cast<uint64_t>(b.totalCols) * elem_;
         }
+        markTensorTransfer(dma, plan_, operand.value);
         emitLoad(dmaCommand(dma, p_.opId, tile_),
-                 {{bufferResource(slot), true}, {dramResource(plan_, operand.value), false}});
+                 {{bufferResource(slot), true}, {tensorResource(plan_, operand.value), false}});
         return slot;
     }
 
@@ -156,7 +158,7 @@ private:
                 return;
             }
             DmaSpec dma;
-            dma.dramOffset = dramOffset(t.piece->source) + static_cast<uint64_t>(t.sourceOffset) * elem_;
+            dma.dramOffset = homeOffset(t.piece->source) + static_cast<uint64_t>(t.sourceOffset) * elem_;
             dma.onchipAddress = onchip;
             dma.planes = static_cast<uint64_t>(t.rows);
             dma.dramPlaneStride = static_cast<uint64_t>(t.rowInStride) * elem_;
@@ -169,8 +171,9 @@ private:
                 dma.dramStride = static_cast<uint64_t>(t.runInStride) * elem_;
                 dma.onchipStride = elem_;
             }
+            markTensorTransfer(dma, plan_, t.piece->source);
             emitLoad(dmaCommand(dma, p_.opId, tile_),
-                     {{bufferResource(slot), true}, {dramResource(plan_, t.piece->source), false}});
+                     {{bufferResource(slot), true}, {tensorResource(plan_, t.piece->source), false}});
         });
         return slot;
     }
@@ -242,7 +245,7 @@ private:
         DmaSpec store;
         store.load = false;
         store.kind = isa::CommandKind::Store;
-        store.dramOffset = dramOffset(p_.output) +
+        store.dramOffset = homeOffset(p_.output) +
                            static_cast<uint64_t>((block.batch * p_.m + block.m0) * p_.n + block.n0) * 4;
         store.space = isa::MemorySpace::Accumulator;
         store.onchipAddress = buffer(acc).offset;
@@ -250,8 +253,9 @@ private:
         store.rowBytes = block.n * 4;
         store.dramStride = p_.n * 4;
         store.onchipStride = s_.nBlock * 4;
+        markTensorTransfer(store, plan_, p_.output);
         emit(dmaCommand(store, p_.opId, tile_),
-             {{bufferResource(acc), false}, {dramResource(plan_, p_.output), true}});
+             {{bufferResource(acc), false}, {tensorResource(plan_, p_.output), true}});
     }
 
     void addBias(const GemmBlock& block) {
@@ -259,7 +263,7 @@ private:
         const uint32_t slot = roles_.bias[biasSlot_];
         const BiasExtent extent = gemmBiasExtent(p_, block);
         DmaSpec load;
-        load.dramOffset = dramOffset(p_.bias);
+        load.dramOffset = homeOffset(p_.bias);
         switch (p_.biasMode) {
             case BiasMode::Scalar: break;
             case BiasMode::Row: load.dramOffset += block.n0 * 4; break;
@@ -271,8 +275,9 @@ private:
         load.rowBytes = extent.rowElements * 4;
         load.dramStride = p_.n * 4;
         load.onchipStride = extent.rowElements * 4;
+        markTensorTransfer(load, plan_, p_.bias);
         emit(dmaCommand(load, p_.opId, tile_),
-             {{bufferResource(slot), true}, {dramResource(plan_, p_.bias), false}});
+             {{bufferResource(slot), true}, {tensorResource(plan_, p_.bias), false}});
         if (p_.beta != 1.0f) {  // a runtime C: scale it where it sits
             VectorSpec scale;
             scale.op = isa::VectorOp::Mul;

@@ -38,9 +38,9 @@ private:
         const VectorBuffer& b = p_.buffers[buffer];
         const uint64_t elem = dtypeSize(b.dtype);
         const uint64_t base = address(buffer, slot);
-        const uint64_t dramBase = plan_.dramTensor(view.value).offset;
+        const uint64_t dramBase = plan_.tensor(view.value).offset;
         const Access accesses[] = {{bufferResource(slotOf(buffer, slot)), load},
-                                   {dramResource(plan_, view.value), !load}};
+                                   {tensorResource(plan_, view.value), !load}};
         for (const BlockTransfer& t : blockTransfers(p_, s_, block, view, b.extent)) {
             DmaSpec spec;
             spec.load = load;
@@ -56,6 +56,7 @@ private:
             spec.planes = static_cast<uint64_t>(t.planes);
             spec.dramPlaneStride = static_cast<uint64_t>(t.dramPlaneStride) * elem;
             spec.onchipPlaneStride = static_cast<uint64_t>(t.onchipPlaneStride) * elem;
+            markTensorTransfer(spec, plan_, view.value);
             out_.add(dmaCommand(spec, p_.opId, tile), accesses);
         }
     }

@@ -17,6 +17,7 @@ trace::Event UnitTrace::event(trace::EventType type, const isa::Command& command
     event.kind = command.kind;
     event.opId = command.opId;
     event.tileId = command.tileId;
+    event.onchipMove = command.get(isa::Field::OnchipMove) != 0;
     event.start = start;
     event.end = end;
     return event;

@@ -27,6 +27,7 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
     const bool transpose = command.get(Field::Transpose) != 0;
     const uint64_t elem = transpose ? command.get(Field::ElemBytes) : 1;
     const uint64_t burstBytes = config_.dma.burstBytes;
+    const uint64_t farBase = command.get(Field::OnchipMove) ? 0 : window_.base;
 
     // Rows back to back in DRAM form one run: bursts then span rows and are full size.
     const bool linear = !transpose && dramStride == rowBytes;
@@ -34,7 +35,7 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
     const uint64_t runBytes = linear ? rows * rowBytes : rowBytes;
     std::vector<Burst> bursts;
     for (uint64_t plane = 0; plane < planes; ++plane) {
-        const uint64_t dram = window_.base + command.get(Field::DramAddr) + plane * command.get(Field::DramPlaneStride);
+        const uint64_t dram = farBase + command.get(Field::DramAddr) + plane * command.get(Field::DramPlaneStride);
         const uint64_t onchip = command.get(Field::OnchipAddr) + plane * command.get(Field::OnchipPlaneStride);
         const uint64_t planeBuffer = plane * rows * rowBytes;
         for (uint64_t run = 0; run < runs; ++run) {
@@ -89,13 +90,17 @@ void DmaEngine::execute(const isa::Command& command) {
     const uint64_t rowBytes = command.get(Field::RowBytes);
     const uint64_t lastByte = command.get(Field::DramAddr) + (planes - 1) * command.get(Field::DramPlaneStride) +
                               (rows - 1) * command.get(Field::DramStride) + rowBytes;
-    if (rows == 0 || lastByte > window_.size) {
-        throw UnitFault{regs::ErrorCode::DramOutOfWindow,
+    // An on-chip move reads or writes SRAM where a transfer would touch DRAM.
+    const bool move = command.get(Field::OnchipMove) != 0;
+    const uint64_t farSize = move ? config_.sram.sizeBytes : window_.size;
+    if (rows == 0 || lastByte > farSize) {
+        throw UnitFault{move ? regs::ErrorCode::OnchipOutOfRange : regs::ErrorCode::DramOutOfWindow,
                         trace_.name() + ": bytes [" + std::to_string(command.get(Field::DramAddr)) + ", " +
-                            std::to_string(lastByte) + ") lie outside the context window of " +
-                            std::to_string(window_.size) + " bytes"};
+                            std::to_string(lastByte) + ") lie outside the " +
+                            (move ? "SRAM of " : "context window of ") + std::to_string(farSize) + " bytes"};
     }
-    constexpr regs::ErrorCode dramError = regs::ErrorCode::DramOutOfWindow;
+    const regs::ErrorCode farError = move ? regs::ErrorCode::OnchipOutOfRange : regs::ErrorCode::DramOutOfWindow;
+    auto& far = move ? sramSocket : dramSocket;
     constexpr regs::ErrorCode onchipError = regs::ErrorCode::OnchipOutOfRange;
     const auto space = static_cast<isa::MemorySpace>(command.get(Field::Space));
     auto& onchip = space == isa::MemorySpace::Sram ? sramSocket : accSocket;
@@ -113,6 +118,7 @@ void DmaEngine::execute(const isa::Command& command) {
     std::vector<Channel> channels(config_.dma.channels);
     sc_core::sc_time finish = sc_core::SC_ZERO_TIME;
     uint64_t dramContention = 0, sramConflicts = 0;
+    uint64_t& farContention = move ? sramConflicts : dramContention;
     const std::vector<Burst> bursts = planBursts(command);
     for (size_t b = 0; b < bursts.size(); ++b) {
         const Burst& burst = bursts[b];
@@ -142,15 +148,15 @@ void DmaEngine::execute(const isa::Command& command) {
         };
         MemoryResponse first, second;
         if (load) {
-            first = memory_.access(forwardPath(dramSocket), dramRequest, tag, issue, trace_.name(), dramError);
+            first = memory_.access(forwardPath(far), dramRequest, tag, issue, trace_.name(), farError);
             second = onchipAccess(first.done);
-            dramContention += first.contentionCycles;
+            farContention += first.contentionCycles;
             sramConflicts += second.contentionCycles;
         } else {
             first = onchipAccess(issue);
-            second = memory_.access(forwardPath(dramSocket), dramRequest, tag, first.done, trace_.name(), dramError);
+            second = memory_.access(forwardPath(far), dramRequest, tag, first.done, trace_.name(), farError);
             sramConflicts += first.contentionCycles;
-            dramContention += second.contentionCycles;
+            farContention += second.contentionCycles;
         }
         channel.inFlight.push_back(second.done);
         finish = std::max(finish, second.done);

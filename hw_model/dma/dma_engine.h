@@ -1,6 +1,7 @@
 // A DMA engine serving one queue: 2D and 3D strided copies between DRAM (inside the job's
 // context window) and on-chip memory, split into bursts spread over the engine's channels,
-// each with a bounded number in flight, optionally transposing each 2D block on the way.
+// each with a bounded number in flight, optionally transposing each 2D block on the way; or
+// on-chip moves, SRAM to on-chip memory, for intermediates kept resident between ops.
 #pragma once
 
 #include <array>

@@ -36,7 +36,7 @@ void printEstimates(const compiler::Compilation& c) {
 }  // namespace
 
 void CompilerFlags::addTo(CLI::App& command) {
-    command.add_flag("--no-fusion", noFusion, "keep every op's kernels apart (each intermediate goes through DRAM)");
+    command.add_flag("--no-fusion", noFusion, "keep every op's kernels apart (each intermediate is stored and reloaded between ops)");
 }
 
 compiler::CompileOptions CompilerFlags::options() const {

@@ -13,13 +13,16 @@
 #include "compiler/target/codegen.h"
 #include "compiler/tile/fusion.h"
 #include "compiler/tile/tiling.h"
-#include "firmware/command_validator.h"
 #include "graph_test_support.h"
+#include "lowering_test_support.h"
 
 namespace npusim::compiler {
 namespace {
 
+using testing::expectValidStream;
 using testing::inputErrorOf;
+using testing::lower;
+using testing::Lowered;
 using testing::singleOpGraph;
 
 /// Makes graph input `index` a constant of zeros.
@@ -36,34 +39,6 @@ Graph gemmGraph(Shape a, Shape b, std::optional<Shape> c, std::map<std::string, 
     return singleOpGraph(OpKind::Gemm, inputs, std::move(attributes));
 }
 
-struct Lowered {
-    TileProgram tiles;
-    MemoryPlan memory;
-    std::vector<isa::Command> commands;
-};
-
-Lowered lower(const Graph& graph, const ArchConfig& config) {
-    Lowered l;
-    const CostModel model(config);
-    l.tiles = lowerToTiles(graph, config, model);
-    l.memory = planMemory(graph, l.tiles, config);
-    l.commands = generateCommands(l.tiles, l.memory, config);
-    return l;
-}
-
-void expectValidStream(const Lowered& l, const ArchConfig& config) {
-    std::map<uint64_t, int64_t> balance;
-    for (size_t i = 0; i < l.commands.size(); ++i) {
-        const isa::Command& c = l.commands[i];
-        EXPECT_EQ(firmware::validateCommand(c, config, l.memory.dramBytes), regs::ErrorCode::None)
-            << i << ": " << isa::disassemble(c);
-        if (c.opcode == isa::Opcode::SemSignal) ++balance[c.get(isa::Field::Semaphore)];
-        if (c.opcode == isa::Opcode::SemWait) --balance[c.get(isa::Field::Semaphore)];
-    }
-    for (const auto& [sem, count] : balance) EXPECT_EQ(count, 0) << "semaphore " << sem;
-    ASSERT_FALSE(l.commands.empty());
-    EXPECT_EQ(l.commands.back().opcode, isa::Opcode::End);
-}
 
 TEST(Lowering, GemmStreamsAreValidOnEveryPreset) {
     for (const std::string& preset : archPresetNames()) {
@@ -160,10 +135,10 @@ TEST(Lowering, ReshapesOfIntermediatesShareTheirStorage) {
     EXPECT_EQ(program.views.at(flat), a);
     EXPECT_TRUE(std::get<VectorTiles>(program.ops[1]).kernels.empty());
     const MemoryPlan plan = planMemory(graph, program, edge);
-    EXPECT_EQ(plan.dramTensor(flat).offset, plan.dramTensor(a).offset);
-    EXPECT_EQ(plan.dramTensor(flat).storage, a);
+    EXPECT_EQ(plan.tensor(flat).offset, plan.tensor(a).offset);
+    EXPECT_EQ(plan.tensor(flat).storage, a);
     // The storage lives until the view's last reader.
-    EXPECT_EQ(plan.dramTensor(a).lastOp, 2);
+    EXPECT_EQ(plan.tensor(a).lastOp, 2);
 
     // A view that is the graph's output: the output is read from its storage after the job.
     Graph tail = graph;
@@ -171,10 +146,10 @@ TEST(Lowering, ReshapesOfIntermediatesShareTheirStorage) {
     tail.outputs = {flat};
     const TileProgram tailProgram = lowerToTiles(tail, edge, CostModel(edge));
     const MemoryPlan tailPlan = planMemory(tail, tailProgram, edge);
-    EXPECT_EQ(std::count_if(tailPlan.dram.begin(), tailPlan.dram.end(), [&](const DramTensor& t) { return t.value == flat; }), 1);
-    EXPECT_EQ(tailPlan.dramTensor(flat).offset, tailPlan.dramTensor(a).offset);
-    EXPECT_EQ(tailPlan.dramTensor(flat).role, DramRole::Output);
-    EXPECT_EQ(tailPlan.dramTensor(a).lastOp, 1);
+    EXPECT_EQ(std::count_if(tailPlan.tensors.begin(), tailPlan.tensors.end(), [&](const TensorHome& t) { return t.value == flat; }), 1);
+    EXPECT_EQ(tailPlan.tensor(flat).offset, tailPlan.tensor(a).offset);
+    EXPECT_EQ(tailPlan.tensor(flat).role, TensorRole::Output);
+    EXPECT_EQ(tailPlan.tensor(a).lastOp, 1);
 }
 
 }  // namespace
@@ -206,7 +181,7 @@ TEST(Fusion, AChainOfElementwiseKernelsBecomesOne) {
     EXPECT_NE(printTileProgram(program, graph).find("tile.none @op0 op=0: fused into @op2"), std::string::npos);
 }
 
-TEST(Fusion, AValueWithTwoReadingKernelsStaysInDram) {
+TEST(Fusion, AValueWithTwoReadingKernelsKeepsItsOwnKernel) {
     // a = Exp(x) is read by Relu and by Tanh, whose results are both graph outputs.
     testing::GraphBuilder builder("fanout");
     const ValueId a = builder.op(OpKind::Exp, "exp", {builder.input("x", DType::Fp32, {16, 16})});

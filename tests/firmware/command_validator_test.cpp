@@ -38,6 +38,16 @@ TEST_F(Validator, DmaOutsideTheContextWindow) {
               ErrorCode::DramOutOfWindow);
 }
 
+TEST_F(Validator, OnchipMovesStayInsideSram) {
+    // edge has 1 MiB of SRAM, and the window here is 1 MiB too: a move is checked against SRAM.
+    const std::string lastRow = "dma.load dram=0xfffc0 space=acc addr=0x0 rows=1 row_bytes=64 dram_stride=64 stride=64";
+    EXPECT_EQ(check(lastRow + " onchip_move=1"), ErrorCode::None);
+    EXPECT_EQ(check("dma.store dram=0xfffc1 space=acc addr=0x0 rows=1 row_bytes=64 dram_stride=64 stride=64 onchip_move=1"),
+              ErrorCode::OnchipOutOfRange);
+    const ErrorCode small = validateCommand(isa::assemble(lastRow + " onchip_move=1"), edge, 64);
+    EXPECT_EQ(small, ErrorCode::None);  // the context window does not bound a move
+}
+
 TEST_F(Validator, OnChipAccessesBeyondCapacity) {
     EXPECT_EQ(check("dma.load dram=0x0 space=sram addr=0xfffc0 rows=1 row_bytes=128 dram_stride=128 stride=128"),
               ErrorCode::OnchipOutOfRange);

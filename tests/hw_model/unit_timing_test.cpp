@@ -110,6 +110,37 @@ TEST_F(UnitTiming, DmaStoreRoundTripsData) {
     EXPECT_EQ(valuesOf<int32_t>(harness.read(Memory::Dram, 0x4000, 256)), data);
 }
 
+TEST_F(UnitTiming, OnchipMovesKeepDataOffDram) {
+    std::vector<int32_t> data(64);
+    std::iota(data.begin(), data.end(), 7);
+    uint64_t toSram = 0, toAccumulator = 0;
+    harness.run([&] {
+        harness.write(Memory::Accumulator, 0x200, bytesOf(data));
+        // A resident intermediate: stored from the accumulator to SRAM 0x8000, then loaded
+        // back into the accumulator at 0x400.
+        Command store = dma(isa::Opcode::DmaStore, 0x8000, 0x200, 4, 64, isa::MemorySpace::Accumulator);
+        toSram = harness.execute({store.set(Field::OnchipMove, 1)});
+        Command load = dma(isa::Opcode::DmaLoad, 0x8000, 0x400, 4, 64, isa::MemorySpace::Accumulator);
+        toAccumulator = harness.execute({load.set(Field::OnchipMove, 1)});
+    });
+    EXPECT_EQ(valuesOf<int32_t>(harness.read(Memory::Sram, 0x8000, 256)), data);
+    EXPECT_EQ(valuesOf<int32_t>(harness.read(Memory::Accumulator, 0x400, 256)), data);
+    EXPECT_TRUE(harness.read(Memory::Dram, 0x8000, 256) == std::vector<std::byte>(256));
+    // Four 64 B bursts issue at cycles 0..3; each reads 4 chunks from 4 banks in one cycle and
+    // writes them to 4 banks in the next: the last is done at cycle 5, with no DRAM latency.
+    EXPECT_EQ(toSram, 5u);
+    EXPECT_EQ(toAccumulator, 5u);
+}
+
+TEST_F(UnitTiming, OnchipMoveOutsideSramFaults) {
+    harness.run([&] {
+        Command load = dma(isa::Opcode::DmaLoad, loadArchConfig("edge", {}).sram.sizeBytes - 64, 0, 2, 64);
+        harness.execute({load.set(Field::OnchipMove, 1)});
+    });
+    ASSERT_TRUE(harness.fault());
+    EXPECT_EQ(harness.fault()->code, regs::ErrorCode::OnchipOutOfRange);
+}
+
 TEST_F(UnitTiming, GemmInt8Tile) {
     std::vector<int8_t> a(64 * 16), b(16 * 16);
     for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(i * 7 % 251 - 125);
