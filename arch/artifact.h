@@ -44,6 +44,8 @@ struct OpRecord {
     uint64_t macs = 0;
     uint64_t minDramBytes = 0;  ///< compulsory traffic: its tensors that live in DRAM, once
     std::vector<SpillRecord> spills;  ///< spilled intermediates the op stores or reloads
+    /// What the compiler made the op for, when it made it (a Reformat: "layout CNHW -> NCHW").
+    std::string note;
     bool operator==(const OpRecord&) const = default;
 };
 

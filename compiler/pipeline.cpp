@@ -8,6 +8,7 @@
 #include "arch/checksum.h"
 #include "compiler/cost_model.h"
 #include "compiler/frontend/onnx_import.h"
+#include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/graph/printer.h"
 #include "compiler/graph/verifier.h"
@@ -32,6 +33,9 @@ OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, 
     record.opId = opId;
     record.name = node.name;
     record.type = std::string(opInfo(node.kind).name);
+    if (node.kind == OpKind::Reformat) {
+        record.note = "layout " + ops::stringAttr(node, "from", "?") + " -> " + ops::stringAttr(node, "to", "?");
+    }
     // Compulsory traffic: each DRAM tensor the op's commands read or write, once. An op
     // without kernels (a view, a fused producer) moves nothing; a fused kernel reads its
     // producers' inputs instead of their results; resident intermediates never reach DRAM.

@@ -72,6 +72,24 @@ def wide_mlp(rng, rows=256, features=1024, hidden=1024, out=256):
         [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
 
 
+def batched_conv_classifier(rng, batch=4, channels=3, size=16, filters=8, classes=10):
+    """Conv, ReLU, Flatten, Gemm over a batch: the convolution's GEMM writes channels first,
+    the Flatten needs batch first, so the compiler inserts a Reformat between them."""
+    w = (rng.standard_normal((filters, channels, 3, 3)) / np.sqrt(9 * channels)).astype(np.float32)
+    fc = (rng.standard_normal((classes, filters * size * size)) / np.sqrt(filters * size * size)).astype(np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "conv.weight"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("Flatten", ["r"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc.weight"], ["logits"], name="fc", transB=1),
+    ]
+    return helper.make_graph(
+        nodes, "batched_conv_classifier",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, channels, size, size])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, classes])],
+        [numpy_helper.from_array(w, "conv.weight"), numpy_helper.from_array(fc, "fc.weight")])
+
+
 def small_cnn(rng, batch=1, channels=3, size=32, classes=10):
     """A small image classifier: two conv-BN-ReLU-pool stages, then flatten and a linear layer."""
     def conv(name, cin, cout):
@@ -196,6 +214,7 @@ def main():
     save(small_cnn(rng), os.path.join(out, "small_cnn.onnx"))
     save(transformer_block(rng), os.path.join(out, "transformer_block.onnx"))
     save(wide_mlp(rng), os.path.join(out, "wide_mlp.onnx"))
+    save(batched_conv_classifier(rng), os.path.join(out, "batched_conv_classifier.onnx"))
 
 
 if __name__ == "__main__":

@@ -44,16 +44,17 @@ Finding spillFinding(const OpReport& op, const OpRecord& record, const ArchConfi
     return f;
 }
 
-Finding reformatFinding(const OpReport& op) {
+Finding reformatFinding(const OpReport& op, const OpRecord& record) {
     Finding f;
     f.kind = "reformat";
     f.op = op.name;
     f.opId = op.opId;
     f.cycles = op.reformatCycles;
-    f.message = op.name + " reformats a tensor between layouts: " + std::to_string(op.reformatCount) +
+    const std::string what = record.note.empty() ? "a tensor between layouts" : record.note;
+    f.message = op.name + " rewrites " + what + ": " + std::to_string(op.reformatCount) +
                 " reformat commands, " + std::to_string(op.reformatCycles) + " cycles";
-    f.hint = "a producer that writes the layout its reader wants (or a reader that accepts the "
-             "producer's) removes the reformat";
+    f.hint = "readers that take the producer's layout, or a producer that writes theirs, remove the "
+             "reformat (a convolution's GEMM writes channels outermost; with a batch of 1 the layouts coincide)";
     return f;
 }
 
@@ -65,7 +66,7 @@ std::vector<Finding> findFailures(const Report& report, const RunRecord& run) {
     std::vector<Finding> findings;
     for (const OpReport& op : report.ops) {
         if (op.spillCount > 0) findings.push_back(spillFinding(op, *records.at(op.opId), run.config));
-        if (op.reformatCount > 0) findings.push_back(reformatFinding(op));
+        if (op.reformatCount > 0) findings.push_back(reformatFinding(op, *records.at(op.opId)));
     }
     std::stable_sort(findings.begin(), findings.end(),
                      [](const Finding& a, const Finding& b) { return a.cycles > b.cycles; });

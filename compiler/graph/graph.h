@@ -122,6 +122,7 @@ enum class OpKind : uint16_t {
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,
+    Reformat,
 };
 
 /// A typed SSA value: a graph input, a constant (initializer) or an op result.

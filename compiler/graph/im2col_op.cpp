@@ -4,8 +4,8 @@
 // Taps in the padding read zero. Attributes: the convolution's window attributes (strides,
 // dilations, pads, auto_pad), kernel_shape, the input channels read, channel_begin and channels
 // (one group of a grouped convolution), and for a transposed convolution run as a convolution,
-// input_dilations (X's elements spread apart, zeros between) and flip (the taps in reverse).
-// An optional second input, one element of X's type, is read where padding is (an integer
+// input_dilations (X's elements spread apart, zeros between) and flip (the taps in reverse);
+// channels_first when X is stored [C, N, spatial...] (layout assignment's doing). An optional second input, one element of X's type, is read where padding is (an integer
 // convolution pads with its input's zero point); zero otherwise.
 #include <algorithm>
 #include <cstring>
@@ -20,6 +20,9 @@ namespace {
 
 struct Im2ColShape {
     int64_t batch = 0, channelBegin = 0, channels = 0;
+    /// X's axes holding the batch and the channels: 0 and 1, or 1 and 0 when X is stored
+    /// channels first ([C, N, spatial...], the layout a convolution's GEMM writes).
+    size_t batchAxis = 0, channelAxis = 1;
     std::vector<int64_t> inputDilations;  ///< per spatial dim: X's elements sit this far apart
     bool flip = false;                    ///< taps in reverse row-major kernel order
     WindowGeometry window;                ///< over the dilated input
@@ -29,13 +32,15 @@ struct Im2ColShape {
 Im2ColShape im2colShape(const Node& node, const Shape& x) {
     if (x.size() < 3) opError(node, "input must be [N, C, spatial...], got " + shapeString(x));
     Im2ColShape s;
-    s.batch = x[0];
+    if (node.intAttr("channels_first", 0) != 0) std::swap(s.batchAxis, s.channelAxis);
+    const int64_t inputChannels = x[s.channelAxis];
+    s.batch = x[s.batchAxis];
     s.channelBegin = node.intAttr("channel_begin", 0);
-    s.channels = node.intAttr("channels", x[1]);
-    if (s.channelBegin < 0 || s.channels < 1 || s.channelBegin + s.channels > x[1]) {
+    s.channels = node.intAttr("channels", inputChannels);
+    if (s.channelBegin < 0 || s.channels < 1 || s.channelBegin + s.channels > inputChannels) {
         opError(node, "channels [" + std::to_string(s.channelBegin) + ", " +
                           std::to_string(s.channelBegin + s.channels) + ") are not within the " +
-                          std::to_string(x[1]) + " input channels");
+                          std::to_string(inputChannels) + " input channels");
     }
     const size_t rank = x.size() - 2;
     s.inputDilations = intListAttr(node, "input_dilations", std::vector<int64_t>(rank, 1));
@@ -122,7 +127,7 @@ std::vector<Tensor> interpretIm2Col(const Node& node, std::span<const Tensor* co
             for (int64_t n = 0; n < s.batch; ++n) {
                 int64_t column = n * positions;
                 forEachPosition(g.output, [&](const std::vector<int64_t>& o) {
-                    int64_t source = n * strides[0] + (s.channelBegin + c) * strides[1];
+                    int64_t source = n * strides[s.batchAxis] + (s.channelBegin + c) * strides[s.channelAxis];
                     for (size_t i = 0; i < o.size() && source >= 0; ++i) {
                         const int64_t index = sourceIndex(s, i, o[i], k[i]);
                         source = index < 0 ? -1 : source + index * strides[i + 2];
@@ -159,8 +164,8 @@ std::vector<StridedCopy> im2colCopies(const Graph& graph, const Node& node) {
         const int64_t row = s.flip ? taps - 1 - tap : tap;
         // One copy per box (a piece of every axis); dims: channel, batch, the box's positions.
         forEachPosition(counts, [&](const std::vector<int64_t>& choice) {
-            StridedCopy copy{0, 0, {s.channels, s.batch}, s.channelBegin * in[1], row * columns,
-                             {in[1], in[0]}, {taps * columns, positions}, std::nullopt};
+            StridedCopy copy{0, 0, {s.channels, s.batch}, s.channelBegin * in[s.channelAxis], row * columns,
+                             {in[s.channelAxis], in[s.batchAxis]}, {taps * columns, positions}, std::nullopt};
             bool fill = false;
             for (size_t i = 0; i < rank; ++i) {
                 const AxisPiece& piece = pieces[i][static_cast<size_t>(choice[i])];

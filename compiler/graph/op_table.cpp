@@ -139,6 +139,9 @@ constexpr std::array kOps = {
     OpInfo{OpKind::Im2Col, "npusim.Im2Col", 1, 2, 1, 1, ops::inferIm2Col, ops::interpretIm2Col},
     OpInfo{OpKind::RmsNormalization, "npusim.RMSNormalization", 2, 2, 1, 1, ops::inferRmsNormalization,
            ops::interpretRmsNormalization},
+    // A tensor rewritten from the layout its producer writes ("from") to the one its readers
+    // take ("to"): a Transpose by "perm" that layout assignment made explicit.
+    OpInfo{OpKind::Reformat, "npusim.Reformat", 1, 1, 1, 1, ops::inferTranspose, ops::interpretTranspose},
 };
 
 constexpr bool tableFollowsEnumOrder() {

@@ -26,7 +26,8 @@ std::optional<std::vector<StridedCopy>> stridedCopies(const Graph& graph, const 
             }
             return copies;
         }
-        case OpKind::Transpose: return ops::transposeCopies(graph, node);
+        case OpKind::Transpose:
+        case OpKind::Reformat: return ops::transposeCopies(graph, node);
         case OpKind::DepthToSpace:
         case OpKind::SpaceToDepth: return ops::blockPermuteCopies(graph, node);
         case OpKind::Concat: return ops::concatCopies(graph, node);

@@ -1,13 +1,14 @@
 // convolution-to-gemm: a Conv becomes, per group, an npusim.Im2Col of its input channels and a
 // Gemm of the group's weights ([M/group, C/group * taps]) with those columns, the bias folded
 // into the Gemm; the groups' products are joined and laid out as Y [N, M, out...] (a reshape,
-// and a transpose when N > 1). A ConvTranspose is the convolution of its input spread apart by
+// and when N > 1 an npusim.Reformat from the GEMM's channels-outermost layout). A ConvTranspose is the convolution of its input spread apart by
 // its strides (Im2Col's input_dilations) with its kernel flipped (Im2Col's flip) and its
 // weights' channel dims swapped. Constant weights are rearranged at compile time; weights given
 // at run time are rearranged by ops. ConvInteger and QLinearConv pad with the input's zero point
 // (so padding contributes nothing) and multiply with MatMulInteger, whose zero points the
 // integer-matmul pass spells out where the tensor unit cannot take them; QLinearConv then adds
 // its int32 bias and requantises per output channel as QLinearMatMul does.
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -215,9 +216,12 @@ bool rewriteConvolution(GraphRewriter& rewriter, const Node& node) {
     split.insert(split.end(), p.y.begin() + 2, p.y.end());
     const ValueId reshaped = rewriter.add(OpKind::Reshape, node.name + ".reshape",
                                           {product, rewriter.constant(node.name + ".shape", int64Tensor(split))})[0];
+    // The GEMM writes channels outermost (C N spatial...); the Conv's readers take N C spatial...
     std::vector<int64_t> perm = {1, 0};
     for (size_t d = 2; d < p.y.size(); ++d) perm.push_back(static_cast<int64_t>(d));
-    rewriter.add(OpKind::Transpose, node.name + ".transpose", {reshaped}, {{"perm", perm}}, {node.outputs[0]});
+    const std::string spatial = std::string("DHW").substr(3 - std::min<size_t>(3, p.y.size() - 2));
+    rewriter.add(OpKind::Reformat, node.name + ".reformat", {reshaped},
+                 {{"perm", perm}, {"from", "CN" + spatial}, {"to", "NC" + spatial}}, {node.outputs[0]});
     return true;
 }
 

@@ -6,7 +6,7 @@
 namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
-    static constexpr std::array<GraphPass, 6> kPasses = {{
+    static constexpr std::array<GraphPass, 7> kPasses = {{
         {"recognize-normalization", "turn layer and RMS normalisation spelled out op by op back into one op",
          recognizeNormalization},
         {"arg-extreme-to-reductions", "rewrite ArgMax and ArgMin as reductions, a comparison and arithmetic",
@@ -15,6 +15,8 @@ std::span<const GraphPass> graphPasses() {
          foldBatchNorm},
         {"convolution-to-gemm", "rewrite each Conv and ConvTranspose as Im2Col and a Gemm per group, the bias in the Gemm",
          convolutionToGemm},
+        {"assign-layouts", "keep convolution results channels first until a reader needs another layout; Reformat there",
+         assignLayouts},
         {"integer-matmul", "spell out run-time or per-axis zero points and QLinearMatMul's requantisation",
          decomposeIntegerMatMul},
         {"fold-gemm-constants",

@@ -34,6 +34,11 @@ void foldBatchNorm(Graph& graph);
 /// the product laid out as the op's output.
 void convolutionToGemm(Graph& graph);
 
+/// Moves the Reformats convolution-to-gemm makes below the readers that compute the same in
+/// either layout and into the Im2Cols of next convolutions, leaving them only where a reader
+/// needs the declared layout.
+void assignLayouts(Graph& graph);
+
 /// Spells out the zero points the tensor unit does not take (given at run time, per row or per
 /// column) and QLinearMatMul's requantisation in integer products and vector ops.
 void decomposeIntegerMatMul(Graph& graph);

@@ -89,6 +89,7 @@ std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& n
         }
         b.store(buffer, out);
         problems.push_back(b.finish());
+        if (node.kind == OpKind::Reformat) problems.back().kind = isa::CommandKind::Reformat;
     }
     return problems;
 }

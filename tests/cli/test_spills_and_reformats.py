@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Memory decisions are visible: an intermediate that does not fit on chip is spilled with
-spill commands and a spill finding at the op, and one that fits stays on chip."""
+"""Memory and layout decisions are visible: an intermediate that does not fit on chip is
+spilled with spill commands and a spill finding at the op, one that fits stays on chip; a
+convolution whose layout differs from its reader's gets a Reformat op and a reformat finding."""
 import json
 import re
 import unittest
@@ -55,6 +56,29 @@ class SpillTest(NpusimTestCase):
         compulsory = (1024 * 1024 + 1024 * 256 + 256 * 1024 + 256 * 256) * 4
         self.assertEqual(sum(op["dram_bytes"] for op in report["ops"]), compulsory)
         self.assertEqual(report["dram"]["bytes_written"], 256 * 256 * 4)
+
+
+class ReformatTest(NpusimTestCase):
+    def test_conv_flatten_gemm_gets_a_reformat_op_and_finding(self):
+        model = example("batched_conv_classifier.onnx")
+        graph = self.ok("compile", model, "--emit", "graph")
+        reformats = [line for line in graph.splitlines() if "npusim.Reformat(" in line]
+        self.assertEqual(len(reformats), 1, graph)
+        self.assertIn('from = "CNHW"', reformats[0])
+        self.assertIn('to = "NCHW"', reformats[0])
+        self.assertRegex(graph, r"Flatten\(%r\)")  # the Flatten reads the Reformat's result
+        isa = self.ok("compile", model, "--emit", "isa")
+        self.assertIn("kind=reformat", isa)
+        stdout = self.ok("run", model, "--check", "--report", "rep")
+        self.assertIn("check against the reference interpreter: passed", stdout)
+        report = json.loads((self.tmp / "rep" / "report.json").read_text())
+        findings = [f for f in report["findings"] if f["kind"] == "reformat"]
+        self.assertEqual(len(findings), 1, report["findings"])
+        self.assertEqual(findings[0]["op"], "relu.reformat")
+        self.assertIn("CNHW -> NCHW", findings[0]["message"])
+        self.assertGreater(findings[0]["cycles_lost"], 0)
+        ops = {op["name"]: op for op in report["ops"]}
+        self.assertGreater(ops["relu.reformat"]["reformat"]["count"], 0)
 
 
 if __name__ == "__main__":
