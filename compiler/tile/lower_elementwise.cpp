@@ -136,10 +136,71 @@ using Body = ElementwiseBody;
 
 uint32_t negate(VectorBuilder& b, uint32_t x) { return b.scalar(VectorOp::Mul, x, -1.0f); }
 
+/// 1 where the int32 buffer's element equals `value`, else 0 (int32).
+uint32_t equalsScalar(VectorBuilder& b, uint32_t x, int32_t value) {
+    return b.immediate(VectorOp::Equal, x, static_cast<uint32_t>(value));
+}
+
+/// 1 - mask, for masks of 0 and 1.
+uint32_t complement(VectorBuilder& b, uint32_t mask) { return b.scalar(VectorOp::Add, negate(b, mask), 1.0f); }
+
+/// x ** |e| for int32 x and e, by binary exponentiation over e's bits from the highest of
+/// `bits` down, in wrapping int32 products (exact modulo 2^32, as the reference's integers).
+uint32_t integerMagnitudePower(VectorBuilder& b, uint32_t x, uint32_t e, int bits) {
+    uint32_t rest = b.binary(VectorOp::Max, e, negate(b, e));
+    const uint32_t xMinusOne = b.scalar(VectorOp::Sub, x, 1.0f);
+    std::optional<uint32_t> result;
+    for (int bit = bits - 1; bit >= 0; --bit) {
+        const float weight = static_cast<float>(int64_t{1} << bit);
+        const uint32_t set = complement(b, b.scalar(VectorOp::Less, rest, weight));
+        if (bit > 0) rest = b.binary(VectorOp::Sub, rest, b.scalar(VectorOp::Mul, set, weight));
+        // factor = x where the bit is set, 1 elsewhere.
+        const uint32_t factor = b.scalar(VectorOp::Add, b.binary(VectorOp::Mul, set, xMinusOne), 1.0f);
+        result = result ? b.binary(VectorOp::Mul, b.binary(VectorOp::Mul, *result, *result), factor) : factor;
+    }
+    return *result;
+}
+
+/// x ** y for an integer base, as the reference computes it: exact integer powers for integer
+/// exponents (a negative one leaves only bases of magnitude 1), the real power truncated for
+/// fractional ones.
+uint32_t integerPower(VectorBuilder& b, uint32_t x, const Operand& y) {
+    x = b.scalar(VectorOp::Add, x, 0.0f);  // as int32
+    auto unitBase = [&] { return equalsScalar(b, b.binary(VectorOp::Max, x, negate(b, x)), 1); };
+    auto truncatedPower = [&](const Operand& exponent) {
+        const uint32_t logX = b.unary(VectorOp::Log, b.unary(VectorOp::Cast, x, DType::Fp32));
+        const uint32_t product = exponent.buffer ? b.binary(VectorOp::Mul, logX, *exponent.buffer)
+                                                 : b.scalar(VectorOp::Mul, logX, exponent.value);
+        return b.unary(VectorOp::Cast, b.unary(VectorOp::Exp, product), DType::Int32);
+    };
+    if (!y.buffer) {
+        const float e = y.value;
+        if (e != std::trunc(e) || std::abs(e) >= 2147483648.0f) return truncatedPower(y);
+        const auto magnitude = static_cast<int64_t>(std::abs(e));
+        int bits = 1;
+        while ((int64_t{1} << bits) <= magnitude) ++bits;
+        const uint32_t exponent = b.fill(DType::Int32, static_cast<uint32_t>(magnitude));
+        const uint32_t power = integerMagnitudePower(b, x, exponent, bits);
+        return e < 0 ? b.binary(VectorOp::Mul, power, unitBase()) : power;
+    }
+    const bool fractional = b.dtypeOf(*y.buffer) == DType::Fp32;
+    const uint32_t e = fractional ? b.unary(VectorOp::Cast, *y.buffer, DType::Int32) : b.scalar(VectorOp::Add, *y.buffer, 0.0f);
+    uint32_t power = integerMagnitudePower(b, x, e, 31);
+    const uint32_t negative = b.scalar(VectorOp::Less, e, 0.0f);
+    // Keep the power where e >= 0 or |x| == 1.
+    power = b.binary(VectorOp::Mul, power, b.binary(VectorOp::Max, complement(b, negative), unitBase()));
+    if (!fractional) return power;
+    const uint32_t integral = b.unary(
+        VectorOp::Cast, b.binary(VectorOp::Equal, *y.buffer, b.unary(VectorOp::Cast, e, DType::Fp32)), DType::Int32);
+    return b.binary(VectorOp::Add, b.binary(VectorOp::Mul, power, integral),
+                    b.binary(VectorOp::Mul, truncatedPower(y), complement(b, integral)));
+}
+
 /// x ** y: small integer exponents by repeated products (exact for negative bases too), other
 /// exponents as exp(y * ln x), which gives NaN for negative bases as the reference does.
 uint32_t power(VectorBuilder& b, const Operand& x, const Operand& y) {
     if (!x.buffer) throw VectorUnsupported("Pow with a constant base");
+    if (!isFloat(b.dtypeOf(*x.buffer))) return integerPower(b, *x.buffer, y);
     if (!y.buffer) {
         const float e = y.value;
         if (e == 0.5f) return b.unary(VectorOp::Sqrt, *x.buffer);

@@ -89,8 +89,8 @@ TEST(Lowering, MappingErrorsNameTheOp) {
                   .find("dma.transpose=false"),
               std::string::npos);
 
-    const Graph intPow = singleOpGraph(OpKind::Pow, {Tensor::zeros(DType::Int32, {4}), Tensor::zeros(DType::Int32, {4})});
-    EXPECT_NE(inputErrorOf([&] { lowerToTiles(intPow, edge, model); }).find("the vector unit has no log on int32"),
+    const Graph product = singleOpGraph(OpKind::ReduceProd, {Tensor::zeros(DType::Fp32, {4, 4})});
+    EXPECT_NE(inputErrorOf([&] { lowerToTiles(product, edge, model); }).find("op 'op' (ReduceProd): the vector unit has no ReduceProd"),
               std::string::npos);
 }
 
