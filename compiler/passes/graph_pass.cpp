@@ -6,9 +6,11 @@
 namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
-    static constexpr std::array<GraphPass, 7> kPasses = {{
+    static constexpr std::array<GraphPass, 8> kPasses = {{
         {"recognize-normalization", "turn layer and RMS normalisation spelled out op by op back into one op",
          recognizeNormalization},
+        {"max-pool-indices", "compute MaxPool's Indices from an Im2Col of its windows, an ArgMax and integer arithmetic",
+         computeMaxPoolIndices},
         {"arg-extreme-to-reductions", "rewrite ArgMax and ArgMin as reductions, a comparison and arithmetic",
          argExtremeToReductions},
         {"fold-batch-norm", "fold a BatchNormalization into the Conv it follows (constant weights and statistics)",

@@ -22,6 +22,10 @@ std::span<const GraphPass> graphPasses();
 /// npusim.RMSNormalization.
 void recognizeNormalization(Graph& graph);
 
+/// Computes MaxPool's Indices output from an Im2Col of the windows, an ArgMax over the taps
+/// and integer arithmetic, leaving a MaxPool of the values alone.
+void computeMaxPoolIndices(Graph& graph);
+
 /// Rewrites ArgMax and ArgMin of fp32 or int32 data as reductions, a comparison and
 /// arithmetic the vector unit runs.
 void argExtremeToReductions(Graph& graph);
