@@ -78,21 +78,34 @@ Compilation compileModel(const std::filesystem::path& model, const ArchConfig& c
 Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,
                          const std::string& modelHash, const CompileOptions& options) {
     Compilation c;
+    auto dump = [&](std::string_view stage, IrLevel level) {
+        if (options.dump) options.dump(stage, level, printIr(c, level));
+    };
     c.source = std::move(source);
     c.graph = c.source;
-    for (const GraphPass& pass : graphPasses()) pass.run(c.graph);
+    dump("import", IrLevel::Graph);
+    for (const GraphPass& pass : graphPasses()) {
+        pass.run(c.graph);
+        dump(pass.name, IrLevel::Graph);
+    }
     verifyGraph(c.graph);
 
     const CostModel costModel(config);
     c.tiles = lowerToTiles(c.graph, config, costModel);
+    dump("lower-to-tiles", IrLevel::Tile);
     if (options.fusion) {
         fuseGatheredOperands(c.tiles, c.graph, config, costModel);
+        dump("fuse-gathered-operands", IrLevel::Tile);
         fuseGemmEpilogues(c.tiles, c.graph);
+        dump("fuse-gemm-epilogues", IrLevel::Tile);
         fuseVectorKernels(c.tiles, c.graph, config, costModel);
+        dump("fuse-vector-kernels", IrLevel::Tile);
     }
     c.mapping = mapProgram(c.graph, c.tiles);
     c.memory = planMemory(c.graph, c.tiles, config);
+    dump("plan-memory", IrLevel::Memory);
     c.commands = generateCommands(c.tiles, c.memory, config);
+    dump("generate-commands", IrLevel::Isa);
 
     ArtifactManifest& m = c.artifact.manifest;
     m.compilerVersion = NPUSIM_VERSION;

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arch/arch_config.h"
@@ -27,11 +29,17 @@ struct Compilation {
     std::vector<OpMapping> mapping;  ///< where each op runs (after fusion)
 };
 
+/// The IR levels --emit can print.
+enum class IrLevel { Graph, Tile, Memory, Isa };
+
 struct CompileOptions {
     /// Graph inputs fixed to values (importOnnx), for models whose shapes depend on an input.
     std::map<std::string, Tensor> bindings;
     /// Merge elementwise kernels into their readers (fuseVectorKernels).
     bool fusion = true;
+    /// When set, called after every stage (import, each graph pass, tiling, each fusion,
+    /// memory planning, codegen) with the stage's name and its IR as text.
+    std::function<void(std::string_view stage, IrLevel level, const std::string& text)> dump;
 };
 
 /// Compiles an ONNX model for an architecture. Throws InputError for a model the frontend or
@@ -42,8 +50,6 @@ Compilation compileModel(const std::filesystem::path& model, const ArchConfig& c
 Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,
                          const std::string& modelHash, const CompileOptions& options = {});
 
-/// The IR levels --emit can print.
-enum class IrLevel { Graph, Tile, Memory, Isa };
 std::string printIr(const Compilation& compilation, IrLevel level);
 
 }  // namespace npusim::compiler

@@ -1,4 +1,4 @@
-// npusim compile MODEL.onnx --arch ... -o OUT.npuart [--emit LEVEL] [--estimate]
+// npusim compile MODEL.onnx --arch ... -o OUT.npuart [--emit LEVEL] [--dump-ir DIR] [--estimate]
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -6,17 +6,28 @@
 
 #include "arch/error.h"
 #include "compiler/pipeline.h"
+#include "sim/output_files.h"
 #include "sim/cli/commands.h"
 
 namespace npusim::cli {
 namespace {
 
 struct CompileOptions {
-    std::string model, output, emit;
+    std::string model, output, emit, dumpIr;
     bool estimate = false, mapping = false;
     ArchOptions arch;
     CompilerFlags compiler;
 };
+
+const char* irLevelName(compiler::IrLevel level) {
+    switch (level) {
+        case compiler::IrLevel::Graph: return "graph";
+        case compiler::IrLevel::Tile: return "tile";
+        case compiler::IrLevel::Memory: return "mem";
+        case compiler::IrLevel::Isa: return "isa";
+    }
+    return "ir";
+}
 
 void printEstimates(const compiler::Compilation& c) {
     double total = 0;
@@ -53,18 +64,34 @@ void addCompileCommand(CLI::App& app) {
     compile->add_option("--emit", options->emit, "print the IR at one level: graph, tile, mem, isa")
         ->check(CLI::IsMember({"graph", "tile", "mem", "isa"}));
     compile->add_flag("--estimate", options->estimate, "print the cost model's cycles per op");
+    compile->add_option("--dump-ir", options->dumpIr,
+                        "write the IR after every stage into DIR as NN-stage.level.txt (graph, tile, mem, isa)");
     compile->add_flag("--mapping", options->mapping,
                       "print where each op runs and why (also when some op cannot run)");
     options->arch.addTo(*compile);
     options->compiler.addTo(*compile);
     compile->callback([options] {
-        if (options->output.empty() && options->emit.empty() && !options->estimate && !options->mapping) {
-            throw InputError("compile: give -o OUT.npuart (or --emit / --estimate / --mapping to only inspect)");
+        if (options->output.empty() && options->emit.empty() && options->dumpIr.empty() && !options->estimate &&
+            !options->mapping) {
+            throw InputError("compile: give -o OUT.npuart (or --emit / --dump-ir / --estimate / --mapping to only inspect)");
         }
         const ArchConfig config = options->arch.load();
+        compiler::CompileOptions compileOptions = options->compiler.options();
+        // Every stage's IR, written only when the whole compilation succeeds.
+        sim::OutputFiles dumps;
+        if (!options->dumpIr.empty()) {
+            dumps.makeDirectory(options->dumpIr);
+            compileOptions.dump = [&, stage = 0](std::string_view name, compiler::IrLevel level,
+                                                 const std::string& text) mutable {
+                char number[8];
+                std::snprintf(number, sizeof number, "%02d-", stage++);
+                const std::string file = std::string(number) + std::string(name) + "." + irLevelName(level) + ".txt";
+                dumps.stage(std::filesystem::path(options->dumpIr) / file, text);
+            };
+        }
         compiler::Compilation compilation;
         try {
-            compilation = compiler::compileModel(options->model, config, options->compiler.options());
+            compilation = compiler::compileModel(options->model, config, compileOptions);
         } catch (const compiler::MappingError& e) {
             if (options->mapping) std::cout << compiler::printMapping(e.mapping) << std::flush;
             throw;
@@ -74,6 +101,7 @@ void addCompileCommand(CLI::App& app) {
             {"graph", compiler::IrLevel::Graph}, {"tile", compiler::IrLevel::Tile},
             {"mem", compiler::IrLevel::Memory}, {"isa", compiler::IrLevel::Isa}};
         if (!options->emit.empty()) std::cout << compiler::printIr(compilation, levels.at(options->emit));
+        dumps.commit();
         if (options->estimate) printEstimates(compilation);
         if (!options->output.empty()) {
             writeArtifact(options->output, compilation.artifact);

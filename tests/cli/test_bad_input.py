@@ -150,6 +150,15 @@ class BadOutputPathTest(NpusimTestCase):
         self.assertFailsCleanly(["run", example("matmul_fp32.onnx"), "--outputs", "out", "--report", "blocker/rep"],
                                 RUN_FAILED, ["blocker/rep"])
 
+    def test_dump_ir_into_a_file_is_a_run_failure(self):
+        (self.tmp / "blocker").write_text("a file where the dump directory should go\n")
+        self.assertFailsCleanly(["compile", example("mlp.onnx"), "--dump-ir", "blocker/ir"], RUN_FAILED,
+                                ["blocker/ir"])
+
+    def test_failed_compile_leaves_no_ir_dump(self):
+        model = ONNX_NODE_TESTS / "test_sin" / "model.onnx"
+        self.assertFailsCleanly(["compile", model, "--dump-ir", "ir"], 2, ["Sin"])
+
     def test_artifact_path_that_is_a_directory_gives_the_real_reason(self):
         (self.tmp / "artifacts").mkdir()
         line = self.assertFailsCleanly(["compile", example("matmul_fp32.onnx"), "-o", "artifacts"], RUN_FAILED,

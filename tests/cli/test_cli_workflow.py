@@ -94,6 +94,25 @@ class CompileCommandTest(NpusimTestCase):
         for fragment in ("dram %x input", "dram %logits output", "op @fc1", "sram a[0]", "acc acc[0]"):
             self.assertIn(fragment, text)
 
+    def test_dump_ir_writes_every_stage_in_order(self):
+        self.ok("compile", example("small_cnn.onnx"), "--dump-ir", "dump")
+        files = sorted(path.name for path in (self.tmp / "dump").iterdir())
+        self.assertEqual(files[0], "00-import.graph.txt")
+        self.assertIn("05-convolution-to-gemm.graph.txt", files)
+        self.assertTrue(any(name.endswith("-plan-memory.mem.txt") for name in files), files)
+        self.assertTrue(files[-1].endswith("-generate-commands.isa.txt"), files)
+        # Numbered in pipeline order, each stage once.
+        self.assertEqual([int(name[:2]) for name in files], list(range(len(files))))
+        imported = (self.tmp / "dump" / "00-import.graph.txt").read_text()
+        lowered = (self.tmp / "dump" / "05-convolution-to-gemm.graph.txt").read_text()
+        self.assertIn("= Conv(", imported)
+        self.assertNotIn("= Conv(", lowered)
+        self.assertIn("npusim.Im2Col(", lowered)
+        # The last graph stage is the graph --emit graph prints.
+        last_graph = [name for name in files if name.endswith(".graph.txt")][-1]
+        self.assertEqual((self.tmp / "dump" / last_graph).read_text(),
+                         self.ok("compile", example("small_cnn.onnx"), "--emit", "graph"))
+
     def test_emit_alone_writes_no_artifact(self):
         self.ok("compile", example("mlp.onnx"), "--emit", "graph")
         self.assertEqual(list(self.tmp.iterdir()), [])
