@@ -172,6 +172,13 @@ std::optional<OpKind> findOpKind(std::string_view onnxOpType) {
     return std::nullopt;
 }
 
+std::optional<OpKind> findIrOpKind(std::string_view name) {
+    for (const OpInfo& info : kOps) {
+        if (info.name == name) return info.kind;
+    }
+    return std::nullopt;
+}
+
 std::string supportedOpList() {
     std::string list;
     for (const OpInfo& info : kOps) {

@@ -34,6 +34,8 @@ const OpInfo& opInfo(OpKind kind);
 bool isInternalOp(OpKind kind);
 /// The op kind for an ONNX op type, nullopt when the graph IR does not know it.
 std::optional<OpKind> findOpKind(std::string_view onnxOpType);
+/// The op kind for a name as the IR text prints it (ONNX op types and "npusim.*" ops).
+std::optional<OpKind> findIrOpKind(std::string_view name);
 /// Every op type the graph IR knows, for messages ("supported: MatMul, Gemm, ...").
 std::string supportedOpList();
 

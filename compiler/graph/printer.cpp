@@ -4,11 +4,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "compiler/graph/op_table.h"
 
 namespace npusim::compiler {
 namespace {
+
+constexpr int64_t kPrintedConstantElements = 8;
 
 bool isBareName(const std::string& name) {
     if (name.empty()) return false;
@@ -143,9 +146,16 @@ std::string printGraph(const Graph& graph) {
         text += " attributes {opset = " + std::to_string(graph.opset) + "}";
     }
     text += " {\n";
-    for (const Value& value : graph.values) {
-        if (!value.constant) continue;
-        text += "  %" + nameText(value.name) + " = constant " + typeText(value) + "\n";
+    // The constants some node reads or the graph returns; small ones (scalars, shapes, axes)
+    // show their data, larger ones their type only.
+    std::set<ValueId> used(graph.outputs.begin(), graph.outputs.end());
+    for (const Node& node : graph.nodes) used.insert(node.inputs.begin(), node.inputs.end());
+    for (ValueId id = 0; id < graph.values.size(); ++id) {
+        const Value& value = graph.values[id];
+        if (!value.constant || !used.contains(id)) continue;
+        const bool small = value.constant->elementCount() <= kPrintedConstantElements;
+        text += "  %" + nameText(value.name) + " = constant " +
+                (small ? attributeText(*value.constant) : typeText(value)) + "\n";
     }
     for (const Node& node : graph.nodes) text += "  " + nodeText(graph, node) + "\n";
     text += "  return";

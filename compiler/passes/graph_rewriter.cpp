@@ -19,7 +19,7 @@ std::vector<ValueId> GraphRewriter::add(OpKind kind, const std::string& name, st
     const auto producer = static_cast<int>(nodes_.size());
     for (size_t i = outputs.size(); i < outputCount; ++i) {
         Value value;
-        value.name = name + "." + std::to_string(i);
+        value.name = uniqueName(name + "." + std::to_string(i));
         outputs.push_back(graph_.addValue(std::move(value)));
     }
     for (ValueId id : outputs) graph_.value(id).producer = producer;
@@ -30,11 +30,21 @@ std::vector<ValueId> GraphRewriter::add(OpKind kind, const std::string& name, st
 
 ValueId GraphRewriter::constant(const std::string& name, Tensor tensor) {
     Value value;
-    value.name = name;
+    value.name = uniqueName(name);
     value.dtype = tensor.dtype;
     value.shape = tensor.shape;
     value.constant = std::move(tensor);
     return graph_.addValue(std::move(value));
+}
+
+std::string GraphRewriter::uniqueName(const std::string& name) {
+    if (names_.empty()) {
+        for (const Value& value : graph_.values) names_.insert(value.name);
+    }
+    std::string unique = name;
+    for (int n = 1; names_.contains(unique); ++n) unique = name + "_" + std::to_string(n);
+    names_.insert(unique);
+    return unique;
 }
 
 void GraphRewriter::run(const std::function<bool(const Node&)>& replace) {

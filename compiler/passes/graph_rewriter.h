@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,12 +21,12 @@ class GraphRewriter {
 public:
     explicit GraphRewriter(Graph& graph) : graph_(graph) {}
 
-    /// Adds a node. Each output is a new value named `<name>.<i>`, or the existing value given
+    /// Adds a node. Each output is a new value named `<name>.<i>` (made unique), or the existing value given
     /// in `outputs` (to take over a replaced node's results). Returns the output ids.
     std::vector<ValueId> add(OpKind kind, const std::string& name, std::vector<ValueId> inputs,
                              std::map<std::string, Attribute> attributes = {}, std::vector<ValueId> outputs = {},
                              size_t outputCount = 1);
-    /// A new constant value.
+    /// A new constant value, named `name` (made unique).
     ValueId constant(const std::string& name, Tensor tensor);
 
     /// Visits every node; `replace` returns false to keep the node as it is, or adds its
@@ -37,8 +38,13 @@ public:
     Graph& graph() { return graph_; }
 
 private:
+    /// `name`, or `name_N` for the smallest N that no value is named yet: value names stay
+    /// unique, so the IR text reads back unambiguously.
+    std::string uniqueName(const std::string& name);
+
     Graph& graph_;
     std::vector<Node> nodes_;
+    std::set<std::string> names_;  ///< every value's name, filled on first use
 };
 
 }  // namespace npusim::compiler

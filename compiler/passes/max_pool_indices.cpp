@@ -81,8 +81,9 @@ bool rewrite(GraphRewriter& r, const Node& node) {
     for (size_t i = g.kernel.size(); i-- > 0;) {
         const std::string axis = std::to_string(i);
         const int64_t size = g.kernel[i];
-        const ValueId quotient = add(OpKind::Div, "tap_div" + axis, {rest, r.constant(n + ".k" + axis, int32Scalar(static_cast<int32_t>(size)))});
-        const ValueId scaled = add(OpKind::Mul, "tap_scaled" + axis, {quotient, r.constant(n + ".k_again" + axis, int32Scalar(static_cast<int32_t>(size)))});
+        const ValueId kernelSize = r.constant(n + ".kernel" + axis, int32Scalar(static_cast<int32_t>(size)));
+        const ValueId quotient = add(OpKind::Div, "tap_div" + axis, {rest, kernelSize});
+        const ValueId scaled = add(OpKind::Mul, "tap_scaled" + axis, {quotient, kernelSize});
         const ValueId k = add(OpKind::Sub, "tap_k" + axis, {rest, scaled});
         const int32_t step = static_cast<int32_t>(g.dilations[i] * strides[i]);
         const ValueId part = add(OpKind::Mul, "tap_offset" + axis, {k, r.constant(n + ".step" + axis, int32Scalar(step))});

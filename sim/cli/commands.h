@@ -37,5 +37,6 @@ void addCompileCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
 void addDisasmCommand(CLI::App& app);
 void addConformanceCommand(CLI::App& app);
+void addOptCommand(CLI::App& app);
 
 }  // namespace npusim::cli

@@ -166,6 +166,22 @@ class BadOutputPathTest(NpusimTestCase):
         self.assertNotIn("Success", line)
 
 
+class BadIrTest(NpusimTestCase):
+    """Graph IR text npusim opt cannot take: a one-line error naming the file, line and column."""
+
+    def test_opt_with_unknown_pass_lists_the_passes(self):
+        (self.tmp / "g.ir").write_text("graph @g(%x: fp32[2]) -> (%x: fp32[2]) {\n  return %x\n}\n")
+        self.assertFailsCleanly(["opt", "g.ir", "--pass", "fold-everything"], 2,
+                                ["fold-everything", "fold-batch-norm"])
+
+    def test_opt_of_malformed_ir_names_file_line_and_column(self):
+        (self.tmp / "bad.ir").write_text("graph @g(%x: fp32[2]) -> (%y: fp32[2]) {\n  %y = Relu(%q)\n  return %y\n}\n")
+        self.assertFailsCleanly(["opt", "bad.ir"], 2, ["bad.ir", "line 2, column 14", "%q"])
+
+    def test_opt_of_missing_file_is_named(self):
+        self.assertFailsCleanly(["opt", "nowhere.ir"], 2, ["nowhere.ir"])
+
+
 class BadArtifactTest(NpusimTestCase):
     def setUp(self):
         super().setUp()

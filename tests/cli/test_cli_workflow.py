@@ -113,6 +113,20 @@ class CompileCommandTest(NpusimTestCase):
         self.assertEqual((self.tmp / "dump" / last_graph).read_text(),
                          self.ok("compile", example("small_cnn.onnx"), "--emit", "graph"))
 
+    def test_opt_reads_emitted_ir_and_runs_the_named_passes(self):
+        graph = self.ok("compile", example("small_cnn.onnx"), "--emit", "graph")
+        (self.tmp / "cnn.ir").write_text(graph)
+        # The emitted graph has been through every pass: running them again changes nothing.
+        self.assertEqual(self.ok("opt", "cnn.ir"), graph)
+        (self.tmp / "gemm.ir").write_text(
+            "graph @g(%x: fp32[2,3]) -> (%y: fp32[2,2]) {\n"
+            "  %w = constant dense<fp32[2,3]: [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]>\n"
+            "  %y = Gemm(%x, %w) {name = \"fc\", transB = 1}\n"
+            "  return %y\n}\n")
+        folded = self.ok("opt", "gemm.ir", "--pass", "fold-gemm-constants")
+        self.assertIn("constant dense<fp32[3,2]: [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]>", folded)
+        self.assertIn("transB = 0", folded)
+
     def test_emit_alone_writes_no_artifact(self):
         self.ok("compile", example("mlp.onnx"), "--emit", "graph")
         self.assertEqual(list(self.tmp.iterdir()), [])

@@ -108,9 +108,9 @@ TEST_F(OnnxImportModel, InitializersAndConstantNodesBecomeConstants) {
     const Graph graph = import(model);
     EXPECT_EQ(printGraph(graph),
               "graph @g(%x: fp32[1,2]) -> (%y: fp32[1,2]) attributes {opset = 13} {\n"
-              "  %w = constant fp32[2,2]\n"
-              "  %b = constant fp32[2]\n"
-              "  %scale = constant fp32[2,2]\n"
+              "  %w = constant dense<fp32[2,2]: [1.0, 2.0, 3.0, 4.0]>\n"
+              "  %b = constant dense<fp32[2]: [-10.0, 1.0]>\n"
+              "  %scale = constant dense<fp32[2,2]: [2.0, 0.0, 0.0, 2.0]>\n"
               "  %h = Gemm(%x, %w, %b) {name = \"fc\"}\n"
               "  %s = MatMul(%h, %scale) {name = \"matmul_2\"}\n"
               "  %y = Relu(%s) {name = \"relu_3\"}\n"
@@ -246,15 +246,10 @@ TEST_F(OnnxImportModel, FoldsShapeComputationsIntoConstants) {
     EXPECT_EQ(printGraph(graph),
               "graph @g(%x: fp32[2,3,4]) -> (%y: fp32[2,12], %c: fp32[2], %h: fp32[], "
               "%d: int64[]) attributes {opset = 13} {\n"
-              "  %s = constant int64[3]\n"
-              "  %zero = constant int64[1]\n"
-              "  %batch = constant int64[1]\n"
-              "  %rest = constant int64[1]\n"
-              "  %target = constant int64[2]\n"
-              "  %c = constant fp32[2]\n"
-              "  %h = constant fp32[]\n"
-              "  %one = constant int64[]\n"
-              "  %d = constant int64[]\n"
+              "  %target = constant dense<int64[2]: [2, -1]>\n"
+              "  %c = constant dense<fp32[2]: [1.5, 2.0]>\n"
+              "  %h = constant dense<fp32[]: [0.5]>\n"
+              "  %d = constant dense<int64[]: [3]>\n"
               "  %y = Reshape(%x, %target) {name = \"reshape_5\"}\n"
               "  return %y, %c, %h, %d\n"
               "}\n");

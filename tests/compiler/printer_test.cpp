@@ -44,8 +44,8 @@ TEST(Printer, PrintsASmallMlp) {
     EXPECT_EQ(printGraph(graph),
               "graph @mlp(%x: fp32[1,4]) -> (%y: fp32[1,2]) {\n"
               "  %w0 = constant fp32[4,3]\n"
-              "  %b0 = constant fp32[3]\n"
-              "  %w1 = constant fp32[2,3]\n"
+              "  %b0 = constant dense<fp32[3]: [0.0, 0.0, 0.0]>\n"
+              "  %w1 = constant dense<fp32[2,3]: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]>\n"
               "  %h = Gemm(%x, %w0, %b0) {name = \"fc1\", alpha = 0.5}\n"
               "  %\"h:relu\" = Relu(%h) {name = \"act\"}\n"
               "  %y = Gemm(%\"h:relu\", %w1, none) {name = \"fc2\", alpha = 1.0, "

@@ -43,7 +43,7 @@ TEST(InterpreterConstantOfShape, FillsTheShapeWithTheValueAttribute) {
     EXPECT_EQ(printGraph(testing::constantOperandGraph(OpKind::ConstantOfShape, {int64({1}, {2})},
                                                        {0}, {{"value", int32({1}, {7})}})),
               "graph @single() -> (%out: int32[2]) {\n"
-              "  %in0 = constant int64[1]\n"
+              "  %in0 = constant dense<int64[1]: [2]>\n"
               "  %out = ConstantOfShape(%in0) {name = \"op\", value = dense<int32[1]: [7]>}\n"
               "  return %out\n"
               "}\n");
