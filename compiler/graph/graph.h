@@ -123,6 +123,7 @@ enum class OpKind : uint16_t {
     Im2Col,
     RmsNormalization,
     Reformat,
+    Gelu,
 };
 
 /// A typed SSA value: a graph input, a constant (initializer) or an op result.

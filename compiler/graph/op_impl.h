@@ -74,6 +74,7 @@ std::vector<Tensor> interpretThresholdedRelu(const Node& node,
 std::vector<Tensor> interpretLeakyRelu(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretHardSigmoid(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretHardSwish(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretGelu(const Node& node, std::span<const Tensor* const> inputs);
 void inferClip(Graph& graph, const Node& node);
 std::vector<Tensor> interpretClip(const Node& node, std::span<const Tensor* const> inputs);
 void inferDropout(Graph& graph, const Node& node);

@@ -142,6 +142,8 @@ constexpr std::array kOps = {
     // A tensor rewritten from the layout its producer writes ("from") to the one its readers
     // take ("to"): a Transpose by "perm" that layout assignment made explicit.
     OpInfo{OpKind::Reformat, "npusim.Reformat", 1, 1, 1, 1, ops::inferTranspose, ops::interpretTranspose},
+    // x * (1 + erf(x / sqrt(2))) / 2, recognised from its spelled-out form (ONNX has Gelu from opset 20).
+    OpInfo{OpKind::Gelu, "npusim.Gelu", 1, 1, 1, 1, ops::inferUnary, ops::interpretGelu},
 };
 
 constexpr bool tableFollowsEnumOrder() {

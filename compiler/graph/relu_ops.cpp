@@ -1,5 +1,6 @@
-// Relu and its piecewise relatives: Relu, LeakyRelu, HardSigmoid, HardSwish and Clip.
+// Relu and its relatives: Relu, LeakyRelu, HardSigmoid, HardSwish, Clip and npusim.Gelu.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -64,6 +65,11 @@ std::vector<Tensor> interpretHardSigmoid(const Node& node, std::span<const Tenso
 /// HardSwish: x * HardSigmoid(x) with alpha = 1/6 and beta = 0.5.
 std::vector<Tensor> interpretHardSwish(const Node&, std::span<const Tensor* const> inputs) {
     return {mapFloat(*inputs[0], [](double x) { return x * hardSigmoid(x, 1.0 / 6, 0.5); })};
+}
+
+/// GELU, exact: x * Phi(x) = x * (1 + erf(x / sqrt(2))) / 2.
+std::vector<Tensor> interpretGelu(const Node&, std::span<const Tensor* const> inputs) {
+    return {mapFloat(*inputs[0], [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); })};
 }
 
 void inferClip(Graph& graph, const Node& node) {

@@ -22,6 +22,9 @@ std::span<const GraphPass> graphPasses();
 /// npusim.RMSNormalization.
 void recognizeNormalization(Graph& graph);
 
+/// Turns GELU and HardSwish spelled out op by op back into npusim.Gelu and HardSwish.
+void recognizeActivations(Graph& graph);
+
 /// Computes MaxPool's Indices output from an Im2Col of the windows, an ArgMax over the taps
 /// and integer arithmetic, leaving a MaxPool of the values alone.
 void computeMaxPoolIndices(Graph& graph);

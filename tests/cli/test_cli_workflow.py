@@ -98,13 +98,14 @@ class CompileCommandTest(NpusimTestCase):
         self.ok("compile", example("small_cnn.onnx"), "--dump-ir", "dump")
         files = sorted(path.name for path in (self.tmp / "dump").iterdir())
         self.assertEqual(files[0], "00-import.graph.txt")
-        self.assertIn("05-convolution-to-gemm.graph.txt", files)
+        conv = [name for name in files if name.endswith("-convolution-to-gemm.graph.txt")]
+        self.assertEqual(len(conv), 1, files)
         self.assertTrue(any(name.endswith("-plan-memory.mem.txt") for name in files), files)
         self.assertTrue(files[-1].endswith("-generate-commands.isa.txt"), files)
         # Numbered in pipeline order, each stage once.
         self.assertEqual([int(name[:2]) for name in files], list(range(len(files))))
         imported = (self.tmp / "dump" / "00-import.graph.txt").read_text()
-        lowered = (self.tmp / "dump" / "05-convolution-to-gemm.graph.txt").read_text()
+        lowered = (self.tmp / "dump" / conv[0]).read_text()
         self.assertIn("= Conv(", imported)
         self.assertNotIn("= Conv(", lowered)
         self.assertIn("npusim.Im2Col(", lowered)
