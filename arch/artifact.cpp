@@ -78,7 +78,7 @@ Json manifestToJson(const ArtifactManifest& m) {
     Json j;
     j["format_version"] = m.formatVersion;
     j["compiler_version"] = m.compilerVersion;
-    j["model"] = {{"name", m.modelName}, {"hash", m.modelHash}};
+    j["model"] = {{"name", m.modelName}, {"sha256", m.modelHash}};
     j["arch"] = {{"name", m.archName}, {"hash", m.archHash}, {"config", m.archConfig}};
     j["inputs"] = Json::array();
     for (const auto& b : m.inputs) j["inputs"].push_back(bindingToJson(b));
@@ -96,7 +96,7 @@ ArtifactManifest manifestFromJson(const Json& j) {
     m.formatVersion = j.at("format_version").get<uint32_t>();
     m.compilerVersion = j.at("compiler_version").get<std::string>();
     m.modelName = j.at("model").at("name").get<std::string>();
-    m.modelHash = j.at("model").at("hash").get<std::string>();
+    m.modelHash = j.at("model").at("sha256").get<std::string>();
     m.archName = j.at("arch").at("name").get<std::string>();
     m.archHash = j.at("arch").at("hash").get<std::string>();
     m.archConfig = j.at("arch").at("config").get<std::string>();
@@ -109,6 +109,19 @@ ArtifactManifest manifestFromJson(const Json& j) {
 }
 
 }  // namespace
+
+std::string artifactSummaryJson(const Artifact& artifact) {
+    Json j = manifestToJson(artifact.manifest);
+    // The arch config as a JSON object rather than the string the manifest stores.
+    if (Json config = Json::parse(artifact.manifest.archConfig, nullptr, false); !config.is_discarded()) {
+        j["arch"]["config"] = std::move(config);
+    }
+    j["sections"] = Json::array();
+    for (const auto& [name, bytes] : artifact.sections) {
+        j["sections"].push_back({{"name", name}, {"size", bytes.size()}, {"crc32", hexDigest(crc32(bytes))}});
+    }
+    return j.dump(2) + "\n";
+}
 
 std::vector<std::byte> serializeArtifact(const Artifact& artifact) {
     // Section offsets are relative to the end of the manifest (aligned), so the manifest

@@ -53,7 +53,7 @@ struct ArtifactManifest {
     uint32_t formatVersion = kArtifactFormatVersion;
     std::string compilerVersion;
     std::string modelName;
-    std::string modelHash;   ///< FNV-1a of the model file
+    std::string modelHash;   ///< SHA-256 of the model file
     std::string archName;
     std::string archHash;    ///< archConfigHash() of the config compiled for
     std::string archConfig;  ///< that config as JSON (npusim arch show form)
@@ -77,6 +77,9 @@ std::vector<std::byte> serializeArtifact(const Artifact& artifact);
 /// Parses and checks magic, version, manifest and every section's checksum; throws InputError
 /// prefixed with `origin`.
 Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& origin);
+
+/// The manifest and each section's size and CRC-32 as JSON (what `npusim inspect --json` prints).
+std::string artifactSummaryJson(const Artifact& artifact);
 
 void writeArtifact(const std::filesystem::path& path, const Artifact& artifact);
 Artifact readArtifact(const std::filesystem::path& path);

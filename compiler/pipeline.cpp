@@ -1,8 +1,6 @@
 // The pipeline and the artifact it produces.
 #include "compiler/pipeline.h"
 
-#include <fstream>
-#include <iterator>
 #include <set>
 
 #include "arch/checksum.h"
@@ -20,12 +18,6 @@
 
 namespace npusim::compiler {
 namespace {
-
-std::string fileHash(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    return hexDigest(fnv1a64(std::as_bytes(std::span(bytes))));
-}
 
 OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, uint32_t opId,
                   const TileOp& tiles) {
@@ -72,7 +64,7 @@ std::vector<std::byte> textSection(const std::string& text) {
 
 Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config,
                          const CompileOptions& options) {
-    return compileGraph(importOnnx(model, options.bindings), config, model.stem().string(), fileHash(model), options);
+    return compileGraph(importOnnx(model, options.bindings), config, model.stem().string(), fileSha256(model.string()), options);
 }
 
 Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,

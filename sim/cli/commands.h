@@ -38,5 +38,6 @@ void addRunCommand(CLI::App& app);
 void addDisasmCommand(CLI::App& app);
 void addConformanceCommand(CLI::App& app);
 void addOptCommand(CLI::App& app);
+void addInspectCommand(CLI::App& app);
 
 }  // namespace npusim::cli

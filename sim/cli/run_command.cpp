@@ -20,7 +20,7 @@ namespace {
 
 struct RunOptions {
     std::string target, inputs = "random", outputs, report, expected, model;
-    bool check = false, timingOnly = false;
+    bool check = false, timingOnly = false, forceArch = false;
     double rtol = 1e-4, atol = 1e-5;
     uint64_t seed = 1;
     ArchOptions arch;
@@ -33,13 +33,6 @@ bool isArtifactFile(const std::string& path) {
     char magic[6] = {};
     in.read(magic, sizeof magic);
     return std::string(magic, sizeof magic) == "NPUART";
-}
-
-std::string modelHash(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot read model '" + path + "'");
-    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    return hexDigest(fnv1a64(std::as_bytes(std::span(bytes))));
 }
 
 /// The artifact to run and the architecture it runs on.
@@ -57,15 +50,21 @@ Prepared prepare(const RunOptions& o) {
         if (o.arch.archGiven() || !o.arch.overrides.empty()) {
             const ArchConfig requested = o.arch.load();
             if (archConfigHash(requested) != p.artifact.manifest.archHash) {
-                throw InputError("artifact '" + o.target + "' was compiled for arch '" +
-                                 p.artifact.manifest.archName + "' (config " + p.artifact.manifest.archHash +
-                                 "), but --arch/--set ask for '" + requested.name + "' (config " +
-                                 archConfigHash(requested) + "); recompile the model for it");
+                if (!o.forceArch) {
+                    throw InputError("artifact '" + o.target + "' was compiled for arch '" +
+                                     p.artifact.manifest.archName + "' (config " + p.artifact.manifest.archHash +
+                                     "), but --arch/--set ask for '" + requested.name + "' (config " +
+                                     archConfigHash(requested) + "); recompile the model for it, or --force-arch");
+                }
+                std::printf("note: running an artifact compiled for arch '%s' (config %s) on '%s' (config %s): --force-arch\n",
+                            p.artifact.manifest.archName.c_str(), p.artifact.manifest.archHash.c_str(),
+                            requested.name.c_str(), archConfigHash(requested).c_str());
             }
+            p.config = requested;
         }
         if (o.check) {
             if (o.model.empty()) throw InputError("--check on an artifact needs --model MODEL.onnx");
-            if (modelHash(o.model) != p.artifact.manifest.modelHash) {
+            if (fileSha256(o.model) != p.artifact.manifest.modelHash) {
                 throw InputError("model '" + o.model + "' is not the one artifact '" + o.target +
                                  "' was compiled from");
             }
@@ -163,6 +162,8 @@ void addRunCommand(CLI::App& app) {
     command->add_flag("--timing-only", o->timingOnly,
                       "skip arithmetic and data movement; every timing decision and cycle is unchanged");
     command->add_option("--model", o->model, "the ONNX model an artifact came from (for --check)");
+    command->add_flag("--force-arch", o->forceArch,
+                      "run an artifact on the --arch/--set config even if it was compiled for another one");
     command->add_option("--expected", o->expected, "directory of reference outputs to compare with");
     command->add_option("--rtol", o->rtol, "relative tolerance for float outputs")->capture_default_str();
     command->add_option("--atol", o->atol, "absolute tolerance for float outputs")->capture_default_str();

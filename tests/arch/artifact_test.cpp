@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "arch/artifact.h"
+#include "arch/checksum.h"
 #include "arch/error.h"
 
 namespace npusim {
@@ -33,6 +34,17 @@ std::string errorOf(std::span<const std::byte> bytes) {
         return e.what();
     }
     return "";
+}
+
+
+TEST(Checksum, Sha256MatchesTheStandardVectors) {
+    auto sha = [](std::string_view text) { return sha256Hex(std::as_bytes(std::span(text.data(), text.size()))); };
+    EXPECT_EQ(sha(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(sha("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    // 56 bytes: the length no longer fits the first padding block.
+    EXPECT_EQ(sha("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    EXPECT_EQ(sha(std::string(1000, 'a')), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
 }
 
 TEST(Artifact, RoundTrips) {

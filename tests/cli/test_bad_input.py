@@ -214,7 +214,18 @@ class BadArtifactTest(NpusimTestCase):
 
     def test_run_on_another_arch_names_both_archs(self):
         self.assertFailsCleanly(["run", "good.npuart", "--arch", "mobile", "--outputs", "out", "--report", "rep"],
-                                USAGE, ["good.npuart", "'edge'", "'mobile'"])
+                                USAGE, ["good.npuart", "'edge'", "'mobile'", "--force-arch"])
+
+    def test_forced_onto_an_arch_too_small_for_it_the_firmware_refuses(self):
+        # edge's blocks use more on-chip memory than tiny's 32 KiB SRAM holds.
+        self.assertFailsCleanly(["run", "good.npuart", "--arch", "tiny", "--force-arch", "--outputs", "out"],
+                                RUN_FAILED, ["onchip_out_of_range", "command 0"])
+
+    def test_inspect_of_a_corrupt_artifact_names_the_section(self):
+        manifest, payload_start = read_manifest(self.artifact)
+        section = next(s for s in manifest["sections"] if s["name"] == "weights")
+        self.write_with_flipped_byte("bad.npuart", payload_start + section["offset"])
+        self.assertFailsCleanly(["inspect", "bad.npuart"], USAGE, ["bad.npuart", "weights"])
 
     def test_check_of_artifact_needs_the_model(self):
         self.assertFailsCleanly(["run", "good.npuart", "--check"], USAGE, ["--model"])

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 """npusim happy paths: arch list/show, compile, --emit, disasm, run with inputs/outputs/report."""
+import hashlib
 import json
 import re
 import unittest
@@ -142,7 +143,32 @@ class CompileCommandTest(NpusimTestCase):
         self.assertAlmostEqual(cycles["total"], cycles["fc1"] + cycles["relu1"] + cycles["fc2"], delta=3)
 
 
+class InspectCommandTest(NpusimTestCase):
+    def test_inspect_prints_the_manifest_and_sections(self):
+        model = example("wide_mlp.onnx")
+        self.ok("compile", model, "--arch", "tiny", "-o", "w.npuart")
+        sha = hashlib.sha256(open(model, "rb").read()).hexdigest()
+        text = self.ok("inspect", "w.npuart")
+        for fragment in (f"model     wide_mlp (sha256 {sha})", "arch      tiny", "input     x: fp32[256,1024]",
+                         "output    y: fp32[256,256]", "spills h_relu", "commands", "weights", "crc32"):
+            self.assertIn(fragment, text)
+        summary = json.loads(self.ok("inspect", "w.npuart", "--json"))
+        self.assertEqual(summary["model"]["sha256"], sha)
+        self.assertEqual(summary["arch"]["config"]["name"], "tiny")
+        self.assertEqual([op["name"] for op in summary["ops"]], ["up", "act", "down"])
+        sections = {s["name"]: s for s in summary["sections"]}
+        self.assertEqual(sections["weights"]["size"], (1024 * 1024 + 1024 * 256) * 4)
+        self.assertRegex(sections["commands"]["crc32"], r"^[0-9a-f]{8}$")
+
+
 class RunCommandTest(NpusimTestCase):
+    def test_force_arch_runs_an_artifact_on_another_config(self):
+        self.ok("compile", example("mlp.onnx"), "-o", "mlp.npuart")
+        result = self.assertSucceeded(self.npusim("run", "mlp.npuart", "--arch", "edge", "--set", "tensor.rows=32",
+                                                  "--force-arch", "--check", "--model", example("mlp.onnx")))
+        self.assertIn("--force-arch", result.stdout)
+        self.assertIn("check against the reference interpreter: passed", result.stdout)
+
     def report(self, directory):
         return json.loads((self.tmp / directory / "report.json").read_text())
 
