@@ -59,20 +59,28 @@ void Driver::writeWide(uint32_t lo, uint32_t hi, uint64_t value) {
     bus_.writeRegister(hi, static_cast<uint32_t>(value >> 32));
 }
 
-JobResult Driver::run(ContextId id, std::span<const std::byte> commands, uint64_t timeoutCycles) {
-    const Context& ctx = context(id);
-    // The command buffer lives in driver-owned memory outside every context window.
-    const uint64_t buffer = memory_.allocate(commands.size());
-    struct Release {
-        DeviceMemory& memory;
-        uint64_t address;
-        ~Release() { memory.release(address); }
-    } release{memory_, buffer};
-    bus_.writeMemory(buffer, commands);
+CommandBuffer Driver::uploadCommands(std::span<const std::byte> commands) {
+    const CommandBuffer buffer{memory_.allocate(commands.size()), static_cast<uint32_t>(commands.size() / isa::kCommandBytes)};
+    bus_.writeMemory(buffer.address, commands);
+    return buffer;
+}
 
-    writeWide(regs::kJobAddrLo, regs::kJobAddrHi, buffer);
-    bus_.writeRegister(regs::kJobCommandCount,
-                       static_cast<uint32_t>(commands.size() / isa::kCommandBytes));
+void Driver::releaseCommands(const CommandBuffer& buffer) { memory_.release(buffer.address); }
+
+JobResult Driver::run(ContextId id, std::span<const std::byte> commands, uint64_t timeoutCycles) {
+    const CommandBuffer buffer = uploadCommands(commands);
+    struct Release {
+        Driver& driver;
+        CommandBuffer buffer;
+        ~Release() { driver.releaseCommands(buffer); }
+    } release{*this, buffer};
+    return run(id, buffer, timeoutCycles);
+}
+
+JobResult Driver::run(ContextId id, const CommandBuffer& buffer, uint64_t timeoutCycles) {
+    const Context& ctx = context(id);
+    writeWide(regs::kJobAddrLo, regs::kJobAddrHi, buffer.address);
+    bus_.writeRegister(regs::kJobCommandCount, buffer.commands);
     bus_.writeRegister(regs::kContextId, id);
     writeWide(regs::kContextBaseLo, regs::kContextBaseHi, ctx.base);
     writeWide(regs::kContextSizeLo, regs::kContextSizeHi, ctx.size);

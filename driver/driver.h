@@ -21,6 +21,13 @@ struct JobResult {
     uint64_t cycles = 0;      ///< NPU cycles from doorbell to completion
 };
 
+/// An encoded command stream resident in driver-owned device memory (outside every context
+/// window), uploaded once and run as often as needed.
+struct CommandBuffer {
+    uint64_t address = 0;
+    uint32_t commands = 0;
+};
+
 class Driver {
 public:
     /// `dramBase`/`dramSize`: the physical range of device memory the driver may allocate.
@@ -36,10 +43,19 @@ public:
     void write(ContextId context, uint64_t offset, std::span<const std::byte> bytes);
     void read(ContextId context, uint64_t offset, std::span<std::byte> bytes);
 
-    /// Uploads the encoded command stream, starts the job and waits for its interrupt.
-    /// Throws RunError naming the firmware's error code and command index when the NPU
-    /// rejects the job, or when no interrupt arrives within `timeoutCycles`.
+    /// Copies an encoded command stream into device memory.
+    CommandBuffer uploadCommands(std::span<const std::byte> commands);
+    void releaseCommands(const CommandBuffer& buffer);
+
+    /// Starts the job in `buffer` on the context and waits for its interrupt. Throws RunError
+    /// naming the firmware's error code and command index when the NPU rejects the job, or
+    /// when no interrupt arrives within `timeoutCycles`.
+    JobResult run(ContextId context, const CommandBuffer& buffer, uint64_t timeoutCycles);
+    /// uploadCommands, run and releaseCommands: a one-off job.
     JobResult run(ContextId context, std::span<const std::byte> commands, uint64_t timeoutCycles);
+
+    /// The host's view of time, in NPU clock cycles.
+    uint64_t nowCycles() { return bus_.nowCycles(); }
 
 private:
     struct Context {

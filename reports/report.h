@@ -11,6 +11,7 @@
 
 #include "arch/arch_config.h"
 #include "arch/artifact.h"
+#include "arch/run_timing.h"
 #include "arch/trace_event.h"
 
 namespace npusim::reports {
@@ -74,6 +75,7 @@ struct Report {
     std::vector<OpReport> ops;
     double peakMacsPerCycle = 0, peakDramBytesPerCycle = 0, attainableCycles = 0, efficiency = 0;
     std::vector<Finding> findings;  ///< most cycles lost first
+    RunTiming timing;               ///< cold, warm and steady state on the host's clock
     std::optional<CheckResult> check;
     bool timingOnly = false;  ///< values were not computed (npusim run --timing-only)
 };

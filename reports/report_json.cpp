@@ -62,6 +62,13 @@ std::string reportToJson(const Report& r) {
                                  {"message", f.message},
                                  {"hint", f.hint}});
     }
+    auto phase = [](const std::optional<PhaseTiming>& t) {
+        return t ? Json{{"cycles", t->cycles}, {"host_seconds", t->hostSeconds}} : Json();
+    };
+    j["timing"] = {{"repeat", r.timing.repeat},
+                   {"cold", phase(r.timing.cold)},
+                   {"warm", phase(r.timing.warm)},
+                   {"steady", phase(r.timing.steady)}};
     j["roofline"] = {{"peak_macs_per_cycle", r.peakMacsPerCycle},
                      {"dram_bytes_per_cycle", r.peakDramBytesPerCycle},
                      {"attainable_cycles", r.attainableCycles},

@@ -31,6 +31,14 @@ std::string reportToMarkdown(const Report& r) {
         << percent(r.efficiency) << "\n";
     out << "- DRAM: " << r.dramBytesRead << " bytes read, " << r.dramBytesWritten
         << " bytes written, " << number(r.dramGbps) << " GB/s achieved\n";
+    out << "- timing on the host's clock: cold " << r.timing.cold.cycles << " cycles ("
+        << number(r.timing.cold.hostSeconds * 1e3) << " ms host)";
+    if (r.timing.warm && r.timing.steady) {
+        out << ", warm " << r.timing.warm->cycles << " (" << number(r.timing.warm->hostSeconds * 1e3)
+            << " ms), steady " << r.timing.steady->cycles << " (" << number(r.timing.steady->hostSeconds * 1e3)
+            << " ms, median of " << r.timing.repeat << ")";
+    }
+    out << "\n";
     if (r.check) {
         out << "- check: " << (r.check->passed ? "passed" : "FAILED") << " (max abs error "
             << r.check->maxAbsError << ")\n";

@@ -18,6 +18,7 @@ LoadedModel Runtime::load(Artifact artifact) {
     if (weights != artifact.sections.end() && !weights->second.empty()) {
         driver_.write(model.context, artifact.manifest.weightsOffset, weights->second);
     }
+    model.commands = driver_.uploadCommands(artifact.sections.at(kCommandsSection));
     model.artifact = std::move(artifact);
     return model;
 }
@@ -43,7 +44,7 @@ RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Ten
     }
 
     RunResult result;
-    result.job = driver_.run(model.context, model.artifact.sections.at(kCommandsSection), timeoutCycles_);
+    result.job = driver_.run(model.context, model.commands, timeoutCycles_);
     for (const TensorBinding& binding : manifest.outputs) {
         Tensor output = Tensor::zeros(binding.dtype, binding.shape);
         driver_.read(model.context, binding.dramOffset, output.bytes);
@@ -52,6 +53,9 @@ RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Ten
     return result;
 }
 
-void Runtime::unload(const LoadedModel& model) { driver_.destroyContext(model.context); }
+void Runtime::unload(const LoadedModel& model) {
+    driver_.releaseCommands(model.commands);
+    driver_.destroyContext(model.context);
+}
 
 }  // namespace npusim::runtime

@@ -13,10 +13,11 @@
 
 namespace npusim::runtime {
 
-/// An artifact resident on the device.
+/// An artifact resident on the device: its context (weights uploaded) and command buffer.
 struct LoadedModel {
     Artifact artifact;
     driver::ContextId context = 0;
+    driver::CommandBuffer commands;
 };
 
 struct RunResult {
@@ -29,7 +30,7 @@ public:
     /// `timeoutCycles` bounds every job; a job that takes longer is reported as hung.
     Runtime(driver::Driver& driver, uint64_t timeoutCycles);
 
-    /// Creates the artifact's context and uploads its weights.
+    /// Creates the artifact's context and uploads its weights and command stream.
     LoadedModel load(Artifact artifact);
     /// Checks the inputs against the manifest (InputError naming the input), uploads them,
     /// runs the command stream and reads every output.

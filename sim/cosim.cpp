@@ -2,6 +2,9 @@
 // then sc_start; the host program drives the run and stops the simulation when done.
 #include "sim/cosim.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <systemc>
 
 #include "arch/error.h"
@@ -17,7 +20,8 @@
 namespace npusim::sim {
 
 DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
-                      const std::function<void(driver::Driver&)>& program) {
+                      const std::function<void(driver::Driver&)>& program,
+                      std::function<DramTraffic()>* dramProbe) {
     // The simulation ends by sc_stop() from the host program; SystemC's info message about
     // that is not news to the user.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -44,7 +48,10 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
     npu.irq().bind(irq);
     host.irq.bind(irq);
 
+    auto traffic = [&dram] { return DramTraffic{dram.bytesRead(), dram.bytesWritten(), dram.rowHits(), dram.rowMisses()}; };
+    if (dramProbe) *dramProbe = traffic;
     sc_core::sc_start();
+    if (dramProbe) *dramProbe = nullptr;  // the model is gone with this function
     if (host.failure()) {
         try {
             std::rethrow_exception(host.failure());
@@ -55,21 +62,65 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
             throw RunError(std::string(error.what()) + ": " + fault->detail);
         }
     }
-    return {dram.bytesRead(), dram.bytesWritten(), dram.rowHits(), dram.rowMisses()};
+    return traffic();
 }
+
+namespace {
+
+/// The median of each figure on its own.
+PhaseTiming medianTiming(std::vector<PhaseTiming> runs) {
+    const size_t middle = runs.size() / 2;
+    std::nth_element(runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(middle), runs.end(),
+                     [](const PhaseTiming& a, const PhaseTiming& b) { return a.cycles < b.cycles; });
+    const uint64_t cycles = runs[middle].cycles;
+    std::nth_element(runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(middle), runs.end(),
+                     [](const PhaseTiming& a, const PhaseTiming& b) { return a.hostSeconds < b.hostSeconds; });
+    return {cycles, runs[middle].hostSeconds};
+}
+
+}  // namespace
 
 CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
                             const std::map<std::string, Tensor>& inputs, const CoSimOptions& options) {
     CoSimResult result;
-    result.dram =
-        runSystem(config, options.trace ? &result.trace : nullptr, options.timingOnly, [&](driver::Driver& driver) {
+    std::function<DramTraffic()> dramTraffic;
+    runSystem(
+        config, options.trace ? &result.trace : nullptr, options.timingOnly,
+        [&](driver::Driver& driver) {
             runtime::Runtime runtime(driver, options.jobTimeoutCycles);
+            // Each phase on the host's clock: simulated cycles and wall-clock seconds.
+            struct Stopwatch {
+                driver::Driver& driver;
+                uint64_t cycles = driver.nowCycles();
+                std::chrono::steady_clock::time_point host = std::chrono::steady_clock::now();
+                PhaseTiming elapsed() const {
+                    return {driver.nowCycles() - cycles,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - host).count()};
+                }
+            };
+            const Stopwatch cold{driver};
             const runtime::LoadedModel model = runtime.load(artifact);
             runtime::RunResult run = runtime.run(model, inputs);
-            runtime.unload(model);
+            result.timing.cold = cold.elapsed();
+            result.dram = dramTraffic();
             result.outputs = std::move(run.outputs);
             result.job = run.job;
-        });
+            if (options.repeat > 0) {
+                const Stopwatch warm{driver};
+                runtime.run(model, inputs);
+                result.timing.warm = warm.elapsed();
+                std::vector<PhaseTiming> steady;
+                for (int i = 0; i < options.repeat; ++i) {
+                    const Stopwatch one{driver};
+                    runtime.run(model, inputs);
+                    steady.push_back(one.elapsed());
+                }
+                result.timing.steady = medianTiming(steady);
+                result.timing.repeat = options.repeat;
+            }
+            runtime.unload(model);
+        },
+        &dramTraffic);
     return result;
 }
 

@@ -10,6 +10,7 @@
 
 #include "arch/arch_config.h"
 #include "arch/artifact.h"
+#include "arch/run_timing.h"
 #include "arch/tensor.h"
 #include "arch/trace_event.h"
 #include "driver/driver.h"
@@ -26,24 +27,29 @@ struct CoSimOptions {
     bool trace = true;                       ///< record unit timelines
     bool timingOnly = false;                 ///< compute and move no values; cycles unchanged
     uint64_t jobTimeoutCycles = 4'000'000'000;  ///< a job running longer is reported as hung
+    /// Steady-state inferences after the cold and the warm one; 0 runs the model once.
+    int repeat = 0;
 };
 
 struct CoSimResult {
     std::vector<Tensor> outputs;  ///< in manifest order
     driver::JobResult job;
     trace::Recorder trace;
-    DramTraffic dram;  ///< bytes moved by the NPU during the run
+    DramTraffic dram;  ///< bytes moved by the NPU during the first run
+    RunTiming timing;
 };
 
 /// Elaborates the system for `config` and runs `program` on the host CPU with an opened
 /// driver for the NPU; returns when the program does. SystemC allows one elaboration per
 /// process: call once. Exceptions of the program propagate; a RunError about a failed job
 /// gains the hardware's explanation of the fault.
+/// `dramProbe`, when given, is set to a function the program can call for the traffic so far.
 DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
-                      const std::function<void(driver::Driver&)>& program);
+                      const std::function<void(driver::Driver&)>& program,
+                      std::function<DramTraffic()>* dramProbe = nullptr);
 
-/// runSystem with one job: loads `artifact`, runs it on `inputs` and returns the outputs with
-/// the job's timing. Throws InputError for inputs that do not match the artifact, RunError
+/// runSystem with one model: loads `artifact`, runs it on `inputs` (1 + (repeat ? 1 + repeat : 0)
+/// times) and returns the first run's outputs and job, and the cold/warm/steady timing. Throws InputError for inputs that do not match the artifact, RunError
 /// when the run fails.
 CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
                             const std::map<std::string, Tensor>& inputs, const CoSimOptions& options);

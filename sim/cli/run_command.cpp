@@ -23,6 +23,7 @@ struct RunOptions {
     bool check = false, timingOnly = false, forceArch = false;
     double rtol = 1e-4, atol = 1e-5;
     uint64_t seed = 1;
+    int repeat = 0;
     ArchOptions arch;
     CompilerFlags compiler;
 };
@@ -90,6 +91,12 @@ void printSummary(const reports::Report& report) {
     std::printf("  DRAM: %llu bytes read, %llu written (%.2f GB/s)\n",
                 static_cast<unsigned long long>(report.dramBytesRead),
                 static_cast<unsigned long long>(report.dramBytesWritten), report.dramGbps);
+    const RunTiming& t = report.timing;
+    if (t.warm && t.steady) {
+        std::printf("  timing (host clock): cold %llu cycles, warm %llu, steady %llu (median of %d)\n",
+                    static_cast<unsigned long long>(t.cold.cycles), static_cast<unsigned long long>(t.warm->cycles),
+                    static_cast<unsigned long long>(t.steady->cycles), t.repeat);
+    }
 }
 
 void writeReportDirectory(sim::OutputFiles& files, const std::filesystem::path& directory,
@@ -113,6 +120,7 @@ void run(const RunOptions& o) {
 
     sim::CoSimOptions simulation;
     simulation.timingOnly = o.timingOnly;
+    simulation.repeat = o.repeat;
     const sim::CoSimResult result = sim::runCoSimulation(p.config, p.artifact, inputs, simulation);
     const reports::RunRecord record{p.config,           manifest,
                                     result.trace,       result.job.startCycle,
@@ -121,6 +129,7 @@ void run(const RunOptions& o) {
                                     result.dram.rowMisses};
     reports::Report report = reports::buildReport(record);
     report.timingOnly = o.timingOnly;
+    report.timing = result.timing;
 
     std::vector<std::string> failures;
     if (p.reference) {
@@ -162,6 +171,9 @@ void addRunCommand(CLI::App& app) {
     command->add_flag("--timing-only", o->timingOnly,
                       "skip arithmetic and data movement; every timing decision and cycle is unchanged");
     command->add_option("--model", o->model, "the ONNX model an artifact came from (for --check)");
+    command->add_option("--repeat", o->repeat,
+                        "after the cold run, one warm and N steady-state runs (report.json timing)")
+        ->check(CLI::Range(0, 1000));
     command->add_flag("--force-arch", o->forceArch,
                       "run an artifact on the --arch/--set config even if it was compiled for another one");
     command->add_option("--expected", o->expected, "directory of reference outputs to compare with");

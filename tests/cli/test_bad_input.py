@@ -95,6 +95,9 @@ class BadArchTest(NpusimTestCase):
     def test_set_out_of_range_names_field_and_value(self):
         self.fail_everywhere(["--set", "tensor.rows=0"], ["tensor.rows", "0"])
 
+    def test_negative_repeat_is_a_usage_error(self):
+        self.assertFailsCleanly(["run", example("mlp.onnx"), "--repeat", "-1"], USAGE, ["--repeat"])
+
     def test_set_without_equals_sign_is_a_usage_error(self):
         self.fail_everywhere(["--set", "tensor.rows"], ["tensor.rows", "="])
 

@@ -162,6 +162,20 @@ class InspectCommandTest(NpusimTestCase):
 
 
 class RunCommandTest(NpusimTestCase):
+    def test_repeat_reports_cold_warm_and_steady_timing(self):
+        self.ok("run", example("mlp.onnx"), "--repeat", "3", "--report", "rep")
+        timing = json.loads((self.tmp / "rep" / "report.json").read_text())["timing"]
+        self.assertEqual(timing["repeat"], 3)
+        # Cold includes creating the context and uploading weights and commands.
+        self.assertGreater(timing["cold"]["cycles"], timing["warm"]["cycles"])
+        self.assertGreaterEqual(timing["warm"]["cycles"], timing["steady"]["cycles"])
+        for phase in ("cold", "warm", "steady"):
+            self.assertGreater(timing[phase]["host_seconds"], 0)
+        self.ok("run", example("mlp.onnx"), "--report", "once")
+        once = json.loads((self.tmp / "once" / "report.json").read_text())["timing"]
+        self.assertEqual((once["repeat"], once["warm"], once["steady"]), (0, None, None))
+        self.assertGreater(once["cold"]["cycles"], 0)
+
     def test_force_arch_runs_an_artifact_on_another_config(self):
         self.ok("compile", example("mlp.onnx"), "-o", "mlp.npuart")
         result = self.assertSucceeded(self.npusim("run", "mlp.npuart", "--arch", "edge", "--set", "tensor.rows=32",
