@@ -40,6 +40,10 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     }
     const uint64_t windowSize = readWide(hal, regs::kContextSizeLo, regs::kContextSizeHi);
     hal.setContextWindow(readWide(hal, regs::kContextBaseLo, regs::kContextBaseHi), windowSize);
+    // What an earlier context left in SRAM or the accumulator is not this job's to read.
+    const uint32_t context = hal.readRegister(regs::kContextId);
+    if (lastContext_ != 0 && context != lastContext_) hal.scrubOnchipMemory();
+    lastContext_ = context;
     hal.startJob();
 
     const uint64_t dispatchCycles = hal.config().controlCore.dispatchCycles;

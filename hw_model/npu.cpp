@@ -15,8 +15,8 @@ Npu::Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& cl
       storeDma_("dma_store", config, clock, processor_, window_, isa::Queue::Store, recorder, functional),
       tensor_("tensor", config, clock, processor_, recorder, functional),
       vector_("vector", config, clock, processor_, recorder, functional),
-      controlCore_("control_core", config, clock, registers_, processor_, window_, firmware,
-                   recorder) {
+      controlCore_("control_core", config, clock, registers_, processor_, window_, sram_, accumulator_,
+                   firmware, recorder) {
     loadDma_.dramSocket.bind(memoryPort_.tSocket);
     storeDma_.dramSocket.bind(memoryPort_.tSocket);
     controlCore_.memSocket.bind(memoryPort_.tSocket);

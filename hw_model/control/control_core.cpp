@@ -1,14 +1,16 @@
 // The control core's HAL on top of SystemC: every call advances time as the hardware would.
 #include "hw_model/control/control_core.h"
 
+#include <algorithm>
+
 #include "hw_model/common/memory_access.h"
 
 namespace npusim::hw {
 
 ControlCore::ControlCore(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
                          NpuRegisters& registers, CommandProcessor& processor,
-                         ContextWindow& window, ControlProgram& program,
-                         trace::Recorder* recorder)
+                         ContextWindow& window, BankedMemory& sram, BankedMemory& accumulator,
+                         ControlProgram& program, trace::Recorder* recorder)
     : sc_module(name),
       memSocket("memSocket"),
       config_(config),
@@ -16,6 +18,8 @@ ControlCore::ControlCore(sc_core::sc_module_name name, const ArchConfig& config,
       registers_(registers),
       processor_(processor),
       window_(window),
+      sram_(sram),
+      accumulator_(accumulator),
       program_(program),
       trace_(recorder, this->name(), trace::UnitKind::ControlCore) {
     SC_HAS_PROCESS(ControlCore);
@@ -75,6 +79,12 @@ void ControlCore::spendCycles(uint64_t cycles, const isa::Command& command) {
     const uint64_t start = clock_.now() + ahead_;
     ahead_ += cycles;
     trace_.busy(command, start, start + cycles);
+}
+
+void ControlCore::scrubOnchipMemory() {
+    // Both memories clear side by side while the units are idle.
+    ahead_ += std::max(sram_.scrub(), accumulator_.scrub());
+    catchUp();
 }
 
 void ControlCore::startJob() {

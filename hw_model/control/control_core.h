@@ -12,6 +12,7 @@
 #include "hw_model/common/unit_trace.h"
 #include "hw_model/control/context_window.h"
 #include "hw_model/control/control_core_hal.h"
+#include "hw_model/memory/banked_memory.h"
 #include "hw_model/mmio/npu_registers.h"
 
 namespace npusim::hw {
@@ -23,7 +24,8 @@ public:
 
     ControlCore(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
                 NpuRegisters& registers, CommandProcessor& processor, ContextWindow& window,
-                ControlProgram& program, trace::Recorder* recorder);
+                BankedMemory& sram, BankedMemory& accumulator, ControlProgram& program,
+                trace::Recorder* recorder);
 
     /// The fault that stopped the current or last job, if it failed, for messages beyond the
     /// error registers.
@@ -44,6 +46,7 @@ private:
     bool dispatch(const isa::Command& command, uint32_t index) override;
     std::optional<JobFault> waitForCompletion() override;
     JobFault abortJob(const JobFault& fault) override;
+    void scrubOnchipMemory() override;
     void setContextWindow(uint64_t base, uint64_t size) override;
     uint64_t cycle() override { return clock_.now() + ahead_; }
     const ArchConfig& config() const override { return config_; }
@@ -53,6 +56,8 @@ private:
     NpuRegisters& registers_;
     CommandProcessor& processor_;
     ContextWindow& window_;
+    BankedMemory& sram_;
+    BankedMemory& accumulator_;
     ControlProgram& program_;
     UnitTrace trace_;
     MemoryAccessor memory_;

@@ -48,6 +48,9 @@ public:
     /// Stops the running job with `fault`: queued commands are dropped and the units finish
     /// what they execute. Returns the job's fault (an earlier one wins).
     virtual JobFault abortJob(const JobFault& fault) = 0;
+    /// Clears SRAM and the accumulator, so that a job of another context finds nothing of
+    /// this one's data on chip; blocks for the time it takes.
+    virtual void scrubOnchipMemory() = 0;
     /// Programs the DRAM window that DMA addresses of the job are relative to.
     virtual void setContextWindow(uint64_t base, uint64_t size) = 0;
     /// Current cycle.

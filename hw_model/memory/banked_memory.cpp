@@ -107,4 +107,10 @@ void BankedMemory::b_transport(int initiatorSocket, tlm::tlm_generic_payload& pa
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+uint64_t BankedMemory::scrub() {
+    std::fill(storage_.begin(), storage_.end(), std::byte{0});
+    const uint64_t perCycle = uint64_t{config_.banks} * config_.bankWidthBytes;
+    return (config_.sizeBytes + perCycle - 1) / perCycle;
+}
+
 }  // namespace npusim::hw

@@ -25,6 +25,9 @@ public:
 
     BankedMemory(sc_core::sc_module_name name, const MemoryConfig& config, const Clock& clock);
 
+    /// Zeroes every byte (a context switch); returns the cycles that takes, every bank
+    /// writing one bank-width chunk per cycle.
+    uint64_t scrub();
 
 private:
     void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

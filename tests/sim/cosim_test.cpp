@@ -130,6 +130,65 @@ TEST(CoSim, AFaultedJobLeavesTheNextJobUnharmed) {
     }
 }
 
+/// C = A x B of kGemmProgram's inputs.
+std::vector<int32_t> product(const Tensor& a, const Tensor& b) {
+    std::vector<int32_t> c(32 * 16);
+    for (int i = 0; i < 32; ++i) {
+        for (int j = 0; j < 16; ++j) {
+            for (int p = 0; p < 16; ++p) c[i * 16 + j] += a.as<int8_t>()[i * 16 + p] * b.as<int8_t>()[p * 16 + j];
+        }
+    }
+    return c;
+}
+
+TEST(CoSim, ContextsAreIsolated) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    std::mt19937 rng(7);
+    const Tensor a = randomInt8({32, 16}, rng), b = randomInt8({16, 16}, rng);
+    const std::vector<int32_t> expected = product(a, b);
+    // Reads 1 KiB just past its 16 KiB window (where the next context's memory is) into SRAM,
+    // then would store it as its output.
+    const std::vector<std::string> escaping = {
+        "dma.load dram=0x4000 space=sram addr=0x0 rows=1 row_bytes=1024 dram_stride=1024 stride=1024",
+        "sem.signal queue=load sem=0",
+        "sem.wait queue=store sem=0",
+        "dma.store dram=0x2000 space=sram addr=0x0 rows=1 row_bytes=1024 dram_stride=1024 stride=1024",
+        "end"};
+    // Stays in its window but stores whatever the accumulator holds as its output.
+    const std::vector<std::string> snooping = {
+        "dma.store dram=0x2000 space=acc addr=0x0 rows=32 row_bytes=64 dram_stride=64 stride=64", "end"};
+    std::string escapeError;
+    std::vector<std::byte> escapedOutput(2048), snoopedOutput(2048);
+    std::vector<int32_t> first, again;
+    runSystem(config, nullptr, false, [&](driver::Driver& driver) {
+        runtime::Runtime runtime(driver, 1'000'000);
+        // Three models resident at once, each in its own context.
+        const runtime::LoadedModel gemm = runtime.load(assembleArtifact(kGemmProgram, 0x4000));
+        const runtime::LoadedModel escape = runtime.load(assembleArtifact(escaping, 0x4000));
+        const runtime::LoadedModel snoop = runtime.load(assembleArtifact(snooping, 0x4000));
+        const Tensor c = runtime.run(gemm, {{"a", a}, {"b", b}}).outputs.at(0);
+        first.assign(c.as<int32_t>().begin(), c.as<int32_t>().end());
+        try {
+            runtime.run(escape, {{"a", a}, {"b", b}});
+        } catch (const RunError& e) {
+            escapeError = e.what();
+        }
+        driver.read(escape.context, 0x2000, escapedOutput);
+        runtime.run(snoop, {{"a", a}, {"b", b}});
+        driver.read(snoop.context, 0x2000, snoopedOutput);
+        const Tensor c2 = runtime.run(gemm, {{"a", a}, {"b", b}}).outputs.at(0);
+        again.assign(c2.as<int32_t>().begin(), c2.as<int32_t>().end());
+    });
+    EXPECT_EQ(first, expected);
+    EXPECT_NE(escapeError.find("dram_out_of_window at command 0"), std::string::npos) << escapeError;
+    // Not one byte of the other contexts reaches either job's output: the escaping job was
+    // stopped before it ran, and the accumulator was scrubbed when the context changed.
+    const std::vector<std::byte> zeros(2048);
+    EXPECT_EQ(escapedOutput, zeros);
+    EXPECT_EQ(snoopedOutput, zeros);
+    EXPECT_EQ(again, expected);
+}
+
 TEST(CoSim, ADeadlockedRunEndsWithTheHardwaresExplanation) {
     const ArchConfig config = loadArchConfig("edge", {});
     std::vector<std::string> deadlocked = kGemmProgram;
