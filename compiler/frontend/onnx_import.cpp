@@ -8,6 +8,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "arch/error.h"
@@ -42,7 +43,7 @@ std::pair<DType, Shape> staticTensorType(const onnx::TypeProto& type, const std:
             shape.push_back(dim.dim_value());
         } else if (dim.has_dim_param()) {
             throw InputError(what + " has symbolic dimension '" + dim.dim_param() +
-                             "'; only static shapes are supported");
+                             "'; give it a size (npusim compile --bucket " + dim.dim_param() + "=N,...)");
         } else {
             throw InputError(what + " has an unknown dimension " + std::to_string(i) +
                              "; only static shapes are supported");
@@ -294,12 +295,50 @@ class GraphConverter {
     std::unordered_map<std::string, const onnx::TypeProto*> onnxTypes_;
 };
 
+/// Per dim of a value's declared type: its dim_param, or "" (empty when none has one).
+std::vector<std::string> declaredSymbols(const onnx::TypeProto& type) {
+    std::vector<std::string> symbols;
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return symbols;
+    bool any = false;
+    for (const auto& dim : type.tensor_type().shape().dim()) {
+        symbols.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+        any = any || dim.has_dim_param();
+    }
+    if (!any) symbols.clear();
+    return symbols;
+}
+
+/// Gives the graph inputs' symbolic dims named in `dims` their sizes, before shape inference.
+void sizeSymbolicInputs(onnx::GraphProto& graph, const std::map<std::string, int64_t>& dims,
+                        const std::string& model) {
+    std::set<std::string> used;
+    for (onnx::ValueInfoProto& input : *graph.mutable_input()) {
+        if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) continue;
+        for (auto& dim : *input.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+            if (!dim.has_dim_param()) continue;
+            const auto size = dims.find(dim.dim_param());
+            if (size == dims.end()) continue;
+            used.insert(size->first);
+            dim.set_dim_value(size->second);
+        }
+    }
+    for (const auto& [name, size] : dims) {
+        if (!used.contains(name)) throw InputError(model + " has no input with symbolic dimension '" + name + "'");
+    }
+}
+
 }  // namespace
 
-Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, Tensor>& bindings) {
+Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, Tensor>& bindings,
+                 const std::map<std::string, int64_t>& dims) {
     const std::string model = "model '" + path.string() + "'";
     onnx::ModelProto proto;
     frontend::readProtoFile(path, proto, "model", "a valid ONNX file");
+    std::map<std::string, std::vector<std::string>> symbols;
+    for (const auto* infos : {&proto.graph().input(), &proto.graph().output()}) {
+        for (const onnx::ValueInfoProto& info : *infos) symbols[info.name()] = declaredSymbols(info.type());
+    }
+    sizeSymbolicInputs(*proto.mutable_graph(), dims, model);
     frontend::nameNodes(*proto.mutable_graph());
     frontend::sortNodesTopologically(*proto.mutable_graph(), model);
     try {
@@ -319,6 +358,9 @@ Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, 
         }
     }
     Graph graph = GraphConverter(proto.graph(), defaultDomainOpset(proto), bindings).convert(model);
+    for (const std::vector<ValueId>* ids : {&graph.inputs, &graph.outputs}) {
+        for (ValueId id : *ids) graph.value(id).symbols = symbols[graph.value(id).name];
+    }
     verifyGraph(graph);
     return graph;
 }

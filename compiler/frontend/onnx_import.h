@@ -16,6 +16,9 @@ namespace npusim::compiler {
 /// `bindings` specialises the model: each named graph input becomes a constant of the given
 /// value (which must match the input's declared type), so inputs that decide shapes (a
 /// Reshape's shape, a Resize's sizes) resolve at compile time.
-Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, Tensor>& bindings = {});
+/// `dims` gives symbolic dimensions (an input's dim_param) their sizes; the graph's inputs and
+/// outputs remember which dims were symbolic (Value::symbols).
+Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, Tensor>& bindings = {},
+                 const std::map<std::string, int64_t>& dims = {});
 
 }  // namespace npusim::compiler

@@ -133,6 +133,9 @@ struct Value {
     Shape shape;
     std::optional<Tensor> constant;  ///< set for initializers and folded constants
     int producer = -1;               ///< index of the producing node, -1 for inputs/constants
+    /// Graph inputs and outputs: per dim, the ONNX symbol (dim_param) it was declared with,
+    /// "" for a fixed dim; empty when every dim is fixed.
+    std::vector<std::string> symbols;
 };
 
 /// An ONNX attribute; a tensor attribute holds a (small) value such as ConstantOfShape's fill.

@@ -147,13 +147,22 @@ TEST_F(OnnxImportModel, RejectsACycle) {
                                       "': the nodes form a cycle through op 'first' (MatMul)");
 }
 
-TEST_F(OnnxImportModel, RejectsASymbolicDimension) {
+TEST_F(OnnxImportModel, SymbolicDimensionsNeedASize) {
     ModelBuilder model;
     model.input("x", onnx::TensorProto::FLOAT, {std::string("seq"), 4})
         .output("y", onnx::TensorProto::FLOAT, {std::string("seq"), 4});
     model.node("Relu", {"x"}, {"y"});
     EXPECT_EQ(importError(model),
-              "input 'x' has symbolic dimension 'seq'; only static shapes are supported");
+              "input 'x' has symbolic dimension 'seq'; give it a size (npusim compile --bucket seq=N,...)");
+    const std::filesystem::path path = writeFile("model.onnx", model.bytes());
+    const Graph graph = importOnnx(path, {}, {{"seq", 6}});
+    EXPECT_EQ(graph.value(graph.inputs[0]).shape, (Shape{6, 4}));
+    EXPECT_EQ(graph.value(graph.outputs[0]).shape, (Shape{6, 4}));
+    EXPECT_EQ(graph.value(graph.inputs[0]).symbols, (std::vector<std::string>{"seq", ""}));
+    EXPECT_EQ(graph.value(graph.outputs[0]).symbols, (std::vector<std::string>{"seq", ""}));
+    EXPECT_NE(testing::inputErrorOf([&] { importOnnx(path, {}, {{"batch", 2}}); })
+                  .find("has no input with symbolic dimension 'batch'"),
+              std::string::npos);
 }
 
 TEST_F(OnnxImportModel, RejectsAnUnsupportedDType) {
