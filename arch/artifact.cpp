@@ -38,7 +38,8 @@ T getLittleEndian(std::span<const std::byte> in, size_t offset) {
 }
 
 Json bindingToJson(const TensorBinding& b) {
-    return {{"name", b.name}, {"dtype", dtypeName(b.dtype)}, {"shape", b.shape}, {"dram_offset", b.dramOffset}};
+    return {{"name", b.name}, {"dtype", dtypeName(b.dtype)}, {"shape", b.shape}, {"dram_offset", b.dramOffset},
+            {"symbols", b.symbols}};
 }
 
 Json opToJson(const OpRecord& op) {
@@ -59,7 +60,7 @@ DType dtypeFromJson(const Json& j) {
 
 TensorBinding bindingFromJson(const Json& j) {
     return {j.at("name").get<std::string>(), dtypeFromJson(j.at("dtype")), j.at("shape").get<Shape>(),
-            j.at("dram_offset").get<uint64_t>()};
+            j.at("dram_offset").get<uint64_t>(), j.at("symbols").get<std::vector<std::string>>()};
 }
 
 OpRecord opFromJson(const Json& j) {
@@ -88,6 +89,15 @@ Json manifestToJson(const ArtifactManifest& m) {
     j["weights_offset"] = m.weightsOffset;
     j["ops"] = Json::array();
     for (const auto& op : m.ops) j["ops"].push_back(opToJson(op));
+    j["buckets"] = Json::array();
+    for (const BucketRecord& b : m.buckets) {
+        Json bucket = {{"symbol", b.symbol}, {"size", b.size}, {"inputs", Json::array()}, {"outputs", Json::array()},
+                       {"dram_bytes", b.dramBytes}, {"weights_offset", b.weightsOffset}, {"ops", Json::array()}};
+        for (const auto& binding : b.inputs) bucket["inputs"].push_back(bindingToJson(binding));
+        for (const auto& binding : b.outputs) bucket["outputs"].push_back(bindingToJson(binding));
+        for (const auto& op : b.ops) bucket["ops"].push_back(opToJson(op));
+        j["buckets"].push_back(std::move(bucket));
+    }
     return j;
 }
 
@@ -105,10 +115,41 @@ ArtifactManifest manifestFromJson(const Json& j) {
     m.dramBytes = j.at("dram_bytes").get<uint64_t>();
     m.weightsOffset = j.at("weights_offset").get<uint64_t>();
     for (const auto& op : j.at("ops")) m.ops.push_back(opFromJson(op));
+    for (const Json& b : j.at("buckets")) {
+        BucketRecord bucket;
+        bucket.symbol = b.at("symbol").get<std::string>();
+        bucket.size = b.at("size").get<int64_t>();
+        for (const auto& binding : b.at("inputs")) bucket.inputs.push_back(bindingFromJson(binding));
+        for (const auto& binding : b.at("outputs")) bucket.outputs.push_back(bindingFromJson(binding));
+        bucket.dramBytes = b.at("dram_bytes").get<uint64_t>();
+        bucket.weightsOffset = b.at("weights_offset").get<uint64_t>();
+        for (const auto& op : b.at("ops")) bucket.ops.push_back(opFromJson(op));
+        m.buckets.push_back(std::move(bucket));
+    }
     return m;
 }
 
 }  // namespace
+
+std::string bucketLabel(const BucketRecord& bucket) { return bucket.symbol + "=" + std::to_string(bucket.size); }
+
+Artifact bucketArtifact(const Artifact& artifact, size_t index) {
+    const BucketRecord& bucket = artifact.manifest.buckets.at(index);
+    Artifact view;
+    view.manifest = artifact.manifest;
+    view.manifest.buckets.clear();
+    view.manifest.inputs = bucket.inputs;
+    view.manifest.outputs = bucket.outputs;
+    view.manifest.dramBytes = bucket.dramBytes;
+    view.manifest.weightsOffset = bucket.weightsOffset;
+    view.manifest.ops = bucket.ops;
+    std::string label = bucketLabel(bucket);
+    label.insert(label.begin(), '@');
+    for (const auto& [name, bytes] : artifact.sections) {
+        if (name.ends_with(label)) view.sections[name.substr(0, name.size() - label.size())] = bytes;
+    }
+    return view;
+}
 
 std::string artifactSummaryJson(const Artifact& artifact) {
     Json j = manifestToJson(artifact.manifest);

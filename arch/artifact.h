@@ -24,6 +24,8 @@ struct TensorBinding {
     DType dtype = DType::Fp32;
     Shape shape;
     uint64_t dramOffset = 0;
+    /// Per dim, the model's symbol for it ("" for a fixed dim); empty when every dim is fixed.
+    std::vector<std::string> symbols;
     bool operator==(const TensorBinding&) const = default;
 };
 
@@ -49,6 +51,17 @@ struct OpRecord {
     bool operator==(const OpRecord&) const = default;
 };
 
+/// One size a model with a symbolic dim was compiled for (a shape bucket). Its sections are
+/// "commands@<label>" and "weights@<label>" (bucketLabel).
+struct BucketRecord {
+    std::string symbol;
+    int64_t size = 0;
+    std::vector<TensorBinding> inputs, outputs;
+    uint64_t dramBytes = 0, weightsOffset = 0;
+    std::vector<OpRecord> ops;
+    bool operator==(const BucketRecord&) const = default;
+};
+
 struct ArtifactManifest {
     uint32_t formatVersion = kArtifactFormatVersion;
     std::string compilerVersion;
@@ -61,6 +74,9 @@ struct ArtifactManifest {
     uint64_t dramBytes = 0;      ///< size of the DRAM window the job needs
     uint64_t weightsOffset = 0;  ///< where the "weights" section is placed in the window
     std::vector<OpRecord> ops;
+    /// Shape buckets, smallest first (empty for a model of static shape); the fields above
+    /// are then those of the first bucket.
+    std::vector<BucketRecord> buckets;
     bool operator==(const ArtifactManifest&) const = default;
 };
 
@@ -72,6 +88,12 @@ struct Artifact {
     ArtifactManifest manifest;
     std::map<std::string, std::vector<std::byte>> sections;
 };
+
+/// "seq=128".
+std::string bucketLabel(const BucketRecord& bucket);
+/// The artifact as compiled for bucket `index`: that bucket's bindings, window, op table and
+/// command and weight sections under their plain names, and no buckets.
+Artifact bucketArtifact(const Artifact& artifact, size_t index);
 
 std::vector<std::byte> serializeArtifact(const Artifact& artifact);
 /// Parses and checks magic, version, manifest and every section's checksum; throws InputError

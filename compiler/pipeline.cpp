@@ -52,7 +52,7 @@ OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, 
 
 TensorBinding binding(const Graph& graph, const MemoryPlan& plan, ValueId id) {
     const Value& value = graph.value(id);
-    return {value.name, value.dtype, value.shape, plan.tensor(id).offset};
+    return {value.name, value.dtype, value.shape, plan.tensor(id).offset, value.symbols};
 }
 
 std::vector<std::byte> textSection(const std::string& text) {
@@ -64,7 +64,8 @@ std::vector<std::byte> textSection(const std::string& text) {
 
 Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config,
                          const CompileOptions& options) {
-    return compileGraph(importOnnx(model, options.bindings), config, model.stem().string(), fileSha256(model.string()), options);
+    return compileGraph(importOnnx(model, options.bindings, options.dims), config, model.stem().string(),
+                        fileSha256(model.string()), options);
 }
 
 Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,

@@ -35,6 +35,8 @@ enum class IrLevel { Graph, Tile, Memory, Isa };
 struct CompileOptions {
     /// Graph inputs fixed to values (importOnnx), for models whose shapes depend on an input.
     std::map<std::string, Tensor> bindings;
+    /// Sizes of symbolic input dims (importOnnx).
+    std::map<std::string, int64_t> dims;
     /// Merge elementwise kernels into their readers (fuseVectorKernels).
     bool fusion = true;
     /// When set, called after every stage (import, each graph pass, tiling, each fusion,
@@ -46,6 +48,12 @@ struct CompileOptions {
 /// the NPU cannot take, naming the ONNX node.
 Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config,
                          const CompileOptions& options = {});
+/// Compiles the model once per size of its symbolic dim `symbol` (shape buckets, ascending)
+/// into one artifact: the first bucket's compilation, whose artifact holds every bucket
+/// (ArtifactManifest::buckets). Throws InputError when the model cannot run padded along
+/// the dim (checkPaddable) or a size is not positive.
+Compilation compileBuckets(const std::filesystem::path& model, const ArchConfig& config, const std::string& symbol,
+                           std::vector<int64_t> sizes, const CompileOptions& options = {});
 /// Compiles a graph built in memory; `modelName` and `modelHash` go into the manifest.
 Compilation compileGraph(Graph source, const ArchConfig& config, const std::string& modelName,
                          const std::string& modelHash, const CompileOptions& options = {});

@@ -64,6 +64,12 @@ struct Finding {
     std::string message, hint;
 };
 
+/// The shape bucket a run used: the symbolic dim, the size compiled for, the actual size.
+struct BucketUse {
+    std::string symbol;
+    int64_t size = 0, actual = 0;
+};
+
 struct Report {
     std::string model, arch;
     uint64_t totalCycles = 0;
@@ -76,6 +82,7 @@ struct Report {
     double peakMacsPerCycle = 0, peakDramBytesPerCycle = 0, attainableCycles = 0, efficiency = 0;
     std::vector<Finding> findings;  ///< most cycles lost first
     RunTiming timing;               ///< cold, warm and steady state on the host's clock
+    std::optional<BucketUse> bucket;
     std::optional<CheckResult> check;
     bool timingOnly = false;  ///< values were not computed (npusim run --timing-only)
 };

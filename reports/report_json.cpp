@@ -13,6 +13,8 @@ std::string reportToJson(const Report& r) {
     j["total_cycles"] = r.totalCycles;
     j["clock_hz"] = r.clockHz;
     j["timing_only"] = r.timingOnly;
+    j["bucket"] = r.bucket ? Json{{"symbol", r.bucket->symbol}, {"size", r.bucket->size}, {"actual", r.bucket->actual}}
+                           : Json();
     j["time_seconds"] = r.clockHz > 0 ? static_cast<double>(r.totalCycles) / r.clockHz : 0.0;
     j["units"] = Json::object();
     for (const UnitReport& unit : r.units) {

@@ -31,6 +31,10 @@ std::string reportToMarkdown(const Report& r) {
         << percent(r.efficiency) << "\n";
     out << "- DRAM: " << r.dramBytesRead << " bytes read, " << r.dramBytesWritten
         << " bytes written, " << number(r.dramGbps) << " GB/s achieved\n";
+    if (r.bucket) {
+        out << "- shape bucket: " << r.bucket->symbol << "=" << r.bucket->size << " (actual " << r.bucket->actual
+            << ", padded)\n";
+    }
     out << "- timing on the host's clock: cold " << r.timing.cold.cycles << " cycles ("
         << number(r.timing.cold.hostSeconds * 1e3) << " ms host)";
     if (r.timing.warm && r.timing.steady) {

@@ -25,12 +25,16 @@ private:
     CLI::Option* archOption = nullptr;
 };
 
-/// Compiler options shared by compile and run: --no-fusion.
+/// Compiler options shared by compile and run: --no-fusion, --dim NAME=SIZE.
 struct CompilerFlags {
     bool noFusion = false;
+    std::vector<std::string> dims;  ///< NAME=SIZE for symbolic input dims
     void addTo(CLI::App& command);
     compiler::CompileOptions options() const;
 };
+
+/// NAME=V1,V2,... into the name and its values; InputError naming `option` when malformed.
+std::pair<std::string, std::vector<int64_t>> parseSizes(const std::string& text, const std::string& option);
 
 void addArchCommand(CLI::App& app);
 void addCompileCommand(CLI::App& app);

@@ -1,4 +1,5 @@
 // npusim compile MODEL.onnx --arch ... -o OUT.npuart [--emit LEVEL] [--dump-ir DIR] [--estimate]
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -13,7 +14,7 @@ namespace npusim::cli {
 namespace {
 
 struct CompileOptions {
-    std::string model, output, emit, dumpIr;
+    std::string model, output, emit, dumpIr, bucket;
     bool estimate = false, mapping = false;
     ArchOptions arch;
     CompilerFlags compiler;
@@ -46,13 +47,40 @@ void printEstimates(const compiler::Compilation& c) {
 
 }  // namespace
 
+std::pair<std::string, std::vector<int64_t>> parseSizes(const std::string& text, const std::string& option) {
+    const size_t equals = text.find('=');
+    const std::string name = text.substr(0, equals);
+    if (equals == std::string::npos || name.empty()) {
+        throw InputError(option + " '" + text + "': expected NAME=SIZE[,SIZE...]");
+    }
+    std::vector<int64_t> sizes;
+    for (size_t start = equals + 1; start <= text.size();) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, comma - start);
+        int64_t size = 0;
+        const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), size);
+        if (item.empty() || error != std::errc() || end != item.data() + item.size() || size <= 0) {
+            throw InputError(option + " '" + text + "': '" + item + "' is not a positive size");
+        }
+        sizes.push_back(size);
+        start = comma + 1;
+    }
+    return {name, sizes};
+}
+
 void CompilerFlags::addTo(CLI::App& command) {
     command.add_flag("--no-fusion", noFusion, "keep every op's kernels apart (each intermediate is stored and reloaded between ops)");
+    command.add_option("--dim", dims, "NAME=SIZE: the size of a symbolic input dim")->take_all();
 }
 
 compiler::CompileOptions CompilerFlags::options() const {
     compiler::CompileOptions options;
     options.fusion = !noFusion;
+    for (const std::string& dim : dims) {
+        const auto [name, sizes] = parseSizes(dim, "--dim");
+        if (sizes.size() != 1) throw InputError("--dim '" + dim + "': give one size (buckets are compile --bucket)");
+        options.dims[name] = sizes[0];
+    }
     return options;
 }
 
@@ -64,6 +92,8 @@ void addCompileCommand(CLI::App& app) {
     compile->add_option("--emit", options->emit, "print the IR at one level: graph, tile, mem, isa")
         ->check(CLI::IsMember({"graph", "tile", "mem", "isa"}));
     compile->add_flag("--estimate", options->estimate, "print the cost model's cycles per op");
+    compile->add_option("--bucket", options->bucket,
+                        "NAME=S1,S2,...: compile for each size of the symbolic dim NAME (shape buckets)");
     compile->add_option("--dump-ir", options->dumpIr,
                         "write the IR after every stage into DIR as NN-stage.level.txt (graph, tile, mem, isa)");
     compile->add_flag("--mapping", options->mapping,
@@ -91,7 +121,12 @@ void addCompileCommand(CLI::App& app) {
         }
         compiler::Compilation compilation;
         try {
-            compilation = compiler::compileModel(options->model, config, compileOptions);
+            if (options->bucket.empty()) {
+                compilation = compiler::compileModel(options->model, config, compileOptions);
+            } else {
+                auto [symbol, sizes] = parseSizes(options->bucket, "--bucket");
+                compilation = compiler::compileBuckets(options->model, config, symbol, std::move(sizes), compileOptions);
+            }
         } catch (const compiler::MappingError& e) {
             if (options->mapping) std::cout << compiler::printMapping(e.mapping) << std::flush;
             throw;

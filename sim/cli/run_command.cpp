@@ -12,6 +12,7 @@
 #include "compiler/pipeline.h"
 #include "reports/report.h"
 #include "sim/cli/commands.h"
+#include "sim/buckets.h"
 #include "sim/cosim.h"
 #include "sim/tensor_files.h"
 
@@ -69,7 +70,8 @@ Prepared prepare(const RunOptions& o) {
                 throw InputError("model '" + o.model + "' is not the one artifact '" + o.target +
                                  "' was compiled from");
             }
-            p.reference = compiler::importOnnx(o.model);
+            // A bucketed model is imported at its actual size once the inputs show it.
+            if (p.artifact.manifest.buckets.empty()) p.reference = compiler::importOnnx(o.model);
         }
         return p;
     }
@@ -111,17 +113,38 @@ void run(const RunOptions& o) {
     if (o.timingOnly && (o.check || !o.expected.empty() || !o.outputs.empty())) {
         throw InputError("--timing-only computes no values: drop --check, --expected and --outputs");
     }
-    const Prepared p = prepare(o);
+    Prepared p = prepare(o);
+    // A bucketed artifact runs the smallest bucket that holds the inputs, padded to it; its
+    // outputs are cut back to the actual size.
+    std::optional<reports::BucketUse> bucket;
+    std::vector<TensorBinding> inputBindings = p.artifact.manifest.inputs, outputBindings = p.artifact.manifest.outputs;
+    if (!p.artifact.manifest.buckets.empty()) {
+        const BucketRecord first = p.artifact.manifest.buckets.front();  // a copy: p.artifact is replaced below
+        const compiler::CompileOptions given = o.compiler.options();
+        const auto dim = given.dims.find(first.symbol);
+        const int64_t fallback = dim == given.dims.end() ? first.size : dim->second;
+        const int64_t actual = sim::actualSize(
+            first, o.inputs == "random" ? std::nullopt : std::optional<std::filesystem::path>(o.inputs), fallback);
+        const size_t index = sim::chooseBucket(p.artifact.manifest, actual);
+        bucket = reports::BucketUse{first.symbol, p.artifact.manifest.buckets[index].size, actual};
+        p.artifact = bucketArtifact(p.artifact, index);
+        inputBindings = sim::resized(p.artifact.manifest.inputs, first.symbol, actual);
+        outputBindings = sim::resized(p.artifact.manifest.outputs, first.symbol, actual);
+        if (o.check) p.reference = compiler::importOnnx(o.model, {}, {{first.symbol, actual}});
+    }
     const ArtifactManifest& manifest = p.artifact.manifest;
     const std::map<std::string, Tensor> inputs =
-        o.inputs == "random" ? sim::randomInputs(manifest.inputs, o.seed) : sim::readInputs(o.inputs, manifest.inputs);
+        o.inputs == "random" ? sim::randomInputs(inputBindings, o.seed) : sim::readInputs(o.inputs, inputBindings);
+    std::map<std::string, Tensor> padded;
+    for (const TensorBinding& binding : manifest.inputs) padded[binding.name] = sim::reshaped(inputs.at(binding.name), binding.shape);
     std::vector<Tensor> expected;
-    if (!o.expected.empty()) expected = sim::readExpectedOutputs(o.expected, manifest.outputs);
+    if (!o.expected.empty()) expected = sim::readExpectedOutputs(o.expected, outputBindings);
 
     sim::CoSimOptions simulation;
     simulation.timingOnly = o.timingOnly;
     simulation.repeat = o.repeat;
-    const sim::CoSimResult result = sim::runCoSimulation(p.config, p.artifact, inputs, simulation);
+    sim::CoSimResult result = sim::runCoSimulation(p.config, p.artifact, padded, simulation);
+    for (size_t i = 0; i < result.outputs.size(); ++i) result.outputs[i] = sim::reshaped(result.outputs[i], outputBindings[i].shape);
     const reports::RunRecord record{p.config,           manifest,
                                     result.trace,       result.job.startCycle,
                                     result.job.cycles,  result.dram.bytesRead,
@@ -130,18 +153,19 @@ void run(const RunOptions& o) {
     reports::Report report = reports::buildReport(record);
     report.timingOnly = o.timingOnly;
     report.timing = result.timing;
+    report.bucket = bucket;
 
     std::vector<std::string> failures;
     if (p.reference) {
         const std::vector<Tensor> golden = compiler::interpretGraph(*p.reference, inputs);
-        report.check = sim::compareOutputs(manifest.outputs, result.outputs, golden, o.rtol, o.atol);
+        report.check = sim::compareOutputs(outputBindings, result.outputs, golden, o.rtol, o.atol);
         std::printf("check against the reference interpreter: %s (max abs error %g, max rel error %g)\n",
                     report.check->passed ? "passed" : "MISMATCH", report.check->maxAbsError,
                     report.check->maxRelError);
         if (!report.check->passed) failures.push_back("outputs differ from the reference interpreter");
     }
     if (!expected.empty()) {
-        const reports::CheckResult match = sim::compareOutputs(manifest.outputs, result.outputs, expected, o.rtol, o.atol);
+        const reports::CheckResult match = sim::compareOutputs(outputBindings, result.outputs, expected, o.rtol, o.atol);
         std::printf("check against %s: %s (max abs error %g)\n", o.expected.c_str(),
                     match.passed ? "passed" : "MISMATCH", match.maxAbsError);
         if (!match.passed) failures.push_back("outputs differ from " + o.expected);
@@ -149,7 +173,7 @@ void run(const RunOptions& o) {
 
     printSummary(report);
     sim::OutputFiles files;
-    if (!o.outputs.empty()) sim::writeOutputs(files, o.outputs, manifest.outputs, result.outputs);
+    if (!o.outputs.empty()) sim::writeOutputs(files, o.outputs, outputBindings, result.outputs);
     if (!o.report.empty()) writeReportDirectory(files, o.report, report, record);
     files.commit();
     if (!o.report.empty()) std::printf("  report: %s/report.json, report.md, trace.json\n", o.report.c_str());

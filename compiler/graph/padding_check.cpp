@@ -1,0 +1,156 @@
+// The padding check: per value, the dims that carry the symbol, op by op. Ops that keep
+// positions apart map those dims to their outputs (elementwise ops with broadcasting, a
+// MatMul's or Gemm's outer dims, a Transpose, reductions and normalisations over other dims);
+// every other op touching a carried dim is refused.
+#include "compiler/graph/padding_check.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "arch/error.h"
+#include "compiler/graph/op_support.h"
+#include "compiler/graph/op_table.h"
+
+namespace npusim::compiler {
+namespace {
+
+using Dims = std::set<int64_t>;
+
+bool isElementwise(OpKind kind) {
+    switch (kind) {
+        case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
+        case OpKind::Max: case OpKind::Min: case OpKind::Sum: case OpKind::Mean: case OpKind::Sqrt:
+        case OpKind::Exp: case OpKind::Log: case OpKind::Neg: case OpKind::Abs: case OpKind::Reciprocal:
+        case OpKind::Sigmoid: case OpKind::Tanh: case OpKind::Erf: case OpKind::Identity: case OpKind::Elu:
+        case OpKind::Selu: case OpKind::Softplus: case OpKind::ThresholdedRelu: case OpKind::LeakyRelu:
+        case OpKind::HardSigmoid: case OpKind::HardSwish: case OpKind::Clip: case OpKind::Relu: case OpKind::Cast:
+        case OpKind::Equal: case OpKind::Less: case OpKind::Greater: case OpKind::LessOrEqual:
+        case OpKind::GreaterOrEqual: case OpKind::Not: case OpKind::And: case OpKind::Or: case OpKind::Xor:
+        case OpKind::Where: case OpKind::Gelu: case OpKind::QuantizeLinear: case OpKind::DequantizeLinear:
+            return true;
+        default: return false;
+    }
+}
+
+class PaddingCheck {
+public:
+    PaddingCheck(const Graph& graph, std::string symbol) : graph_(graph), symbol_(std::move(symbol)) {}
+
+    void run() {
+        for (ValueId id : graph_.inputs) {
+            const Value& value = graph_.value(id);
+            for (size_t d = 0; d < value.symbols.size(); ++d) {
+                if (value.symbols[d] == symbol_) carried_[id].insert(static_cast<int64_t>(d));
+            }
+        }
+        for (const Node& node : graph_.nodes) visit(node);
+        for (ValueId id : graph_.outputs) {
+            const Value& value = graph_.value(id);
+            Dims declared;
+            for (size_t d = 0; d < value.symbols.size(); ++d) {
+                if (value.symbols[d] == symbol_) declared.insert(static_cast<int64_t>(d));
+            }
+            if (declared != dims(id)) {
+                throw InputError("output '" + value.name + "' does not declare '" + symbol_ +
+                                 "' on the dims that follow it from the inputs; it cannot be sliced back from a bucket");
+            }
+        }
+    }
+
+private:
+    const Dims& dims(ValueId id) const {
+        static const Dims none;
+        const auto it = carried_.find(id);
+        return it == carried_.end() ? none : it->second;
+    }
+
+    int64_t rank(ValueId id) const { return static_cast<int64_t>(graph_.value(id).shape.size()); }
+
+    [[noreturn]] void mixes(const Node& node, const std::string& how) const {
+        opError(node, how + " would mix padded positions of '" + symbol_ +
+                          "' into real ones, so the model cannot run padded to a bucket");
+    }
+
+    /// Dims of `input` aligned right onto an output of rank `outRank` (broadcasting).
+    void alignRight(ValueId input, int64_t outRank, Dims& out) const {
+        for (int64_t d : dims(input)) out.insert(d + outRank - rank(input));
+    }
+
+    /// The dims `node` reduces or normalises over, for the row-wise ops.
+    std::optional<Dims> rowwiseAxes(const Node& node) const {
+        const int64_t r = rank(node.inputs[0]);
+        Dims axes;
+        switch (node.kind) {
+            case OpKind::Softmax:
+            case OpKind::LogSoftmax:
+                axes.insert(ops::normalizeAxis(node, node.intAttr("axis", -1), r));
+                return axes;
+            case OpKind::LayerNormalization:
+            case OpKind::RmsNormalization:
+                for (int64_t d = ops::normalizeAxis(node, node.intAttr("axis", -1), r); d < r; ++d) axes.insert(d);
+                return axes;
+            default: return std::nullopt;
+        }
+    }
+
+    void visit(const Node& node) {
+        const bool touched = std::any_of(node.inputs.begin(), node.inputs.end(),
+                                         [&](ValueId id) { return id != kNoValue && !dims(id).empty(); });
+        if (!touched) return;
+        const ValueId out = node.outputs[0];
+        Dims& result = carried_[out];
+        if (isElementwise(node.kind)) {
+            for (ValueId id : node.inputs) {
+                if (id != kNoValue) alignRight(id, rank(out), result);
+            }
+            return;
+        }
+        if (node.kind == OpKind::MatMul || node.kind == OpKind::MatMulInteger) {
+            const ValueId a = node.inputs[0], b = node.inputs[1];
+            if (rank(a) < 2 || rank(b) < 2) mixes(node, "a MatMul of a vector");
+            if (dims(a).contains(rank(a) - 1) || dims(b).contains(rank(b) - 2)) mixes(node, "the MatMul's inner dim");
+            for (int64_t d : dims(a)) result.insert(d == rank(a) - 2 ? rank(out) - 2 : d + rank(out) - rank(a));
+            for (int64_t d : dims(b)) result.insert(d == rank(b) - 1 ? rank(out) - 1 : d + rank(out) - rank(b));
+            return;
+        }
+        if (node.kind == OpKind::Gemm) {
+            const bool transA = node.intAttr("transA", 0) != 0, transB = node.intAttr("transB", 0) != 0;
+            const Dims& a = dims(node.inputs[0]);
+            const Dims& b = dims(node.inputs[1]);
+            if (a.contains(transA ? 0 : 1) || b.contains(transB ? 1 : 0)) mixes(node, "the Gemm's inner dim");
+            if (a.contains(transA ? 1 : 0)) result.insert(0);
+            if (b.contains(transB ? 0 : 1)) result.insert(1);
+            if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) alignRight(node.inputs[2], 2, result);
+            return;
+        }
+        if (node.kind == OpKind::Transpose || node.kind == OpKind::Reformat) {
+            const auto& perm = std::get<std::vector<int64_t>>(node.attributes.at("perm"));
+            for (size_t d = 0; d < perm.size(); ++d) {
+                if (dims(node.inputs[0]).contains(perm[d])) result.insert(static_cast<int64_t>(d));
+            }
+            return;
+        }
+        if (const std::optional<Dims> axes = rowwiseAxes(node)) {
+            for (int64_t d : dims(node.inputs[0])) {
+                if (axes->contains(d)) mixes(node, "normalising over the padded dim");
+                result.insert(d);
+            }
+            for (size_t i = 1; i < node.inputs.size(); ++i) {
+                if (node.inputs[i] != kNoValue && !dims(node.inputs[i]).empty()) mixes(node, "a scale or bias along the padded dim");
+            }
+            return;
+        }
+        mixes(node, std::string(opInfo(node.kind).name) + " on a padded tensor");
+    }
+
+    const Graph& graph_;
+    std::string symbol_;
+    std::map<ValueId, Dims> carried_;
+};
+
+}  // namespace
+
+void checkPaddable(const Graph& graph, const std::string& symbol) { PaddingCheck(graph, symbol).run(); }
+
+}  // namespace npusim::compiler
