@@ -29,7 +29,6 @@ struct TensorBinding {
     bool operator==(const TensorBinding&) const = default;
 };
 
-/// One graph op as the reports see it.
 /// An intermediate an op stores or reloads through DRAM because it did not fit on chip.
 struct SpillRecord {
     std::string tensor;       ///< the value's name
@@ -38,6 +37,7 @@ struct SpillRecord {
     bool operator==(const SpillRecord&) const = default;
 };
 
+/// One graph op as the reports see it.
 struct OpRecord {
     uint32_t opId = 0;
     std::string name;  ///< the ONNX node name

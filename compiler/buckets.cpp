@@ -1,6 +1,7 @@
 // Shape buckets: one compilation per size of a symbolic dim, merged into one artifact whose
 // manifest lists every bucket and whose sections hold each bucket's commands and weights.
 #include <algorithm>
+#include <map>
 
 #include "arch/error.h"
 #include "compiler/frontend/onnx_import.h"
@@ -16,7 +17,23 @@ Compilation compileBuckets(const std::filesystem::path& model, const ArchConfig&
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     if (sizes.front() <= 0) throw InputError("--bucket " + symbol + ": sizes must be positive");
     // Padded positions must stay apart from real ones in every op; the smallest size shows.
-    checkPaddable(importOnnx(model, options.bindings, {{symbol, sizes.front()}}), symbol);
+    std::map<std::string, int64_t> dims = options.dims;
+    dims[symbol] = sizes.front();
+    const Graph smallest = importOnnx(model, options.bindings, dims);
+    checkPaddable(smallest, symbol);
+    // Nothing may be computed from the size itself (a Shape or Size the frontend folded into a
+    // constant): padded, the model would compute with the bucket's size.
+    dims[symbol] = sizes.front() + 1;
+    const Graph larger = importOnnx(model, options.bindings, dims);
+    for (const Value& value : smallest.values) {
+        if (!value.constant) continue;
+        const auto same = std::find_if(larger.values.begin(), larger.values.end(),
+                                       [&](const Value& v) { return v.name == value.name; });
+        if (same != larger.values.end() && same->constant && same->constant->bytes != value.constant->bytes) {
+            throw InputError("'" + value.name + "' is computed from the size of '" + symbol +
+                             "', which padding to a bucket would change; the model cannot run in shape buckets");
+        }
+    }
 
     std::optional<Compilation> first;
     std::vector<BucketRecord> buckets;

@@ -37,7 +37,8 @@ OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, 
         if (!storage.insert(home.storage).second || home.resident()) continue;
         record.minDramBytes += plan.tensor(home.storage).bytes;
         if (home.spilled()) {
-            record.spills.push_back({graph.value(home.storage).name, home.bytes, home.sramToKeep});
+            const TensorHome& stored = plan.tensor(home.storage);
+            record.spills.push_back({graph.value(home.storage).name, stored.bytes, stored.sramToKeep});
         }
     }
     if (const auto* gemm = std::get_if<GemmTiles>(&tiles)) {

@@ -33,7 +33,8 @@ private:
 
     std::vector<std::byte> fetchBuffer_;
     std::vector<isa::Command> chunk_;
-    /// The context of the last job (0: none yet); on-chip memory is scrubbed when it changes.
+    /// The context of the last job (0: none yet; the driver numbers contexts from 1); on-chip
+    /// memory is scrubbed when it changes.
     uint32_t lastContext_ = 0;
 };
 

@@ -34,7 +34,9 @@ Finding spillFinding(const OpReport& op, const OpRecord& record, const ArchConfi
         tensors += spill.tensor + " (" + bytesText(spill.bytes) + ")";
         if (!largest || spill.sramToKeep > largest->sramToKeep) largest = &spill;
     }
-    f.message = tensors + " does not fit on chip and goes through DRAM at " + op.name + ": " +
+    if (tensors.empty()) tensors = "an intermediate";
+    f.message = tensors + (record.spills.size() > 1 ? " do" : " does") + " not fit on chip and go" +
+                (record.spills.size() > 1 ? "" : "es") + " through DRAM at " + op.name + ": " +
                 std::to_string(op.spillCount) + " spill transfers move " + bytesText(op.spillBytes) + " (" +
                 std::to_string(op.spillCycles) + " DMA cycles); the working sets beside it leave too little of the " +
                 bytesText(config.sram.sizeBytes) + " SRAM";

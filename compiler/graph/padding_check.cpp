@@ -125,7 +125,10 @@ private:
             return;
         }
         if (node.kind == OpKind::Transpose || node.kind == OpKind::Reformat) {
-            const auto& perm = std::get<std::vector<int64_t>>(node.attributes.at("perm"));
+            // Output dim d is input dim perm[d]; no perm reverses the dims.
+            std::vector<int64_t> reversed(static_cast<size_t>(rank(node.inputs[0])));
+            for (size_t d = 0; d < reversed.size(); ++d) reversed[d] = static_cast<int64_t>(reversed.size() - 1 - d);
+            const std::vector<int64_t> perm = ops::intListAttr(node, "perm", reversed);
             for (size_t d = 0; d < perm.size(); ++d) {
                 if (dims(node.inputs[0]).contains(perm[d])) result.insert(static_cast<int64_t>(d));
             }

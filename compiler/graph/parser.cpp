@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "arch/error.h"
 #include "compiler/graph/elementwise.h"
@@ -21,6 +22,8 @@
 
 namespace npusim::compiler {
 namespace {
+
+constexpr int64_t kMaxDim = int64_t{1} << 32, kMaxElements = int64_t{1} << 32;
 
 class Parser {
 public:
@@ -57,7 +60,9 @@ public:
         while (!acceptKeyword("return")) statement();
         std::vector<ValueId> returned;
         do {
+            const size_t at = (skipSpace(), position_);
             returned.push_back(use());
+            if (returned.back() == kNoValue) fail("a graph returns values, not none", at);
         } while (accept(','));
         expect('}');
         skipSpace();
@@ -165,9 +170,9 @@ private:
             if (c == '\\') {
                 if (position_ >= text_.size()) break;
                 c = text_[position_++];
-                if (std::isxdigit(static_cast<unsigned char>(c)) && position_ < text_.size()) {
-                    c = static_cast<char>(std::stoi(std::string{c, text_[position_++]}, nullptr, 16));
-                }
+                const bool hex = std::isxdigit(static_cast<unsigned char>(c)) && position_ < text_.size() &&
+                                 std::isxdigit(static_cast<unsigned char>(text_[position_]));
+                if (hex) c = static_cast<char>(std::stoi(std::string{c, text_[position_++]}, nullptr, 16));
             }
             out += c;
         }
@@ -231,11 +236,12 @@ private:
         if (!peek(']')) {
             do {
                 const int64_t dim = integer();
-                if (dim < 0) fail("dims must not be negative");
+                if (dim < 0 || dim > kMaxDim) fail("a dim must be in [0, " + std::to_string(kMaxDim) + "]");
                 value.shape.push_back(dim);
             } while (accept(','));
         }
         expect(']');
+        if (elementCount(value.shape) > kMaxElements) fail("a tensor of more than 2^32 elements");
         return value;
     }
 
@@ -249,7 +255,11 @@ private:
         std::vector<int64_t> wholes;
         if (!peek(']')) {
             do {
+                const size_t at = (skipSpace(), position_);
                 const Number n = number();
+                if (n.isFloat && !isFloat(value.dtype)) {
+                    fail(std::string(dtypeName(value.dtype)) + " elements must be integers", at);
+                }
                 reals.push_back(n.real);
                 wholes.push_back(n.whole);
             } while (accept(','));
@@ -379,6 +389,7 @@ private:
             node.outputs.push_back(defineValue(std::move(value), at));
         }
         if (node.name.empty()) node.name = results[0].first;
+        if (!nodeNames_.insert(node.name).second) fail("two nodes are named \"" + node.name + "\"", opAt);
         graph_.nodes.push_back(std::move(node));
         try {
             opInfo(*kind).inferTypes(graph_, graph_.nodes.back());
@@ -391,6 +402,7 @@ private:
     size_t position_ = 0;
     Graph graph_;
     std::map<std::string, ValueId> values_;
+    std::set<std::string> nodeNames_;
 };
 
 }  // namespace

@@ -8,8 +8,10 @@
 // Gemm, a Reshape, a graph output): explicit, and reported as a reformat finding.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
+#include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/passes/graph_pass.h"
 #include "compiler/passes/graph_rewriter.h"
@@ -24,7 +26,7 @@ bool isElementwiseUnary(OpKind kind) {
         case OpKind::Neg: case OpKind::Abs: case OpKind::Sqrt: case OpKind::Reciprocal: case OpKind::Erf:
         case OpKind::Elu: case OpKind::Selu: case OpKind::Softplus: case OpKind::ThresholdedRelu:
         case OpKind::LeakyRelu: case OpKind::HardSigmoid: case OpKind::HardSwish: case OpKind::Identity:
-        case OpKind::Cast: case OpKind::Clip: return true;
+        case OpKind::Cast: case OpKind::Clip: case OpKind::Gelu: return true;
         default: return false;
     }
 }
@@ -39,18 +41,19 @@ bool isElementwiseBinary(OpKind kind) {
 
 /// Ops that treat the batch and channel axes alike (each [spatial...] plane on its own).
 bool isPlanewise(const Node& node) {
-    const bool pool = node.kind == OpKind::AveragePool || node.kind == OpKind::GlobalAveragePool ||
-                      node.kind == OpKind::GlobalMaxPool || node.kind == OpKind::MaxPool;
-    return pool && (node.outputs.size() == 1 || node.outputs[1] == kNoValue);
+    return node.kind == OpKind::AveragePool || node.kind == OpKind::GlobalAveragePool ||
+           node.kind == OpKind::GlobalMaxPool || node.kind == OpKind::MaxPool;
 }
 
-const std::vector<int64_t>& permOf(const Node& reformat) {
-    return std::get<std::vector<int64_t>>(reformat.attributes.at("perm"));
+/// A Reformat's permutation (output dim d is input dim perm[d]); no perm reverses the dims.
+std::vector<int64_t> permOf(const Graph& graph, const Node& reformat) {
+    std::vector<int64_t> reversed(graph.value(reformat.inputs[0]).shape.size());
+    for (size_t d = 0; d < reversed.size(); ++d) reversed[d] = static_cast<int64_t>(reversed.size() - 1 - d);
+    return ops::intListAttr(reformat, "perm", reversed);
 }
 
-/// A Reformat that swaps the batch and channel axes only.
-bool swapsBatchAndChannels(const Node& reformat) {
-    const std::vector<int64_t>& perm = permOf(reformat);
+/// A permutation that swaps the batch and channel axes only.
+bool swapsBatchAndChannels(const std::vector<int64_t>& perm) {
     if (perm.size() < 3 || perm[0] != 1 || perm[1] != 0) return false;
     for (size_t d = 2; d < perm.size(); ++d) {
         if (perm[d] != static_cast<int64_t>(d)) return false;
@@ -64,63 +67,104 @@ public:
 
     /// One sweep over the graph; true when it moved a Reformat.
     bool sweep() {
-        reformats_.clear();
-        for (const Node& node : graph_.nodes) {
-            if (node.kind == OpKind::Reformat) reformats_.emplace(node.outputs[0], node);
-        }
-        bool changed = false;
+        chooseMovable();
+        if (movable_.empty()) return false;
         GraphRewriter rewriter(graph_);
         rewriter.run([&](const Node& node) {
-            const bool done = absorb(rewriter, node);
-            changed = changed || done;
-            return done;
+            const std::optional<Absorption> absorption = absorb(node);
+            if (!absorption) return false;
+            if (absorption->intoIm2Col) {
+                rewriter.add(node.kind, node.name, absorption->inputs, absorption->attributes, node.outputs);
+            } else {
+                // The op runs in the producer's layout; its result is reformatted instead.
+                const ValueId result = rewriter.add(node.kind, node.name, absorption->inputs, node.attributes)[0];
+                rewriter.add(OpKind::Reformat, node.name + ".reformat", {result}, absorption->reformat, node.outputs);
+            }
+            return true;
         });
         removeUnreadReformats();
-        return changed;
+        return true;
     }
 
 private:
-    /// The Reformat producing `value` when the sweep began, or nullptr.
+    /// How a node reads the tensors behind its Reformats instead.
+    struct Absorption {
+        std::vector<ValueId> inputs;
+        std::map<std::string, Attribute> attributes;  ///< an Im2Col's, with channels_first
+        std::map<std::string, Attribute> reformat;    ///< the Reformat to put after a sunk op
+        bool intoIm2Col = false;
+    };
+
+    /// The movable Reformat producing `value`, or nullptr.
     const Node* reformatOf(ValueId value) const {
-        const auto it = reformats_.find(value);
-        return it == reformats_.end() ? nullptr : &it->second;
+        const auto it = movable_.find(value);
+        return it == movable_.end() ? nullptr : &it->second;
     }
 
     bool isScalar(ValueId value) const {
         return value == kNoValue || elementCount(graph_.value(value).shape) == 1;
     }
 
-    /// Rewrites `node` to read the tensors its Reformats read; returns false to keep it.
-    bool absorb(GraphRewriter& rewriter, const Node& node) {
-        if (node.inputs.empty() || node.inputs[0] == kNoValue) return false;
+    /// How `node` would read past its Reformats, or nullopt when it cannot.
+    std::optional<Absorption> absorb(const Node& node) const {
+        if (node.inputs.empty() || node.inputs[0] == kNoValue) return std::nullopt;
         const Node* reformat = reformatOf(node.inputs[0]);
-        if (!reformat) return false;
-        std::vector<ValueId> inputs = node.inputs;
-        inputs[0] = reformat->inputs[0];
+        if (!reformat) return std::nullopt;
+        const std::vector<int64_t> perm = permOf(graph_, *reformat);
+        Absorption a{node.inputs, node.attributes, reformat->attributes, false};
+        a.inputs[0] = reformat->inputs[0];
         if (node.kind == OpKind::Im2Col) {
-            if (!swapsBatchAndChannels(*reformat) || node.intAttr("channels_first", 0) != 0) return false;
-            std::map<std::string, Attribute> attributes = node.attributes;
-            attributes["channels_first"] = int64_t{1};
-            rewriter.add(node.kind, node.name, inputs, attributes, node.outputs);
-            return true;
+            if (!swapsBatchAndChannels(perm) || node.intAttr("channels_first", 0) != 0) return std::nullopt;
+            a.attributes["channels_first"] = int64_t{1};
+            a.intoIm2Col = true;
+            return a;
         }
         bool agnostic = false;
         if (isElementwiseUnary(node.kind)) {
             agnostic = std::all_of(node.inputs.begin() + 1, node.inputs.end(), [&](ValueId v) { return isScalar(v); });
         } else if (isElementwiseBinary(node.kind)) {
             const Node* other = reformatOf(node.inputs[1]);
-            const bool alike = other && permOf(*other) == permOf(*reformat) &&
+            const bool alike = other && permOf(graph_, *other) == perm &&
                                graph_.value(other->inputs[0]).shape == graph_.value(reformat->inputs[0]).shape;
-            if (alike) inputs[1] = other->inputs[0];
+            if (alike) a.inputs[1] = other->inputs[0];
             agnostic = alike || isScalar(node.inputs[1]);
         } else {
-            agnostic = isPlanewise(node) && swapsBatchAndChannels(*reformat);
+            agnostic = isPlanewise(node) && swapsBatchAndChannels(perm);
         }
-        if (!agnostic || node.outputs.size() != 1) return false;
-        // The op runs in the producer's layout; its result is reformatted instead.
-        const ValueId result = rewriter.add(node.kind, node.name, inputs, node.attributes)[0];
-        rewriter.add(OpKind::Reformat, node.name + ".reformat", {result}, reformat->attributes, node.outputs);
-        return true;
+        // The result keeps the input's rank (a scalar of higher rank would change it).
+        const bool sameRank = node.outputs.size() == 1 && graph_.value(node.outputs[0]).shape.size() == perm.size();
+        if (!agnostic || !sameRank) return std::nullopt;
+        return a;
+    }
+
+    /// The Reformats that move this sweep: every reader can absorb them (moving one that some
+    /// reader still needs would only add a second Reformat), and they are no graph output.
+    void chooseMovable() {
+        movable_.clear();
+        std::map<ValueId, std::vector<const Node*>> readers;
+        for (const Node& node : graph_.nodes) {
+            if (node.kind == OpKind::Reformat) movable_.emplace(node.outputs[0], node);
+            for (ValueId id : node.inputs) {
+                if (id != kNoValue) readers[id].push_back(&node);
+            }
+        }
+        for (ValueId id : graph_.outputs) movable_.erase(id);
+        // Dropping one can stop a binary reader absorbing its other operand: repeat until stable.
+        for (bool dropped = true; dropped;) {
+            dropped = false;
+            for (auto it = movable_.begin(); it != movable_.end();) {
+                const std::vector<const Node*>& users = readers[it->first];
+                const bool all = !users.empty() && std::all_of(users.begin(), users.end(), [&](const Node* n) {
+                    return absorb(*n).has_value();
+                });
+                if (all) {
+                    ++it;
+                } else {
+                    it = movable_.erase(it);
+                    dropped = true;
+                }
+            }
+        }
     }
 
     void removeUnreadReformats() {
@@ -131,7 +175,7 @@ private:
     }
 
     Graph& graph_;
-    std::map<ValueId, Node> reformats_;  ///< by result
+    std::map<ValueId, Node> movable_;  ///< by result
 };
 
 }  // namespace

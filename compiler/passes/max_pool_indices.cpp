@@ -7,6 +7,7 @@
 // with stride_i the spatial strides of X (column-major ones for storage_order 1), origin_i =
 // o_i * step_i - pad_i. The window origins and the (n, c) planes form one constant; the tap's
 // part is integer arithmetic. The result is laid out [N, C, out...] as int64.
+#include <climits>
 #include <cstring>
 #include <limits>
 
@@ -44,9 +45,11 @@ std::vector<int64_t> spatialStrides(const Shape& spatial, bool columnMajor) {
 }
 
 bool rewrite(GraphRewriter& r, const Node& node) {
-    const Value& x = r.graph().value(node.inputs[0]);
+    // Copies: adding nodes grows the value table.
+    const Value x = r.graph().value(node.inputs[0]);
     if (x.dtype != DType::Fp32 || node.intAttr("ceil_mode", 0) != 0) return false;
-    const Shape& shape = x.shape;
+    const Shape shape = x.shape;
+    if (elementCount(shape) > INT32_MAX) return false;  // the indices are computed in int32
     const int64_t batch = shape[0], channels = shape[1];
     const Shape spatial(shape.begin() + 2, shape.end());
     const WindowGeometry g = windowGeometry(node, spatial, intListAttr(node, "kernel_shape"), false);

@@ -183,17 +183,18 @@ uint32_t integerPower(VectorBuilder& b, uint32_t x, const Operand& y) {
         const uint32_t power = integerMagnitudePower(b, x, exponent, bits);
         return e < 0 ? b.binary(VectorOp::Mul, power, unitBase()) : power;
     }
-    const bool fractional = b.dtypeOf(*y.buffer) == DType::Fp32;
+    const bool fractional = isFloat(b.dtypeOf(*y.buffer));
     const uint32_t e = fractional ? b.unary(VectorOp::Cast, *y.buffer, DType::Int32) : b.scalar(VectorOp::Add, *y.buffer, 0.0f);
     uint32_t power = integerMagnitudePower(b, x, e, 31);
     const uint32_t negative = b.scalar(VectorOp::Less, e, 0.0f);
     // Keep the power where e >= 0 or |x| == 1.
     power = b.binary(VectorOp::Mul, power, b.binary(VectorOp::Max, complement(b, negative), unitBase()));
     if (!fractional) return power;
+    const uint32_t exponent = b.unary(VectorOp::Cast, *y.buffer, DType::Fp32);  // fp16 and bf16 widened
     const uint32_t integral = b.unary(
-        VectorOp::Cast, b.binary(VectorOp::Equal, *y.buffer, b.unary(VectorOp::Cast, e, DType::Fp32)), DType::Int32);
+        VectorOp::Cast, b.binary(VectorOp::Equal, exponent, b.unary(VectorOp::Cast, e, DType::Fp32)), DType::Int32);
     return b.binary(VectorOp::Add, b.binary(VectorOp::Mul, power, integral),
-                    b.binary(VectorOp::Mul, truncatedPower(y), complement(b, integral)));
+                    b.binary(VectorOp::Mul, truncatedPower(Operand{exponent, 0}), complement(b, integral)));
 }
 
 /// x ** y: small integer exponents by repeated products (exact for negative bases too), other

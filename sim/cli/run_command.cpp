@@ -130,7 +130,11 @@ void run(const RunOptions& o) {
         p.artifact = bucketArtifact(p.artifact, index);
         inputBindings = sim::resized(p.artifact.manifest.inputs, first.symbol, actual);
         outputBindings = sim::resized(p.artifact.manifest.outputs, first.symbol, actual);
-        if (o.check) p.reference = compiler::importOnnx(o.model, {}, {{first.symbol, actual}});
+        if (o.check) {
+            std::map<std::string, int64_t> dims = given.dims;
+            dims[first.symbol] = actual;
+            p.reference = compiler::importOnnx(o.model, {}, dims);
+        }
     }
     const ArtifactManifest& manifest = p.artifact.manifest;
     const std::map<std::string, Tensor> inputs =

@@ -89,6 +89,17 @@ class ShapeBucketRefusalTest(NpusimTestCase):
         self.assertFailsCleanly(["compile", "mix.onnx", "--bucket", "seq=64,128", "-o", "mix.npuart"], USAGE,
                                 ["attn_softmax", "Softmax", "seq"])
 
+    def test_a_model_computing_with_the_size_is_refused(self):
+        # y = x / seq: the frontend folds Shape(x)[1] into a constant that padding would change.
+        save_model(self.tmp / "mean.onnx", [
+            helper.make_node("Shape", ["x"], ["s"], name="shape"),
+            helper.make_node("Gather", ["s", "one"], ["n"], name="seq_len", axis=0),
+            helper.make_node("Cast", ["n"], ["nf"], name="to_float", to=TensorProto.FLOAT),
+            helper.make_node("Div", ["x", "nf"], ["y"], name="scale"),
+        ], [numpy_helper.from_array(np.array(1, dtype=np.int64), "one")])
+        self.assertFailsCleanly(["compile", "mean.onnx", "--bucket", "seq=64,128", "-o", "mean.npuart"], USAGE,
+                                ["computed from the size of 'seq'"])
+
     def test_a_symbolic_model_without_sizes_says_how_to_give_them(self):
         projection_model(self.tmp / "dyn.onnx")
         self.assertFailsCleanly(["compile", "dyn.onnx", "-o", "dyn.npuart"], USAGE, ["seq", "--bucket"])

@@ -77,6 +77,22 @@ TEST(AssignLayouts, AGraphOutputGetsItsDeclaredLayout) {
     testing::expectTensorNear(interpretGraph(graph, fed).at(0), interpretGraph(source, fed).at(0), 1e-5);
 }
 
+TEST(AssignLayouts, AReformatSomeReaderNeedsStaysWhereItIs) {
+    // conv -> Relu and conv -> Flatten: moving the Reformat below the Relu would only add one.
+    testing::GraphBuilder b("fork");
+    const ValueId x = b.input("x", DType::Fp32, {2, 3, 4, 4});
+    const ValueId c = b.op(OpKind::Conv, "conv", {x, b.constant("w", testing::randomFp32({2, 3, 1, 1}, 1))});
+    const Graph source = b.finish({b.op(OpKind::Relu, "relu", {c}), b.op(OpKind::Flatten, "flatten", {c})});
+    const Graph graph = lowered(source);
+    const std::vector<const Node*> reformats = nodesOf(graph, OpKind::Reformat);
+    ASSERT_EQ(reformats.size(), 1u);
+    EXPECT_EQ(reformats[0]->name, "conv.reformat");
+    const std::map<std::string, Tensor> fed = {{"x", testing::randomFp32({2, 3, 4, 4}, 6)}};
+    const std::vector<Tensor> expected = interpretGraph(source, fed), actual = interpretGraph(graph, fed);
+    testing::expectTensorNear(actual.at(0), expected.at(0), 1e-5);
+    testing::expectTensorNear(actual.at(1), expected.at(1), 1e-5);
+}
+
 TEST(AssignLayouts, ABatchOfOneNeedsNoReformat) {
     EXPECT_TRUE(nodesOf(lowered(convNet(1, true)), OpKind::Reformat).empty());
 }

@@ -68,6 +68,13 @@ TEST(Parser, InvalidTextIsLocated) {
         {header + "  %y = Relu(%x)\n  return %x\n}", "output 0 is declared %y: fp32[2] but returns %x: fp32[2]"},
         {header + "  %y = Relu(%x)\n  return %y\n}\nextra", "line 5, column 1: text after the graph's closing brace"},
         {header + "  %y = Relu(%x)\n", "expected '%', found the end of the text"},
+        {header + "  %y = Relu(%x)\n  return none\n}", "line 3, column 10: a graph returns values, not none"},
+        {header + "  %c = constant dense<int64[1]: [1.5]>\n  %y = Relu(%x)\n  return %y\n}",
+         "int64 elements must be integers"},
+        {header + "  %a = Relu(%x) {name = \"r\"}\n  %y = Relu(%a) {name = \"r\"}\n  return %y\n}",
+         "line 3, column 8: two nodes are named \"r\""},
+        {header + "  %c = constant fp32[99999999999,99999999999]\n  %y = Relu(%x)\n  return %y\n}",
+         "a dim must be in [0, 4294967296]"},
     };
     for (const auto& [text, message] : cases) {
         SCOPED_TRACE(text);
