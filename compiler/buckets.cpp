@@ -41,6 +41,12 @@ Compilation compileBuckets(const std::filesystem::path& model, const ArchConfig&
     for (int64_t size : sizes) {
         CompileOptions sized = options;
         sized.dims[symbol] = size;
+        if (options.dump) {  // each bucket's stages under its own label
+            sized.dump = [&, prefix = symbol + "=" + std::to_string(size) + "-"](std::string_view stage, IrLevel level,
+                                                                                 const std::string& text) {
+                options.dump(prefix + std::string(stage), level, text);
+            };
+        }
         Compilation c = compileModel(model, config, sized);
         const ArtifactManifest& m = c.artifact.manifest;
         BucketRecord bucket{symbol, size, m.inputs, m.outputs, m.dramBytes, m.weightsOffset, m.ops};

@@ -56,7 +56,7 @@ std::string printMemoryPlan(const MemoryPlan& plan, const Graph& graph) {
         out << "  " << spaceName(t.space) << " %" << v.name << " " << roleName(t.role) << " [" << t.offset
             << ", " << t.offset + t.bytes << ") " << dtypeName(v.dtype) << shapeString(v.shape)
             << " live ops " << t.firstOp << ".." << t.lastOp << (t.spilled() ? " spilled" : "")
-            << (t.role == TensorRole::Intermediate && !t.accessed ? " unused" : "") << "\n";
+            << "\n";
     }
     for (const auto& [opId, roles] : plan.opBuffers) {
         out << "  op @" << graph.nodes.at(opId).name << ":";

@@ -320,6 +320,8 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
                 tensor.space = AddressSpace::Sram;
                 tensor.buffer = resident->second;
                 tensor.offset = plan.buffers[resident->second].offset;
+            } else if (role == TensorRole::Intermediate && !tensor.accessed) {
+                continue;  // never stored: a fused result or an unused output needs no space
             } else {
                 if (const auto spilled = sramToKeep.find(id); spilled != sramToKeep.end()) {
                     tensor.sramToKeep = spilled->second;
@@ -338,6 +340,7 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
     plan.dramBytes = std::max<uint64_t>(alignUp(offset, kDramAlignment), kDramAlignment);
     for (const auto& [view, storage] : program.views) {
         auto owner = std::find_if(plan.tensors.begin(), plan.tensors.end(), [&](const TensorHome& t) { return t.value == storage; });
+        if (owner == plan.tensors.end()) continue;  // a view of a value nothing stores, itself unused
         if (outputs.contains(view)) owner->lastOp = lastPosition;  // read back after the job
         TensorHome tensor = *owner;
         tensor.value = view;
