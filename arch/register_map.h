@@ -30,6 +30,11 @@ inline constexpr uint32_t kContextBaseHi = 0x028;
 inline constexpr uint32_t kContextSizeLo = 0x02c;
 inline constexpr uint32_t kContextSizeHi = 0x030;
 
+/// The job's cycle budget (low and high word; 0: none): the firmware's watchdog stops a job
+/// still running that many cycles after the doorbell.
+inline constexpr uint32_t kWatchdogLo = 0x034;
+inline constexpr uint32_t kWatchdogHi = 0x038;
+
 /// Job state, see Status.
 inline constexpr uint32_t kStatus = 0x040;
 /// Firmware error code of the last failed job, see ErrorCode.
@@ -64,6 +69,7 @@ enum class ErrorCode : uint32_t {
     MissingEnd = 7,         ///< the command buffer does not end with END
     CommandFetch = 8,       ///< the command buffer is not inside DRAM
     Deadlock = 9,           ///< every waiting queue waits on a semaphore nobody will signal
+    Watchdog = 10,          ///< the job ran past its cycle budget
 };
 
 /// snake_case name of an error code, for messages and reports.
@@ -79,6 +85,7 @@ inline const char* errorCodeName(ErrorCode code) {
         case ErrorCode::MissingEnd: return "missing_end";
         case ErrorCode::CommandFetch: return "command_fetch";
         case ErrorCode::Deadlock: return "deadlock";
+        case ErrorCode::Watchdog: return "watchdog";
     }
     return "unknown";
 }

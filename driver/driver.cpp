@@ -8,6 +8,12 @@
 #include "arch/isa.h"
 
 namespace npusim::driver {
+namespace {
+
+/// Cycles the driver waits beyond a job's budget for the watchdog's interrupt.
+constexpr uint64_t kInterruptSlackCycles = 100'000;
+
+}  // namespace
 
 Driver::Driver(DeviceBus& bus, uint64_t dramBase, uint64_t dramSize)
     : bus_(bus), memory_(dramBase, dramSize) {}
@@ -84,11 +90,14 @@ JobResult Driver::run(ContextId id, const CommandBuffer& buffer, uint64_t timeou
     bus_.writeRegister(regs::kContextId, id);
     writeWide(regs::kContextBaseLo, regs::kContextBaseHi, ctx.base);
     writeWide(regs::kContextSizeLo, regs::kContextSizeHi, ctx.size);
+    writeWide(regs::kWatchdogLo, regs::kWatchdogHi, timeoutCycles);
     bus_.writeRegister(regs::kDoorbell, 1);
     JobResult result;
     result.startCycle = bus_.nowCycles();
 
-    if (!bus_.waitForInterrupt(timeoutCycles)) {
+    // The firmware's watchdog stops the job at the budget and raises the error interrupt; the
+    // driver's own timeout, later, catches an NPU that does not answer at all.
+    if (!bus_.waitForInterrupt(timeoutCycles + timeoutCycles / 8 + kInterruptSlackCycles)) {
         throw RunError("NPU job timed out after " + std::to_string(timeoutCycles) +
                        " cycles without an interrupt (status " +
                        std::to_string(bus_.readRegister(regs::kStatus)) + ")");

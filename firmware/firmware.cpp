@@ -47,6 +47,10 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     hal.startJob();
 
     const uint64_t dispatchCycles = hal.config().controlCore.dispatchCycles;
+    // The watchdog: a job still running past its cycle budget is stopped, checked before each
+    // dispatch and while waiting for completion.
+    const uint64_t budget = readWide(hal, regs::kWatchdogLo, regs::kWatchdogHi);
+    const uint64_t deadline = budget == 0 ? 0 : jobStart + budget;
     std::optional<hw::JobFault> fault;
     bool dispatching = true;
     for (uint32_t first = 0; first < count && dispatching; first += kFetchChunk) {
@@ -59,11 +63,16 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
         for (uint32_t i = 0; i < size && dispatching; ++i) {
             const isa::Command& command = chunk_[i];
             if (command.opcode == isa::Opcode::End) break;
+            if (deadline != 0 && hal.cycle() >= deadline) {
+                fault = hal.abortJob({regs::ErrorCode::Watchdog, first + i, "the job was still running at its cycle budget"});
+                dispatching = false;
+                break;
+            }
             hal.spendCycles(dispatchCycles, command);
             dispatching = hal.dispatch(command, first + i);  // false: the job faulted
         }
     }
-    if (!fault) fault = hal.waitForCompletion();
+    if (!fault) fault = hal.waitForCompletion(deadline);
     if (fault) {
         finishJob(hal, jobStart, fault->code, fault->commandIndex);
     } else {

@@ -45,10 +45,24 @@ void CommandProcessor::push(const isa::Command& command, uint32_t index, uint64_
     queues_[static_cast<size_t>(isa::queueOf(command))].fifo->nb_write({command, index, availableAt});
 }
 
-std::optional<JobFault> CommandProcessor::finishJob() {
+std::optional<JobFault> CommandProcessor::finishJob(uint64_t deadline) {
     dispatcher_ = Dispatcher::Done;
     blocked_.notify(sc_core::SC_ZERO_TIME);
-    while (fault_ ? !unitsStopped() : !idle()) sc_core::wait(activity_ | faulted_);
+    while (fault_ ? !unitsStopped() : !idle()) {
+        if (fault_ || deadline == 0) {
+            sc_core::wait(activity_ | faulted_);
+        } else if (clock_.now() >= deadline) {
+            // The oldest command still in the job is the one reported.
+            uint32_t oldest = UINT32_MAX;
+            for (const QueueState& state : queues_) {
+                if (state.executing && state.current) oldest = std::min(oldest, state.current->index);
+            }
+            raise({regs::ErrorCode::Watchdog, oldest == UINT32_MAX ? 0 : oldest,
+                   "the job was still running at its cycle budget"});
+        } else {
+            sc_core::wait(clock_.cycles(deadline - clock_.now()), activity_ | faulted_);
+        }
+    }
     return fault_;
 }
 

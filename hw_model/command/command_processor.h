@@ -60,8 +60,9 @@ public:
     /// no earlier than cycle `availableAt`.
     void push(const isa::Command& command, uint32_t index, uint64_t availableAt);
     /// Called when every command is dispatched: blocks until the queues drain and the units
-    /// are idle, or until the job faults and the units have stopped. Returns the fault, if any.
-    std::optional<JobFault> finishJob();
+    /// are idle, or until the job faults and the units have stopped. A job still running at
+    /// cycle `deadline` (0: none) is stopped with a watchdog fault. Returns the fault, if any.
+    std::optional<JobFault> finishJob(uint64_t deadline = 0);
     /// Faults the job from outside the units (the firmware found an invalid command).
     void abort(JobFault fault) { raise(std::move(fault)); }
 

@@ -109,12 +109,12 @@ bool ControlCore::dispatch(const isa::Command& command, uint32_t index) {
 JobFault ControlCore::abortJob(const JobFault& fault) {
     catchUp();
     processor_.abort(fault);
-    return *waitForCompletion();
+    return *waitForCompletion(0);
 }
 
-std::optional<JobFault> ControlCore::waitForCompletion() {
+std::optional<JobFault> ControlCore::waitForCompletion(uint64_t deadline) {
     catchUp();
-    std::optional<JobFault> fault = processor_.finishJob();
+    std::optional<JobFault> fault = processor_.finishJob(deadline);
     if (fault) lastFault_ = fault;
     return fault;
 }

@@ -44,7 +44,7 @@ private:
     void spendCycles(uint64_t cycles, const isa::Command& command) override;
     void startJob() override;
     bool dispatch(const isa::Command& command, uint32_t index) override;
-    std::optional<JobFault> waitForCompletion() override;
+    std::optional<JobFault> waitForCompletion(uint64_t deadline) override;
     JobFault abortJob(const JobFault& fault) override;
     void scrubOnchipMemory() override;
     void setContextWindow(uint64_t base, uint64_t size) override;

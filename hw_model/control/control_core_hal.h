@@ -43,8 +43,9 @@ public:
     /// full; false when the job has faulted meanwhile (the command is dropped).
     virtual bool dispatch(const isa::Command& command, uint32_t index) = 0;
     /// After the last dispatch: blocks until every queue has drained and every unit is idle,
-    /// or until the job faulted and the units stopped; returns the fault, if any.
-    virtual std::optional<JobFault> waitForCompletion() = 0;
+    /// or until the job faulted and the units stopped; a job still running at cycle
+    /// `deadline` (0: none) is stopped with a watchdog fault. Returns the fault, if any.
+    virtual std::optional<JobFault> waitForCompletion(uint64_t deadline) = 0;
     /// Stops the running job with `fault`: queued commands are dropped and the units finish
     /// what they execute. Returns the job's fault (an earlier one wins).
     virtual JobFault abortJob(const JobFault& fault) = 0;

@@ -44,6 +44,8 @@ void NpuRegisters::hostWrite(uint32_t offset, uint32_t value) {
         case regs::kContextBaseHi:
         case regs::kContextSizeLo:
         case regs::kContextSizeHi:
+        case regs::kWatchdogLo:
+        case regs::kWatchdogHi:
             words_[offset / 4] = value;
             return;
         default:

@@ -189,6 +189,42 @@ TEST(CoSim, ContextsAreIsolated) {
     EXPECT_EQ(again, expected);
 }
 
+TEST(CoSim, TheWatchdogStopsAJobPastItsBudgetAndTheNextJobRuns) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    // 256 loads of 64 KiB each: about a million cycles of DRAM traffic.
+    std::vector<std::string> slow;
+    for (int i = 0; i < 256; ++i) {
+        slow.push_back("dma.load dram=0x0 space=sram addr=0x0 rows=1024 row_bytes=64 dram_stride=64 stride=64");
+    }
+    slow.push_back("end");
+    std::mt19937 rng(9);
+    const Tensor a = randomInt8({32, 16}, rng), b = randomInt8({16, 16}, rng);
+    std::string error;
+    uint64_t stoppedAt = 0;
+    std::vector<int32_t> after;
+    runSystem(config, nullptr, false, [&](driver::Driver& driver) {
+        runtime::Runtime hurried(driver, 20'000);
+        const runtime::LoadedModel job = hurried.load(assembleArtifact(slow, 0x10000));
+        const uint64_t start = driver.nowCycles();
+        try {
+            hurried.run(job, {{"a", a}, {"b", b}});
+        } catch (const RunError& e) {
+            error = e.what();
+        }
+        stoppedAt = driver.nowCycles() - start;
+        hurried.unload(job);
+        runtime::Runtime patient(driver, 1'000'000);
+        const runtime::LoadedModel gemm = patient.load(assembleArtifact(kGemmProgram, 0x4000));
+        const Tensor c = patient.run(gemm, {{"a", a}, {"b", b}}).outputs.at(0);
+        after.assign(c.as<int32_t>().begin(), c.as<int32_t>().end());
+    });
+    EXPECT_NE(error.find("watchdog"), std::string::npos) << error;
+    // Stopped by the firmware soon after its budget (each queue finishes the load it executes,
+    // about 4,000 cycles), far from the ~125,000 cycles the whole job takes.
+    EXPECT_LT(stoppedAt, 2 * 20'000u);
+    EXPECT_EQ(after, product(a, b));
+}
+
 TEST(CoSim, ADeadlockedRunEndsWithTheHardwaresExplanation) {
     const ArchConfig config = loadArchConfig("edge", {});
     std::vector<std::string> deadlocked = kGemmProgram;
