@@ -176,11 +176,16 @@ uint32_t integerPower(VectorBuilder& b, uint32_t x, const Operand& y) {
     if (!y.buffer) {
         const float e = y.value;
         if (e != std::trunc(e) || std::abs(e) >= 2147483648.0f) return truncatedPower(y);
+        // Square and multiply over the known bits of |e|, highest first.
         const auto magnitude = static_cast<int64_t>(std::abs(e));
-        int bits = 1;
-        while ((int64_t{1} << bits) <= magnitude) ++bits;
-        const uint32_t exponent = b.fill(DType::Int32, static_cast<uint32_t>(magnitude));
-        const uint32_t power = integerMagnitudePower(b, x, exponent, bits);
+        uint32_t power = magnitude == 0 ? b.fill(DType::Int32, 1) : x;
+        int top = 0;
+        while ((magnitude >> (top + 1)) != 0) ++top;
+        for (int bit = top - 1; bit >= 0 && magnitude != 0; --bit) {
+            power = b.binary(VectorOp::Mul, power, power);
+            if ((magnitude >> bit) & 1) power = b.binary(VectorOp::Mul, power, x);
+        }
+        if (magnitude == 1) power = b.unary(VectorOp::Copy, power);  // a result of its own
         return e < 0 ? b.binary(VectorOp::Mul, power, unitBase()) : power;
     }
     const bool fractional = isFloat(b.dtypeOf(*y.buffer));

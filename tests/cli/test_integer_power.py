@@ -63,7 +63,8 @@ class IntegerPowerTest(NpusimTestCase):
         self.assertEqual(list(z[[5, 6]]), [1, 5])  # trunc(2 ** 0.5), trunc(3 ** 1.5)
 
     def test_constant_exponents_unroll(self):
-        for exponent in (np.array(5, dtype=np.int32), np.array(-2, dtype=np.int32), np.array(2.5, dtype=np.float32)):
+        exponents = [np.array(v, dtype=np.int32) for v in (5, -2, 0, 1, 31)] + [np.array(2.5, dtype=np.float32)]
+        for exponent in exponents:
             with self.subTest(exponent=float(exponent)):
                 base = NONZERO if exponent.dtype == np.int32 else np.abs(BASES) % 100
                 self.check(base, exponent, constant_exponent=True)
