@@ -11,6 +11,7 @@
 #include "compiler/graph/interpreter.h"
 #include "compiler/pipeline.h"
 #include "reports/report.h"
+#include "runtime/buckets.h"
 #include "sim/cli/commands.h"
 #include "sim/buckets.h"
 #include "sim/cosim.h"
@@ -125,11 +126,11 @@ void run(const RunOptions& o) {
         const int64_t fallback = dim == given.dims.end() ? first.size : dim->second;
         const int64_t actual = sim::actualSize(
             first, o.inputs == "random" ? std::nullopt : std::optional<std::filesystem::path>(o.inputs), fallback);
-        const size_t index = sim::chooseBucket(p.artifact.manifest, actual);
+        const size_t index = runtime::chooseBucket(p.artifact.manifest, actual);
         bucket = reports::BucketUse{first.symbol, p.artifact.manifest.buckets[index].size, actual};
         p.artifact = bucketArtifact(p.artifact, index);
-        inputBindings = sim::resized(p.artifact.manifest.inputs, first.symbol, actual);
-        outputBindings = sim::resized(p.artifact.manifest.outputs, first.symbol, actual);
+        inputBindings = runtime::resized(p.artifact.manifest.inputs, first.symbol, actual);
+        outputBindings = runtime::resized(p.artifact.manifest.outputs, first.symbol, actual);
         if (o.check) {
             std::map<std::string, int64_t> dims = given.dims;
             dims[first.symbol] = actual;
@@ -140,7 +141,7 @@ void run(const RunOptions& o) {
     const std::map<std::string, Tensor> inputs =
         o.inputs == "random" ? sim::randomInputs(inputBindings, o.seed) : sim::readInputs(o.inputs, inputBindings);
     std::map<std::string, Tensor> padded;
-    for (const TensorBinding& binding : manifest.inputs) padded[binding.name] = sim::reshaped(inputs.at(binding.name), binding.shape);
+    for (const TensorBinding& binding : manifest.inputs) padded[binding.name] = runtime::reshaped(inputs.at(binding.name), binding.shape);
     std::vector<Tensor> expected;
     if (!o.expected.empty()) expected = sim::readExpectedOutputs(o.expected, outputBindings);
 
@@ -148,7 +149,7 @@ void run(const RunOptions& o) {
     simulation.timingOnly = o.timingOnly;
     simulation.repeat = o.repeat;
     sim::CoSimResult result = sim::runCoSimulation(p.config, p.artifact, padded, simulation);
-    for (size_t i = 0; i < result.outputs.size(); ++i) result.outputs[i] = sim::reshaped(result.outputs[i], outputBindings[i].shape);
+    for (size_t i = 0; i < result.outputs.size(); ++i) result.outputs[i] = runtime::reshaped(result.outputs[i], outputBindings[i].shape);
     const reports::RunRecord record{p.config,           manifest,
                                     result.trace,       result.job.startCycle,
                                     result.job.cycles,  result.dram.bytesRead,

@@ -1,0 +1,21 @@
+// Shape buckets at run time: the bucket that holds an actual size, bindings at that size, and
+// tensors padded to a bucket or cut back from it.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "arch/artifact.h"
+#include "arch/tensor.h"
+
+namespace npusim::runtime {
+
+/// The smallest bucket at least `size`; InputError naming the largest when none is.
+size_t chooseBucket(const ArtifactManifest& manifest, int64_t size);
+/// `bindings` with every dim named `symbol` set to `size`.
+std::vector<TensorBinding> resized(std::span<const TensorBinding> bindings, const std::string& symbol, int64_t size);
+/// `tensor` in `shape`: zero-padded or cut along each dim to the target (row-major).
+Tensor reshaped(const Tensor& tensor, const Shape& shape);
+
+}  // namespace npusim::runtime
