@@ -65,7 +65,7 @@ struct ControlCoreFile {
 };
 
 struct HostFile {
-    std::optional<double> mmioLatencyNs, copyGbps, irqLatencyNs;
+    std::optional<double> mmioLatencyNs, copyGbps, irqLatencyNs, cpuGops;
     bool operator==(const HostFile&) const = default;
 };
 
@@ -165,8 +165,11 @@ struct ControlCoreConfig {
 
 struct HostConfig {
     double mmioLatencyNs = 0, irqLatencyNs = 0, copyGbps = 0;  ///< as configured
+    /// Billions of kernel operations per second the host CPU runs CPU segments at.
+    double cpuGops = 0;
     uint32_t mmioLatencyCycles = 0, irqLatencyCycles = 0;      ///< derived, rounded up
     double copyBytesPerCycle = 0;                              ///< derived
+    double cpuOpsPerCycle = 0;                                 ///< derived, per NPU cycle
 };
 
 struct ArchConfig {

@@ -57,6 +57,7 @@ template <class V> void visitFields(HostFile& s, V& v) {
     v("mmio_latency_ns", s.mmioLatencyNs);
     v("copy_gbps", s.copyGbps);
     v("irq_latency_ns", s.irqLatencyNs);
+    v("cpu_gops", s.cpuGops);
 }
 template <class V> void visitFields(ArchConfigFile& s, V& v) {
     v("name", s.name);

@@ -34,6 +34,7 @@ constexpr uint32_t kDefaultDispatchCycles = 8;
 constexpr uint32_t kDefaultValidateCycles = 2;
 constexpr double kDefaultMmioLatencyNs = 200;
 constexpr double kDefaultHostCopyGbps = 8;
+constexpr double kDefaultHostCpuGops = 8;
 constexpr double kDefaultIrqLatencyNs = 1000;
 
 /// The tensor unit's operand types that a config may list.
@@ -225,6 +226,8 @@ ArchConfig validateArchConfig(const ArchConfigFile& file) {
     config.host.copyGbps =
         check.inRange("host.copy_gbps", host.copyGbps, kDefaultHostCopyGbps, 0.001, 1e5);
     config.host.copyBytesPerCycle = config.host.copyGbps * 1e9 / config.clockHz;
+    config.host.cpuGops = check.inRange("host.cpu_gops", host.cpuGops, kDefaultHostCpuGops, 0.001, 1e5);
+    config.host.cpuOpsPerCycle = config.host.cpuGops * 1e9 / config.clockHz;
     return config;
 }
 
@@ -275,7 +278,7 @@ ArchConfigFile toArchConfigFile(const ArchConfig& config) {
     file.semaphores = config.semaphores;
     file.controlCore =
         ControlCoreFile{config.controlCore.dispatchCycles, config.controlCore.validateCycles};
-    file.host = HostFile{config.host.mmioLatencyNs, config.host.copyGbps, config.host.irqLatencyNs};
+    file.host = HostFile{config.host.mmioLatencyNs, config.host.copyGbps, config.host.irqLatencyNs, config.host.cpuGops};
     return file;
 }
 

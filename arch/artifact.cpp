@@ -75,6 +75,32 @@ OpRecord opFromJson(const Json& j) {
     return op;
 }
 
+Json segmentToJson(const SegmentRecord& s) {
+    if (!s.cpu) return {{"device", "npu"}, {"section", s.section}};
+    Json j = {{"device", "cpu"},     {"kernel", s.kernel},         {"op_id", s.opId},
+              {"operations", s.operations}, {"inputs", Json::array()}, {"outputs", Json::array()}};
+    for (const auto& b : s.inputs) j["inputs"].push_back(bindingToJson(b));
+    for (const auto& b : s.outputs) j["outputs"].push_back(bindingToJson(b));
+    return j;
+}
+
+SegmentRecord segmentFromJson(const Json& j) {
+    SegmentRecord s;
+    const std::string device = j.at("device").get<std::string>();
+    if (device != "npu" && device != "cpu") throw std::invalid_argument("unknown segment device '" + device + "'");
+    s.cpu = device == "cpu";
+    if (!s.cpu) {
+        s.section = j.at("section").get<std::string>();
+        return s;
+    }
+    s.kernel = j.at("kernel").get<std::string>();
+    s.opId = j.at("op_id").get<uint32_t>();
+    s.operations = j.at("operations").get<uint64_t>();
+    for (const auto& b : j.at("inputs")) s.inputs.push_back(bindingFromJson(b));
+    for (const auto& b : j.at("outputs")) s.outputs.push_back(bindingFromJson(b));
+    return s;
+}
+
 Json manifestToJson(const ArtifactManifest& m) {
     Json j;
     j["format_version"] = m.formatVersion;
@@ -89,6 +115,8 @@ Json manifestToJson(const ArtifactManifest& m) {
     j["weights_offset"] = m.weightsOffset;
     j["ops"] = Json::array();
     for (const auto& op : m.ops) j["ops"].push_back(opToJson(op));
+    j["segments"] = Json::array();
+    for (const auto& s : m.segments) j["segments"].push_back(segmentToJson(s));
     j["buckets"] = Json::array();
     for (const BucketRecord& b : m.buckets) {
         Json bucket = {{"symbol", b.symbol}, {"size", b.size}, {"inputs", Json::array()}, {"outputs", Json::array()},
@@ -96,6 +124,8 @@ Json manifestToJson(const ArtifactManifest& m) {
         for (const auto& binding : b.inputs) bucket["inputs"].push_back(bindingToJson(binding));
         for (const auto& binding : b.outputs) bucket["outputs"].push_back(bindingToJson(binding));
         for (const auto& op : b.ops) bucket["ops"].push_back(opToJson(op));
+        bucket["segments"] = Json::array();
+        for (const auto& s : b.segments) bucket["segments"].push_back(segmentToJson(s));
         j["buckets"].push_back(std::move(bucket));
     }
     return j;
@@ -115,6 +145,8 @@ ArtifactManifest manifestFromJson(const Json& j) {
     m.dramBytes = j.at("dram_bytes").get<uint64_t>();
     m.weightsOffset = j.at("weights_offset").get<uint64_t>();
     for (const auto& op : j.at("ops")) m.ops.push_back(opFromJson(op));
+    for (const auto& s : j.at("segments")) m.segments.push_back(segmentFromJson(s));
+    if (m.segments.empty()) throw std::invalid_argument("the manifest lists no segment");
     for (const Json& b : j.at("buckets")) {
         BucketRecord bucket;
         bucket.symbol = b.at("symbol").get<std::string>();
@@ -124,12 +156,22 @@ ArtifactManifest manifestFromJson(const Json& j) {
         bucket.dramBytes = b.at("dram_bytes").get<uint64_t>();
         bucket.weightsOffset = b.at("weights_offset").get<uint64_t>();
         for (const auto& op : b.at("ops")) bucket.ops.push_back(opFromJson(op));
+        for (const auto& s : b.at("segments")) bucket.segments.push_back(segmentFromJson(s));
         m.buckets.push_back(std::move(bucket));
     }
     return m;
 }
 
 }  // namespace
+
+std::vector<std::string> runSections(const Artifact& artifact) {
+    std::vector<std::string> names{kWeightsSection};
+    for (const SegmentRecord& segment : artifact.manifest.segments) {
+        if (!segment.cpu) names.push_back(segment.section);
+    }
+    if (artifact.sections.contains(kCpuSection)) names.push_back(kCpuSection);
+    return names;
+}
 
 std::string bucketLabel(const BucketRecord& bucket) { return bucket.symbol + "=" + std::to_string(bucket.size); }
 
@@ -143,6 +185,7 @@ Artifact bucketArtifact(const Artifact& artifact, size_t index) {
     view.manifest.dramBytes = bucket.dramBytes;
     view.manifest.weightsOffset = bucket.weightsOffset;
     view.manifest.ops = bucket.ops;
+    view.manifest.segments = bucket.segments;
     std::string label = bucketLabel(bucket);
     label.insert(label.begin(), '@');
     for (const auto& [name, bytes] : artifact.sections) {

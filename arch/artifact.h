@@ -16,7 +16,7 @@
 
 namespace npusim {
 
-inline constexpr uint32_t kArtifactFormatVersion = 2;
+inline constexpr uint32_t kArtifactFormatVersion = 3;
 
 /// A model input or output and where it lives inside the context's DRAM window.
 struct TensorBinding {
@@ -51,6 +51,19 @@ struct OpRecord {
     bool operator==(const OpRecord&) const = default;
 };
 
+/// One step of a run, in order: an NPU segment (a job running one command-stream section) or
+/// a CPU segment (one op the NPU cannot run, a JIT-compiled kernel of the "cpu" section, its
+/// tensors copied from the context's DRAM window to the host and back).
+struct SegmentRecord {
+    bool cpu = false;
+    std::string section;  ///< NPU: the section of its command stream ("commands", "commands.1"...)
+    std::string kernel;   ///< CPU: the kernel's symbol
+    uint32_t opId = 0;    ///< CPU: the op it runs
+    uint64_t operations = 0;  ///< CPU: the kernel's operation count (its cost on the host)
+    std::vector<TensorBinding> inputs, outputs;  ///< CPU: the kernel's buffers, in argument order
+    bool operator==(const SegmentRecord&) const = default;
+};
+
 /// One size a model with a symbolic dim was compiled for (a shape bucket). Its sections are
 /// "commands@<label>" and "weights@<label>" (bucketLabel).
 struct BucketRecord {
@@ -59,6 +72,7 @@ struct BucketRecord {
     std::vector<TensorBinding> inputs, outputs;
     uint64_t dramBytes = 0, weightsOffset = 0;
     std::vector<OpRecord> ops;
+    std::vector<SegmentRecord> segments;
     bool operator==(const BucketRecord&) const = default;
 };
 
@@ -74,6 +88,7 @@ struct ArtifactManifest {
     uint64_t dramBytes = 0;      ///< size of the DRAM window the job needs
     uint64_t weightsOffset = 0;  ///< where the "weights" section is placed in the window
     std::vector<OpRecord> ops;
+    std::vector<SegmentRecord> segments;  ///< at least one
     /// Shape buckets, smallest first (empty for a model of static shape); the fields above
     /// are then those of the first bucket.
     std::vector<BucketRecord> buckets;
@@ -83,11 +98,16 @@ struct ArtifactManifest {
 /// Names of the sections the runtime needs.
 inline constexpr const char* kCommandsSection = "commands";
 inline constexpr const char* kWeightsSection = "weights";
+/// LLVM IR (text) of the CPU segments' kernels.
+inline constexpr const char* kCpuSection = "cpu";
 
 struct Artifact {
     ArtifactManifest manifest;
     std::map<std::string, std::vector<std::byte>> sections;
 };
+
+/// The sections a run reads: weights, the NPU segments' command streams, the CPU code.
+std::vector<std::string> runSections(const Artifact& artifact);
 
 /// "seq=128".
 std::string bucketLabel(const BucketRecord& bucket);

@@ -11,6 +11,11 @@ std::string_view stallReasonName(StallReason reason) {
     return kNames[static_cast<size_t>(reason)];
 }
 
+std::string_view eventTypeName(EventType type) {
+    static constexpr std::array<std::string_view, 5> kNames = {"command", "stall", "copy_in", "kernel", "copy_out"};
+    return kNames[static_cast<size_t>(type)];
+}
+
 uint16_t Recorder::addUnit(std::string name, UnitKind kind) {
     units_.push_back({std::move(name), kind});
     return static_cast<uint16_t>(units_.size() - 1);

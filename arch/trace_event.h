@@ -21,10 +21,14 @@ enum class StallReason : uint8_t {
 inline constexpr int kStallReasonCount = 4;
 std::string_view stallReasonName(StallReason reason);
 
-enum class EventType : uint8_t { Command, Stall };
+/// Command: a unit executes a command. Stall: a unit waits. HostCopyIn, HostKernel,
+/// HostCopyOut: the host runs a CPU segment (copies its inputs out of device memory, runs the
+/// kernel, copies its outputs back).
+enum class EventType : uint8_t { Command, Stall, HostCopyIn, HostKernel, HostCopyOut };
+std::string_view eventTypeName(EventType type);
 
 /// What a traced unit is, so reports need not guess from names.
-enum class UnitKind : uint8_t { ControlCore, Dma, Tensor, Vector };
+enum class UnitKind : uint8_t { ControlCore, Dma, Tensor, Vector, Host };
 
 struct UnitInfo {
     std::string name;

@@ -49,19 +49,19 @@ Compilation compileBuckets(const std::filesystem::path& model, const ArchConfig&
         }
         Compilation c = compileModel(model, config, sized);
         const ArtifactManifest& m = c.artifact.manifest;
-        BucketRecord bucket{symbol, size, m.inputs, m.outputs, m.dramBytes, m.weightsOffset, m.ops};
+        BucketRecord bucket{symbol, size, m.inputs, m.outputs, m.dramBytes, m.weightsOffset, m.ops, m.segments};
         std::string label = bucketLabel(bucket);
         label.insert(label.begin(), '@');
-        sections[std::string(kCommandsSection).append(label)] = c.artifact.sections.at(kCommandsSection);
-        sections[std::string(kWeightsSection).append(label)] = c.artifact.sections.at(kWeightsSection);
+        for (const std::string& name : runSections(c.artifact)) {
+            sections[std::string(name).append(label)] = c.artifact.sections.at(name);
+        }
         buckets.push_back(std::move(bucket));
         if (!first) first = std::move(c);
     }
-    // The first bucket's IR sections explain the compilation; every bucket's commands and
-    // weights are kept under their labels.
+    // The first bucket's IR sections explain the compilation; every bucket's command streams,
+    // weights and CPU code are kept under their labels.
     Artifact& artifact = first->artifact;
-    artifact.sections.erase(kCommandsSection);
-    artifact.sections.erase(kWeightsSection);
+    for (const std::string& name : runSections(artifact)) artifact.sections.erase(name);
     artifact.sections.merge(sections);
     artifact.manifest.buckets = std::move(buckets);
     return std::move(*first);

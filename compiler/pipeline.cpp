@@ -5,6 +5,7 @@
 
 #include "arch/checksum.h"
 #include "compiler/cost_model.h"
+#include "compiler/cpu/llvm_emitter.h"
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
@@ -25,6 +26,7 @@ OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, 
     record.opId = opId;
     record.name = node.name;
     record.type = std::string(opInfo(node.kind).name);
+    if (const auto* host = std::get_if<HostTiles>(&tiles)) record.note = "runs on the host CPU (" + host->reason + ")";
     if (node.kind == OpKind::Reformat) {
         record.note = "layout " + ops::stringAttr(node, "from", "?") + " -> " + ops::stringAttr(node, "to", "?");
     }
@@ -59,6 +61,37 @@ TensorBinding binding(const Graph& graph, const MemoryPlan& plan, ValueId id) {
 std::vector<std::byte> textSection(const std::string& text) {
     const auto bytes = std::as_bytes(std::span(text));
     return {bytes.begin(), bytes.end()};
+}
+
+/// The manifest's segments and the sections they read (command streams, the CPU kernels).
+void addSegments(Compilation& c, const std::string& modelName) {
+    std::map<uint32_t, const HostTiles*> hostOps;
+    for (const TileOp& op : c.tiles.ops) {
+        if (const auto* host = std::get_if<HostTiles>(&op)) hostOps[host->opId] = host;
+    }
+    std::vector<cpu::Kernel> kernels;
+    int streams = 0;
+    for (const CodeSegment& segment : c.segments) {
+        SegmentRecord record;
+        if (!segment.hostOp) {
+            record.section = kCommandsSection;
+            if (streams > 0) record.section += "." + std::to_string(streams);
+            ++streams;
+            c.artifact.sections[record.section] = isa::encodeStream(segment.commands);
+            c.commands.insert(c.commands.end(), segment.commands.begin(), segment.commands.end());
+        } else {
+            const HostTiles& host = *hostOps.at(*segment.hostOp);
+            record.cpu = true;
+            record.kernel = host.host.kernel.name;
+            record.opId = host.opId;
+            record.operations = cpu::operationCount(host.host.kernel);
+            for (ValueId id : host.host.inputs) record.inputs.push_back(binding(c.graph, c.memory, id));
+            for (ValueId id : host.host.outputs) record.outputs.push_back(binding(c.graph, c.memory, id));
+            kernels.push_back(host.host.kernel);
+        }
+        c.artifact.manifest.segments.push_back(std::move(record));
+    }
+    if (!kernels.empty()) c.artifact.sections[kCpuSection] = textSection(cpu::emitLlvmModule(kernels, modelName));
 }
 
 }  // namespace
@@ -98,8 +131,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     c.mapping = mapProgram(c.graph, c.tiles);
     c.memory = planMemory(c.graph, c.tiles, config);
     dump("plan-memory", IrLevel::Memory);
-    c.commands = generateCommands(c.tiles, c.memory, config);
-    dump("generate-commands", IrLevel::Isa);
+    c.segments = generateSegments(c.tiles, c.memory, config);
 
     ArtifactManifest& m = c.artifact.manifest;
     m.compilerVersion = NPUSIM_VERSION;
@@ -116,7 +148,8 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
         const uint32_t opId = tileOpId(tiles);
         m.ops.push_back(opRecord(c.graph, c.memory, c.graph.nodes.at(opId), opId, tiles));
     }
-    c.artifact.sections[kCommandsSection] = isa::encodeStream(c.commands);
+    addSegments(c, modelName);
+    dump("generate-commands", IrLevel::Isa);
     c.artifact.sections[kWeightsSection] = c.memory.weights;
     c.artifact.sections["ir.graph"] = textSection(printGraph(c.graph));
     c.artifact.sections["ir.tile"] = textSection(printTileProgram(c.tiles, c.graph));

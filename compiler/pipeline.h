@@ -14,6 +14,7 @@
 #include "arch/isa.h"
 #include "compiler/graph/graph.h"
 #include "compiler/memory/memory_ir.h"
+#include "compiler/target/codegen.h"
 #include "compiler/tile/mapping.h"
 #include "compiler/tile/tile_ir.h"
 
@@ -24,7 +25,8 @@ struct Compilation {
     Graph graph;   ///< after the graph passes
     TileProgram tiles;
     MemoryPlan memory;
-    std::vector<isa::Command> commands;
+    std::vector<CodeSegment> segments;  ///< NPU jobs and CPU ops, in execution order
+    std::vector<isa::Command> commands;  ///< every NPU segment's stream, one after another
     Artifact artifact;
     std::vector<OpMapping> mapping;  ///< where each op runs (after fusion)
 };

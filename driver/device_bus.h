@@ -22,6 +22,8 @@ public:
     virtual bool waitForInterrupt(uint64_t timeoutCycles) = 0;
     /// Current time in NPU cycles.
     virtual uint64_t nowCycles() = 0;
+    /// The host CPU computes on its own for `cycles` (NPU cycles): time passes, nothing moves.
+    virtual void compute(uint64_t cycles) = 0;
 };
 
 }  // namespace npusim::driver

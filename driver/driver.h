@@ -56,6 +56,8 @@ public:
 
     /// The host's view of time, in NPU clock cycles.
     uint64_t nowCycles() { return bus_.nowCycles(); }
+    /// Host work between device accesses (a CPU segment's kernel) taking `cycles` NPU cycles.
+    void hostCompute(uint64_t cycles) { bus_.compute(cycles); }
 
 private:
     struct Context {

@@ -1,5 +1,6 @@
-// trace.json in Chrome trace-event format: one track (tid) per unit, complete events ("X")
-// named by op and command, timestamps in microseconds of simulated time.
+// trace.json in Chrome trace-event format: one track (tid) per unit (and the host CPU, when the
+// run has CPU segments), complete events ("X") named by op and command (host: copy_in, kernel,
+// copy_out), timestamps in microseconds of simulated time.
 #include <nlohmann/json.hpp>
 
 #include "reports/report.h"
@@ -22,12 +23,19 @@ std::string traceToChromeJson(const RunRecord& run) {
     for (const trace::Event& e : run.trace.events()) {
         const std::string op = e.opId < opNames.size() ? opNames[e.opId] : "job";
         std::string name = op + " " + std::string(isa::opcodeName(e.opcode)) + (e.continuation ? " (drain)" : "");
-        if (e.type == trace::EventType::Stall) name = op + " stall:" + std::string(trace::stallReasonName(e.reason));
+        std::string category(isa::commandKindName(e.kind));
+        if (e.type == trace::EventType::Stall) {
+            name = op + " stall:" + std::string(trace::stallReasonName(e.reason));
+            category = "stall";
+        } else if (e.type != trace::EventType::Command) {  // a CPU segment on the host's track
+            category = "host_" + std::string(trace::eventTypeName(e.type));
+            name = op + " " + std::string(trace::eventTypeName(e.type));
+        }
         events.push_back({{"ph", "X"},
                           {"pid", 1},
                           {"tid", e.unit},
                           {"name", name},
-                          {"cat", e.type == trace::EventType::Stall ? "stall" : std::string(isa::commandKindName(e.kind))},
+                          {"cat", category},
                           {"ts", static_cast<double>(e.start) * microsecondsPerCycle},
                           {"dur", static_cast<double>(e.end - e.start) * microsecondsPerCycle},
                           {"args", {{"op_id", e.opId}, {"tile_id", e.tileId}, {"start_cycle", e.start},

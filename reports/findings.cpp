@@ -60,6 +60,21 @@ Finding reformatFinding(const OpReport& op, const OpRecord& record) {
     return f;
 }
 
+Finding cpuFallbackFinding(const OpReport& op, const OpRecord& record) {
+    Finding f;
+    f.kind = "cpu_fallback";
+    f.op = op.name;
+    f.opId = op.opId;
+    f.cycles = op.hostCopyCycles + op.hostKernelCycles;
+    f.message = op.name + " (" + op.type + ") " + (record.note.empty() ? "runs on the host CPU" : record.note) +
+                ": its JIT kernel takes " + std::to_string(op.hostKernelCycles) + " cycles and copying " +
+                bytesText(op.hostCopyBytes) + " out of device memory and back " + std::to_string(op.hostCopyCycles) +
+                ", with the NPU idle in between";
+    f.hint = "an NPU lowering of " + op.type + " (or a model that avoids it) removes the CPU segment; a faster "
+             "host copy path (host.copy_gbps) shortens it";
+    return f;
+}
+
 }  // namespace
 
 std::vector<Finding> findFailures(const Report& report, const RunRecord& run) {
@@ -69,6 +84,7 @@ std::vector<Finding> findFailures(const Report& report, const RunRecord& run) {
     for (const OpReport& op : report.ops) {
         if (op.spillCount > 0) findings.push_back(spillFinding(op, *records.at(op.opId), run.config));
         if (op.reformatCount > 0) findings.push_back(reformatFinding(op, *records.at(op.opId)));
+        if (op.hostKernelCycles + op.hostCopyCycles > 0) findings.push_back(cpuFallbackFinding(op, *records.at(op.opId)));
     }
     std::stable_sort(findings.begin(), findings.end(),
                      [](const Finding& a, const Finding& b) { return a.cycles > b.cycles; });

@@ -53,11 +53,14 @@ struct OpReport {
     /// Spill and reformat commands of the op: how many, bytes moved, busy cycles.
     uint64_t spillCount = 0, spillBytes = 0, spillCycles = 0;
     uint64_t reformatCount = 0, reformatCycles = 0;
+    /// A CPU segment's op: host cycles copying its tensors out of and back into device memory,
+    /// and running its kernel, and the bytes copied.
+    uint64_t hostCopyCycles = 0, hostKernelCycles = 0, hostCopyBytes = 0;
 };
 
 /// A performance failure named at the op that caused it.
 struct Finding {
-    std::string kind;  ///< spill, reformat (docs/REPORTS.md lists the kinds)
+    std::string kind;  ///< spill, reformat, cpu_fallback (docs/REPORTS.md lists the kinds)
     std::string op;    ///< the ONNX node name
     uint32_t opId = 0;
     uint64_t cycles = 0;  ///< cycles lost: the busy cycles of the commands the failure added

@@ -17,6 +17,7 @@ uint64_t clipped(const trace::Event& e, uint64_t start, uint64_t end) {
 std::string boundOf(const OpReport& op, uint64_t dispatch) {
     const uint64_t compute = std::max(op.tensorBusy, op.vectorBusy);
     const uint64_t memory = std::max(op.loadBusy, op.storeBusy);
+    if (op.hostKernelCycles + op.hostCopyCycles > 0) return "host";
     if (2 * std::max(compute, memory) >= op.cycles) return compute >= memory ? "compute" : "memory";
     if (2 * dispatch >= op.cycles) return "dispatch";
     return "sync";
@@ -51,11 +52,13 @@ Report buildReport(const RunRecord& run) {
     for (const trace::Event& e : run.trace.events()) {
         const uint64_t cycles = clipped(e, start, end);
         UnitReport& unit = report.units.at(e.unit);
-        if (e.type == trace::EventType::Command) {
-            unit.busy += cycles;
-            if (!e.continuation) ++unit.commands;
-        } else {
+        if (e.type == trace::EventType::Stall) {
             unit.stalls[static_cast<size_t>(e.reason)] += cycles;
+        } else {
+            unit.busy += cycles;
+            // A CPU segment counts once, by its kernel; a command once, by its first interval.
+            const bool host = e.type != trace::EventType::Command;
+            if (host ? e.type == trace::EventType::HostKernel : !e.continuation) ++unit.commands;
         }
         if (e.opId == isa::kNoOp) continue;
         OpReport& op = ops[e.opId];
@@ -66,6 +69,11 @@ Report buildReport(const RunRecord& run) {
             }
         } else if (e.type == trace::EventType::Stall) {
             op.stallCycles += cycles;
+        } else if (e.type == trace::EventType::HostKernel) {
+            op.hostKernelCycles += cycles;
+        } else if (e.type == trace::EventType::HostCopyIn || e.type == trace::EventType::HostCopyOut) {
+            op.hostCopyCycles += cycles;
+            op.hostCopyBytes += e.bytes;
         } else if (e.opcode == isa::Opcode::Gemm) {
             op.tensorBusy += cycles;
         } else if (e.opcode == isa::Opcode::Vector) {

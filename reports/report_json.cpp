@@ -53,7 +53,9 @@ std::string reportToJson(const Report& r) {
                             {"attainable_cycles", op.attainableCycles},
                             {"efficiency", op.efficiency},
                             {"spill", {{"count", op.spillCount}, {"bytes", op.spillBytes}, {"cycles", op.spillCycles}}},
-                            {"reformat", {{"count", op.reformatCount}, {"cycles", op.reformatCycles}}}});
+                            {"reformat", {{"count", op.reformatCount}, {"cycles", op.reformatCycles}}},
+                            {"host", {{"copy_cycles", op.hostCopyCycles}, {"kernel_cycles", op.hostKernelCycles},
+                                      {"copy_bytes", op.hostCopyBytes}}}});
     }
     j["findings"] = Json::array();
     for (const Finding& f : r.findings) {

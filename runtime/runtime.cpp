@@ -1,24 +1,44 @@
-// Loading, input binding, execution and output read-back.
+// Loading, input binding, segment execution and output read-back.
 #include "runtime/runtime.h"
+
+#include <cmath>
 
 #include "arch/error.h"
 
 namespace npusim::runtime {
 
-Runtime::Runtime(driver::Driver& driver, uint64_t timeoutCycles)
-    : driver_(driver), timeoutCycles_(timeoutCycles) {}
+Runtime::Runtime(driver::Driver& driver, uint64_t timeoutCycles, HostOptions host)
+    : driver_(driver), timeoutCycles_(timeoutCycles), host_(host) {}
 
 LoadedModel Runtime::load(Artifact artifact) {
-    if (!artifact.sections.contains(kCommandsSection)) {
-        throw InputError("artifact has no '" + std::string(kCommandsSection) + "' section");
+    const std::vector<SegmentRecord>& segments = artifact.manifest.segments;
+    for (const SegmentRecord& segment : segments) {
+        if (!segment.cpu && !artifact.sections.contains(segment.section)) {
+            throw InputError("artifact has no '" + segment.section + "' section");
+        }
+        if (segment.cpu && !artifact.sections.contains(kCpuSection)) {
+            throw InputError("artifact has CPU segments but no '" + std::string(kCpuSection) + "' section");
+        }
     }
     LoadedModel model;
+    if (artifact.sections.contains(kCpuSection)) {
+        model.cpu = std::make_shared<const CpuCode>(artifact.sections.at(kCpuSection));
+    }
+    // Every kernel is compiled now, so that a run pays no JIT time.
+    std::vector<LoadedSegment> loaded;
+    for (const SegmentRecord& segment : segments) {
+        if (segment.cpu) loaded.push_back({{}, model.cpu->kernel(segment.kernel)});
+    }
     model.context = driver_.createContext(artifact.manifest.dramBytes);
     const auto weights = artifact.sections.find(kWeightsSection);
     if (weights != artifact.sections.end() && !weights->second.empty()) {
         driver_.write(model.context, artifact.manifest.weightsOffset, weights->second);
     }
-    model.commands = driver_.uploadCommands(artifact.sections.at(kCommandsSection));
+    auto kernel = loaded.begin();
+    for (const SegmentRecord& segment : segments) {
+        model.segments.push_back(segment.cpu ? *kernel++
+                                             : LoadedSegment{driver_.uploadCommands(artifact.sections.at(segment.section)), nullptr});
+    }
     model.artifact = std::move(artifact);
     return model;
 }
@@ -44,7 +64,20 @@ RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Ten
     }
 
     RunResult result;
-    result.job = driver_.run(model.context, model.commands, timeoutCycles_);
+    std::optional<uint64_t> start;
+    uint64_t end = 0;
+    for (size_t i = 0; i < model.segments.size(); ++i) {
+        const SegmentRecord& segment = manifest.segments.at(i);
+        if (segment.cpu) {
+            if (!start) start = driver_.nowCycles();
+            end = runOnHost(model, segment, model.segments[i].kernel);
+        } else {
+            const driver::JobResult job = driver_.run(model.context, model.segments[i].commands, timeoutCycles_);
+            if (!start) start = job.startCycle;
+            end = job.startCycle + job.cycles;
+        }
+    }
+    result.job = {start.value_or(0), end - start.value_or(0)};
     for (const TensorBinding& binding : manifest.outputs) {
         Tensor output = Tensor::zeros(binding.dtype, binding.shape);
         driver_.read(model.context, binding.dramOffset, output.bytes);
@@ -53,8 +86,54 @@ RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Ten
     return result;
 }
 
+uint64_t Runtime::runOnHost(const LoadedModel& model, const SegmentRecord& segment, CpuCode::Kernel kernel) {
+    if (host_.trace && !hostUnit_) hostUnit_ = host_.trace->addUnit("host cpu", trace::UnitKind::Host);
+    const auto record = [&](trace::EventType type, uint64_t from, uint64_t to, uint64_t bytes) {
+        if (!host_.trace) return;
+        trace::Event e;
+        e.type = type;
+        e.unit = *hostUnit_;
+        e.opId = segment.opId;
+        e.start = from;
+        e.end = to;
+        e.bytes = bytes;
+        host_.trace->record(e);
+    };
+
+    std::vector<Tensor> tensors;
+    uint64_t copied = 0;
+    const uint64_t copyIn = driver_.nowCycles();
+    for (const TensorBinding& binding : segment.inputs) {
+        Tensor& tensor = tensors.emplace_back(Tensor::zeros(binding.dtype, binding.shape));
+        driver_.read(model.context, binding.dramOffset, tensor.bytes);
+        copied += tensor.bytes.size();
+    }
+    const uint64_t compute = driver_.nowCycles();
+    record(trace::EventType::HostCopyIn, copyIn, compute, copied);
+
+    for (const TensorBinding& binding : segment.outputs) tensors.push_back(Tensor::zeros(binding.dtype, binding.shape));
+    std::vector<void*> buffers;
+    for (Tensor& tensor : tensors) buffers.push_back(tensor.bytes.data());
+    kernel(buffers.data());
+    driver_.hostCompute(static_cast<uint64_t>(std::ceil(static_cast<double>(segment.operations) / host_.cpuOpsPerCycle)));
+    const uint64_t copyOut = driver_.nowCycles();
+    record(trace::EventType::HostKernel, compute, copyOut, 0);
+
+    copied = 0;
+    for (size_t i = 0; i < segment.outputs.size(); ++i) {
+        const Tensor& tensor = tensors[segment.inputs.size() + i];
+        driver_.write(model.context, segment.outputs[i].dramOffset, tensor.bytes);
+        copied += tensor.bytes.size();
+    }
+    const uint64_t done = driver_.nowCycles();
+    record(trace::EventType::HostCopyOut, copyOut, done, copied);
+    return done;
+}
+
 void Runtime::unload(const LoadedModel& model) {
-    driver_.releaseCommands(model.commands);
+    for (size_t i = 0; i < model.segments.size(); ++i) {
+        if (!model.artifact.manifest.segments.at(i).cpu) driver_.releaseCommands(model.segments[i].commands);
+    }
     driver_.destroyContext(model.context);
 }
 

@@ -1,45 +1,73 @@
-// The runtime: loads an artifact into a driver context (weights uploaded once), binds inputs,
-// runs the job and reads the outputs back. It sees the driver API and nothing below it.
+// The runtime: loads an artifact into a driver context (weights uploaded once, CPU code
+// JIT-compiled), binds inputs, runs the segments in order (NPU segments as jobs, CPU segments
+// on the host between them) and reads the outputs back. It sees the driver API and nothing below it.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "arch/artifact.h"
 #include "arch/tensor.h"
+#include "arch/trace_event.h"
 #include "driver/driver.h"
+#include "runtime/cpu_code.h"
 
 namespace npusim::runtime {
 
-/// An artifact resident on the device: its context (weights uploaded) and command buffer.
+/// A segment ready to run: an NPU segment's command buffer or a CPU segment's kernel.
+struct LoadedSegment {
+    driver::CommandBuffer commands;
+    CpuCode::Kernel kernel = nullptr;
+};
+
+/// An artifact resident on the device: its context (weights uploaded), command buffers and
+/// JIT-compiled kernels, one per segment of the manifest.
 struct LoadedModel {
     Artifact artifact;
     driver::ContextId context = 0;
-    driver::CommandBuffer commands;
+    std::vector<LoadedSegment> segments;
+    std::shared_ptr<const CpuCode> cpu;  ///< owns the kernels; empty without CPU segments
 };
 
 struct RunResult {
     std::vector<Tensor> outputs;  ///< in manifest order
+    /// The whole run: from the first segment's start (a job's doorbell, or the first host copy)
+    /// to the end of the last one.
     driver::JobResult job;
+};
+
+/// How the host runs CPU segments.
+struct HostOptions {
+    double cpuOpsPerCycle = 1;  ///< kernel operations per NPU cycle (ArchConfig::host)
+    trace::Recorder* trace = nullptr;  ///< where host copies and kernels are recorded, if anywhere
 };
 
 class Runtime {
 public:
     /// `timeoutCycles` bounds every job; a job that takes longer is reported as hung.
-    Runtime(driver::Driver& driver, uint64_t timeoutCycles);
+    Runtime(driver::Driver& driver, uint64_t timeoutCycles, HostOptions host = {});
 
-    /// Creates the artifact's context and uploads its weights and command stream.
+    /// Creates the artifact's context, uploads its weights and command streams and compiles
+    /// its CPU code.
     LoadedModel load(Artifact artifact);
     /// Checks the inputs against the manifest (InputError naming the input), uploads them,
-    /// runs the command stream and reads every output.
+    /// runs every segment and reads every output.
     RunResult run(const LoadedModel& model, const std::map<std::string, Tensor>& inputs);
     void unload(const LoadedModel& model);
 
 private:
+    /// Copies a CPU segment's inputs to the host, runs its kernel for its operations' time and
+    /// copies its outputs back; returns the cycle it ends.
+    uint64_t runOnHost(const LoadedModel& model, const SegmentRecord& segment, CpuCode::Kernel kernel);
+
     driver::Driver& driver_;
     uint64_t timeoutCycles_;
+    HostOptions host_;
+    std::optional<uint16_t> hostUnit_;  ///< the host's track in host_.trace, made at the first CPU segment
 };
 
 }  // namespace npusim::runtime

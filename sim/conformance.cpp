@@ -74,7 +74,11 @@ std::vector<Job> compileJobs(const fs::path& directory, const ArchConfig& config
         if (jobs.empty() || !set.bindings.empty()) {
             const compiler::Compilation compilation =
                 compiler::compileModel(directory / "model.onnx", config, {set.bindings});
-            if (jobs.empty()) result.npuOps = static_cast<uint32_t>(compilation.tiles.ops.size());
+            if (jobs.empty()) {
+                for (const compiler::TileOp& op : compilation.tiles.ops) {
+                    ++(std::holds_alternative<compiler::HostTiles>(op) ? result.cpuOps : result.npuOps);
+                }
+            }
             jobs.push_back({compilation.artifact, {}});
         }
         set.expected = readExpectedOutputs(set.directory, jobs.back().artifact.manifest.outputs);
@@ -89,7 +93,7 @@ std::string simulate(const ArchConfig& config, const std::vector<Job>& jobs, con
     uint64_t cycles = 0;
     try {
         runSystem(config, nullptr, false, [&](driver::Driver& driver) {
-            runtime::Runtime runtime(driver, kJobTimeoutCycles);
+            runtime::Runtime runtime(driver, kJobTimeoutCycles, {config.host.cpuOpsPerCycle});
             for (const Job& job : jobs) {
                 const runtime::LoadedModel model = runtime.load(job.artifact);
                 for (const DataSet& set : job.sets) {

@@ -87,7 +87,8 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
     runSystem(
         config, options.trace ? &result.trace : nullptr, options.timingOnly,
         [&](driver::Driver& driver) {
-            runtime::Runtime runtime(driver, options.jobTimeoutCycles);
+            runtime::Runtime runtime(driver, options.jobTimeoutCycles,
+                                     {config.host.cpuOpsPerCycle, options.trace ? &result.trace : nullptr});
             // Each phase on the host's clock: simulated cycles and wall-clock seconds.
             struct Stopwatch {
                 driver::Driver& driver;

@@ -71,6 +71,8 @@ void HostCpu::readMemory(uint64_t address, std::span<std::byte> bytes) {
     transfer(tlm::TLM_READ_COMMAND, address, bytes.data(), bytes.size(), cycles);
 }
 
+void HostCpu::compute(uint64_t cycles) { sc_core::wait(clock_.cycles(cycles)); }
+
 bool HostCpu::waitForInterrupt(uint64_t timeoutCycles) {
     if (!irq.read()) {
         sc_core::wait(clock_.cycles(timeoutCycles), irq.posedge_event());

@@ -35,6 +35,7 @@ public:
     void readMemory(uint64_t address, std::span<std::byte> bytes) override;
     bool waitForInterrupt(uint64_t timeoutCycles) override;
     uint64_t nowCycles() override { return clock_.now(); }
+    void compute(uint64_t cycles) override;
 
 private:
     void run();

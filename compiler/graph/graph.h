@@ -119,6 +119,7 @@ enum class OpKind : uint16_t {
     ArgMin,
     Trilu,
     CumSum,
+    TopK,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,

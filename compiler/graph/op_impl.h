@@ -208,5 +208,7 @@ void inferTrilu(Graph& graph, const Node& node);
 std::vector<Tensor> interpretTrilu(const Node& node, std::span<const Tensor* const> inputs);
 void inferCumSum(Graph& graph, const Node& node);
 std::vector<Tensor> interpretCumSum(const Node& node, std::span<const Tensor* const> inputs);
+void inferTopK(Graph& graph, const Node& node);
+std::vector<Tensor> interpretTopK(const Node& node, std::span<const Tensor* const> inputs);
 
 }  // namespace npusim::compiler::ops

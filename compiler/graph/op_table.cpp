@@ -136,6 +136,7 @@ constexpr std::array kOps = {
     OpInfo{OpKind::ArgMin, "ArgMin", 1, 1, 1, 1, ops::inferArgExtreme, ops::interpretArgExtreme},
     OpInfo{OpKind::Trilu, "Trilu", 1, 2, 1, 1, ops::inferTrilu, ops::interpretTrilu},
     OpInfo{OpKind::CumSum, "CumSum", 2, 2, 1, 1, ops::inferCumSum, ops::interpretCumSum},
+    OpInfo{OpKind::TopK, "TopK", 2, 2, 2, 2, ops::inferTopK, ops::interpretTopK},
     OpInfo{OpKind::Im2Col, "npusim.Im2Col", 1, 2, 1, 1, ops::inferIm2Col, ops::interpretIm2Col},
     OpInfo{OpKind::RmsNormalization, "npusim.RMSNormalization", 2, 2, 1, 1, ops::inferRmsNormalization,
            ops::interpretRmsNormalization},
@@ -204,6 +205,7 @@ std::span<const int> shapeOperands(OpKind kind) {
         case OpKind::Expand:
         case OpKind::Tile:
         case OpKind::Trilu:                   // k: which elements are kept
+        case OpKind::TopK:                    // K
         case OpKind::OneHot: return kSecond;  // OneHot: depth
         case OpKind::Slice: return kSlice;
         case OpKind::Pad: return kPad;  // pads, and axes in opset 18

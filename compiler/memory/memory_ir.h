@@ -38,12 +38,14 @@ struct TensorHome {
     uint32_t buffer = 0;
     /// Whether some command stores or loads the tensor (an op's unused result is never written).
     bool accessed = false;
+    /// Whether a CPU segment reads or writes the tensor (it then lives in DRAM, not spilled).
+    bool hostAccessed = false;
     /// A spilled tensor: the SRAM size that would have held it beside the working sets of the
     /// ops it lives across.
     uint64_t sramToKeep = 0;
 
     bool resident() const { return space == AddressSpace::Sram; }
-    bool spilled() const { return role == TensorRole::Intermediate && !resident() && accessed; }
+    bool spilled() const { return role == TensorRole::Intermediate && !resident() && accessed && !hostAccessed; }
 };
 
 /// An on-chip buffer slot, owned by one op.

@@ -115,6 +115,9 @@ std::vector<ValueId> accessedValues(const TileOp& op) {
         }
         values.push_back(p.bias);
         values.push_back(p.output);
+    } else if (const auto* host = std::get_if<HostTiles>(&op)) {
+        values = host->host.inputs;
+        values.insert(values.end(), host->host.outputs.begin(), host->host.outputs.end());
     } else {
         for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
             for (const VectorLoad& load : kernel.problem.loads) values.push_back(load.view.value);
@@ -204,7 +207,7 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
     // Every value an op names has a home; live ranges in op positions count the ops whose
     // commands access the value's storage (a view's uses keep the value it reshapes alive).
     std::map<ValueId, std::pair<int, int>> live;
-    std::set<ValueId> accessed;
+    std::set<ValueId> accessed, hostAccessed;
     for (int position = 0; position <= lastPosition; ++position) {
         const TileOp& op = program.ops[static_cast<size_t>(position)];
         const Node& node = graph.nodes.at(tileOpId(op));
@@ -216,6 +219,7 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
         }
         for (ValueId id : accessedValues(op)) {
             const ValueId storage = storageOf(id);
+            if (std::holds_alternative<HostTiles>(op)) hostAccessed.insert(storage);
             if (accessed.insert(storage).second) {
                 live[storage] = {position, position};
             } else {
@@ -247,8 +251,8 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
             roles.accumulator = allocate.slots(AddressSpace::Accumulator, "acc", f.accumulatorSlot,
                                                f.slots, accAlign);
             sramEnd = allocate.sramEnd();
-        } else {
-            for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
+        } else if (const auto* vector = std::get_if<VectorTiles>(&op)) {
+            for (const VectorKernel& kernel : vector->kernels) {
                 // Kernels of one op run one after another: each starts again at offset 0.
                 BufferAllocator kernelAllocator(plan, opId);
                 const std::vector<uint64_t> bytes = vectorBufferBytes(kernel.problem, kernel.schedule);
@@ -277,7 +281,10 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
     // are spilled to DRAM.
     std::vector<std::pair<std::pair<int, int>, ValueId>> byProduction;
     for (const auto& [id, range] : live) {
-        if (roleOf(id) == TensorRole::Intermediate && accessed.contains(id)) byProduction.push_back({range, id});
+        // A tensor a CPU segment reads or writes lives in DRAM, where the host copies it.
+        if (roleOf(id) == TensorRole::Intermediate && accessed.contains(id) && !hostAccessed.contains(id)) {
+            byProduction.push_back({range, id});
+        }
     }
     std::sort(byProduction.begin(), byProduction.end());
     ResidencyAllocator residency(std::move(workingSetEnds), config.sram);
@@ -316,6 +323,7 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
             tensor.lastOp = role == TensorRole::Output ? lastPosition : range.second;
             tensor.storage = id;
             tensor.accessed = accessed.contains(id);
+            tensor.hostAccessed = hostAccessed.contains(id);
             if (const auto resident = residentBuffers.find(id); resident != residentBuffers.end()) {
                 tensor.space = AddressSpace::Sram;
                 tensor.buffer = resident->second;

@@ -1,28 +1,62 @@
-// generateCommands: every op's commands through one sync planner, so dependencies between ops
-// (a result in DRAM read by the next op, on-chip buffers reused) are ordered like any other.
+// generateSegments: the ops of each NPU segment through one sync planner, so dependencies
+// between ops (a result in DRAM read by the next op, on-chip buffers reused) are ordered like
+// any other. A segment boundary is a job boundary: the next job starts after this one ends.
 #include "compiler/target/codegen.h"
+
+#include <stdexcept>
 
 #include "compiler/target/command_builder.h"
 #include "compiler/target/op_codegen.h"
 
 namespace npusim::compiler {
 
-std::vector<isa::Command> generateCommands(const TileProgram& program, const MemoryPlan& plan,
-                                           const ArchConfig& config) {
+std::vector<CodeSegment> generateSegments(const TileProgram& program, const MemoryPlan& plan,
+                                          const ArchConfig& config) {
     // DRAM tensors never overlap; on-chip buffers overlap other ops' buffers.
     std::vector<std::vector<uint32_t>> aliases;
     for (const OnchipBuffer& buffer : plan.buffers) aliases.push_back(plan.overlapping(buffer.id));
-    SyncPlanner planner(config.semaphores, [aliases = std::move(aliases)](uint32_t resource) {
+    const auto overlapping = [&aliases](uint32_t resource) {
         return resource < aliases.size() ? aliases[resource] : std::vector<uint32_t>{};
-    });
+    };
+    std::vector<CodeSegment> segments;
+    std::optional<SyncPlanner> planner;
+    CodeSegment npu;
+    const auto closeNpuSegment = [&] {
+        if (planner && !planner->empty()) {
+            npu.commands = planner->finish();
+            segments.push_back(std::move(npu));
+        }
+        npu = {};
+        planner.reset();
+    };
     for (const TileOp& op : program.ops) {
+        if (const auto* host = std::get_if<HostTiles>(&op)) {
+            closeNpuSegment();
+            segments.push_back({host->opId, {}, {host->opId}});
+            continue;
+        }
+        if (!planner) planner.emplace(config.semaphores, overlapping);
+        npu.opIds.push_back(tileOpId(op));
         if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
-            emitGemm(*gemm, plan, config, planner);
+            emitGemm(*gemm, plan, config, *planner);
         } else {
-            emitVector(std::get<VectorTiles>(op), plan, planner);
+            emitVector(std::get<VectorTiles>(op), plan, *planner);
         }
     }
-    return planner.finish();
+    closeNpuSegment();
+    if (segments.empty()) {  // nothing to compute still runs a job: it ends at once
+        segments.push_back({std::nullopt, SyncPlanner(config.semaphores, overlapping).finish(), {}});
+    }
+    return segments;
+}
+
+std::vector<isa::Command> generateCommands(const TileProgram& program, const MemoryPlan& plan,
+                                           const ArchConfig& config) {
+    const std::vector<CodeSegment> segments = generateSegments(program, plan, config);
+    if (segments.size() > 1 || segments[0].hostOp) {
+        throw std::logic_error("generateCommands: the program has CPU segments");
+    }
+    return segments[0].commands;
 }
 
 }  // namespace npusim::compiler

@@ -1,7 +1,10 @@
-// Target codegen: the tile program and memory plan become one command stream, every command
-// tagged with op_id, tile_id and kind, synchronised by the sync planner.
+// Target codegen: the tile program and memory plan become command streams, every command
+// tagged with op_id, tile_id and kind, synchronised by the sync planner. The ops between two
+// CPU ops form one NPU segment: a job, with a stream of its own.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "arch/arch_config.h"
@@ -11,6 +14,18 @@
 
 namespace npusim::compiler {
 
+/// An NPU segment (its command stream, ending with END) or a CPU segment (one CPU op).
+struct CodeSegment {
+    std::optional<uint32_t> hostOp;  ///< a CPU segment: the op's id
+    std::vector<isa::Command> commands;
+    std::vector<uint32_t> opIds;     ///< the ops of the segment, in program order
+};
+
+/// The program's segments in execution order; NPU segments that issue no command are left out
+/// (a program with no command at all is one NPU segment of just END).
+std::vector<CodeSegment> generateSegments(const TileProgram& program, const MemoryPlan& plan,
+                                          const ArchConfig& config);
+/// The one command stream of a program without CPU ops.
 std::vector<isa::Command> generateCommands(const TileProgram& program, const MemoryPlan& plan,
                                            const ArchConfig& config);
 

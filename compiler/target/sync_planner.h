@@ -31,6 +31,8 @@ public:
     void add(const isa::Command& command, std::span<const Access> accesses);
     /// The stream with its semaphore commands and a final END.
     std::vector<isa::Command> finish() const;
+    /// Whether no command has been issued yet.
+    bool empty() const { return stream_.empty(); }
     uint32_t semaphoresUsed() const { return static_cast<uint32_t>(semaphores_.size()); }
 
 private:

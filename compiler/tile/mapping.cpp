@@ -24,6 +24,12 @@ OpMapping mapOp(const Graph& graph, const TileProgram& program, const TileOp& op
         }
         return m;
     }
+    if (const auto* host = std::get_if<HostTiles>(&op)) {
+        m.target = "host CPU";
+        m.detail = "JIT kernel of " + std::to_string(cpu::operationCount(host->host.kernel)) +
+                   " operations; the NPU cannot: " + host->reason;
+        return m;
+    }
     const auto& vector = std::get<VectorTiles>(op);
     if (vector.kernels.empty()) {
         m.target = "none";

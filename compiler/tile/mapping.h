@@ -14,8 +14,8 @@ namespace npusim::compiler {
 struct OpMapping {
     uint32_t opId = 0;
     std::string name, type;
-    /// "tensor unit", "vector unit", "DMA" (data movement only), "none" (no work), or
-    /// "unsupported".
+    /// "tensor unit", "vector unit", "DMA" (data movement only), "host CPU" (a CPU segment),
+    /// "none" (no work), or "unsupported" (neither the NPU nor the CPU path runs it).
     std::string target;
     /// How: "3 kernels", "fused into @x", "a view of %y", or the reason it cannot run.
     std::string detail;

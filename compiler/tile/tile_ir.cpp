@@ -210,11 +210,13 @@ void forEachArrayTile(const TensorUnitConfig& tensor, const GemmBlock& block,
 
 uint32_t tileOpId(const TileOp& op) {
     if (const auto* gemm = std::get_if<GemmTiles>(&op)) return gemm->problem.opId;
+    if (const auto* host = std::get_if<HostTiles>(&op)) return host->opId;
     return std::get<VectorTiles>(op).opId;
 }
 
 CostEstimate tileOpEstimate(const TileOp& op) {
     if (const auto* gemm = std::get_if<GemmTiles>(&op)) return gemm->schedule.estimate;
+    if (const auto* host = std::get_if<HostTiles>(&op)) return host->estimate;
     CostEstimate total;
     for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
         const CostEstimate& e = kernel.schedule.estimate;
@@ -234,6 +236,11 @@ std::string printTileProgram(const TileProgram& program, const Graph& graph) {
     for (const TileOp& op : program.ops) {
         if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
             printGemm(out, *gemm, graph);
+            continue;
+        }
+        if (const auto* host = std::get_if<HostTiles>(&op)) {
+            out << "tile.host @" << graph.nodes.at(host->opId).name << " op=" << host->opId << " (" << host->reason
+                << ")\n" << cpu::printKernel(host->host.kernel);
             continue;
         }
         const auto& vector = std::get<VectorTiles>(op);

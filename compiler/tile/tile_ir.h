@@ -15,6 +15,7 @@
 #include "arch/arch_config.h"
 #include "arch/dtype.h"
 #include "arch/isa.h"
+#include "compiler/cpu/host_kernels.h"
 #include "compiler/graph/graph.h"
 #include "compiler/graph/strided_copy.h"
 #include "compiler/tile/cost_estimate.h"
@@ -141,7 +142,16 @@ struct GemmTiles {
     GemmSchedule schedule;
 };
 
-using TileOp = std::variant<GemmTiles, VectorTiles>;
+/// An op the NPU cannot run, as a CPU kernel: a CPU segment of its own between NPU segments,
+/// its tensors copied from device memory and back by the host.
+struct HostTiles {
+    uint32_t opId = 0;
+    cpu::HostKernel host;
+    std::string reason;  ///< why the NPU does not run it
+    CostEstimate estimate;  ///< the kernel's operations at the host's speed (overheadCycles)
+};
+
+using TileOp = std::variant<GemmTiles, VectorTiles, HostTiles>;
 
 /// Every NPU op of a graph, in execution order.
 struct TileProgram {

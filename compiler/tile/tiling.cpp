@@ -42,6 +42,20 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
     return tiles;
 }
 
+/// The op as a CPU segment, when the NPU cannot run it (`reason`) and a CPU kernel exists.
+std::optional<TileOp> lowerToHost(const Graph& graph, const Node& node, uint32_t opId, const ArchConfig& config,
+                                  const std::string& reason) {
+    std::optional<cpu::HostKernel> kernel = cpu::hostKernelFor(graph, node, opId);
+    if (!kernel) return std::nullopt;
+    HostTiles host{opId, std::move(*kernel), reason, {}};
+    uint64_t copied = 0;
+    for (const cpu::Buffer& buffer : host.host.kernel.buffers) copied += static_cast<uint64_t>(buffer.elements) * dtypeSize(buffer.dtype);
+    host.estimate.overheadCycles = static_cast<double>(cpu::operationCount(host.host.kernel)) / config.host.cpuOpsPerCycle;
+    host.estimate.dmaCycles = static_cast<double>(copied) / config.host.copyBytesPerCycle;
+    host.estimate.totalCycles = host.estimate.overheadCycles + host.estimate.dmaCycles;
+    return host;
+}
+
 /// The value whose storage a reshape's output can share, nullopt when the reshape must copy:
 /// the storage of its input, unless the output is a graph output and that storage is a graph
 /// input, a weight or another graph output (each of those keeps storage of its own).
@@ -109,9 +123,19 @@ TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const Cos
             }
             mapping.push_back(mapOp(graph, program, program.ops.back()));
         } catch (const InputError& e) {
-            if (unsupported++ == 0) firstError = e.what();
             const std::string prefix = opDiagnostic(node, "");
             const std::string reason = std::string(e.what()).starts_with(prefix) ? std::string(e.what()).substr(prefix.size()) : e.what();
+            std::string cpuReason;
+            try {
+                if (std::optional<TileOp> host = lowerToHost(graph, node, opId, config, reason)) {
+                    program.ops.push_back(std::move(*host));
+                    mapping.push_back(mapOp(graph, program, program.ops.back()));
+                    continue;
+                }
+            } catch (const InputError& cpu) {
+                cpuReason = cpu.what();
+            }
+            if (unsupported++ == 0) firstError = cpuReason.empty() ? e.what() : cpuReason;
             mapping.push_back({opId, node.name, std::string(opInfo(node.kind).name), "unsupported", reason});
         }
     }

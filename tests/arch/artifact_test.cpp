@@ -23,6 +23,7 @@ Artifact sampleArtifact() {
     m.weightsOffset = 0x200;
     m.ops = {{0, "matmul_0", "MatMul", DType::Fp32, 64, 256}};
     artifact.sections[kCommandsSection] = std::vector<std::byte>(64 * 3, std::byte{7});
+    artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
     artifact.sections[kWeightsSection] = std::vector<std::byte>(33, std::byte{9});
     return artifact;
 }

@@ -68,6 +68,7 @@ Artifact copyArtifact(const ArchConfig& config, uint64_t bytes) {
     Artifact artifact;
     artifact.manifest.dramBytes = 2 * bytes;
     artifact.sections[kCommandsSection] = isa::encodeStream(planner.finish());
+    artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
     return artifact;
 }
 

@@ -44,15 +44,18 @@ class BadModelTest(NpusimTestCase):
         self.compile_and_run_fail("sin.onnx", ["rotary_phase", "Sin"])
 
 
-    def test_ops_the_npu_cannot_run_are_all_in_the_mapping_report(self):
+    def test_ops_neither_the_npu_nor_the_cpu_can_run_are_all_in_the_mapping_report(self):
+        # ReduceProd and Where have CPU kernels, but not for fp16.
         graph = helper.make_graph(
             [helper.make_node("Relu", ["x"], ["r"], name="act"),
-             helper.make_node("ReduceProd", ["r"], ["p"], name="product", axes=[1]),
-             helper.make_node("Where", ["c", "r", "x"], ["w"], name="choose")], "unsupported",
+             helper.make_node("ReduceProd", ["h"], ["p"], name="product", axes=[1]),
+             helper.make_node("Where", ["c", "h", "h"], ["w"], name="choose")], "unsupported",
             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8]),
+             helper.make_tensor_value_info("h", TensorProto.FLOAT16, [4, 8]),
              helper.make_tensor_value_info("c", TensorProto.BOOL, [4, 8])],
-            [helper.make_tensor_value_info("p", TensorProto.FLOAT, [4, 1]),
-             helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, 8])])
+            [helper.make_tensor_value_info("r", TensorProto.FLOAT, [4, 8]),
+             helper.make_tensor_value_info("p", TensorProto.FLOAT16, [4, 1]),
+             helper.make_tensor_value_info("w", TensorProto.FLOAT16, [4, 8])])
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "model.onnx")
         result = self.npusim("compile", "model.onnx", "--mapping")
         self.assertNoCrash(result)

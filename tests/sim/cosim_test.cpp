@@ -22,6 +22,7 @@ Artifact assembleArtifact(const std::vector<std::string>& lines, uint64_t dramBy
     artifact.manifest.outputs = {{"c", DType::Int32, {32, 16}, 0x2000}};
     artifact.manifest.dramBytes = dramBytes;
     artifact.sections[kCommandsSection] = isa::encodeStream(commands);
+    artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
     return artifact;
 }
 

@@ -89,6 +89,7 @@ Artifact randomJob(std::mt19937_64& rng) {
     Artifact artifact;
     artifact.manifest.dramBytes = kWindow;
     artifact.sections[kCommandsSection] = std::move(stream);
+    artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
     return artifact;
 }
 
@@ -125,6 +126,7 @@ TEST(FuzzCommands, RandomJobsEndCleanlyAndTheNpuKeepsWorking) {
               "dma.store dram=0x80 space=acc addr=0x0 rows=1 row_bytes=16 dram_stride=16 stride=16", "end"}) {
             commands.push_back(isa::assemble(line));
         }
+        good.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
         good.sections[kCommandsSection] = isa::encodeStream(commands);
         const runtime::LoadedModel model = runtime.load(good);
         Tensor a = Tensor::zeros(DType::Int8, {2, 2}), b = Tensor::zeros(DType::Int8, {2, 2});

@@ -1,0 +1,317 @@
+// One loop nest per op, written against the kernel builder. Along an axis a tensor is viewed
+// as [outer, size, inner]: element (o, s, n) is at (o * size + s) * inner + n.
+#include "compiler/cpu/host_kernels.h"
+
+#include <functional>
+
+#include "compiler/graph/op_support.h"
+
+namespace npusim::compiler::cpu {
+namespace {
+
+using V = KernelBuilder::Value;
+
+struct AxisView {
+    int64_t outer = 1, size = 1, inner = 1;
+};
+
+AxisView axisView(const Shape& shape, int64_t axis) {
+    AxisView view;
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+        if (d < axis) view.outer *= shape[d];
+        if (d == axis) view.size = shape[d];
+        if (d > axis) view.inner *= shape[d];
+    }
+    return view;
+}
+
+/// Calls body with the position of every element of `shape`, in row-major order.
+void forEachPosition(KernelBuilder& b, const Shape& shape, const std::function<void(const std::vector<V>&)>& body) {
+    std::vector<V> position;
+    std::function<void(size_t)> nest = [&](size_t dim) {
+        if (dim == shape.size()) {
+            body(position);
+            return;
+        }
+        b.loop(shape[dim], [&](V index) {
+            position.push_back(index);
+            nest(dim + 1);
+            position.pop_back();
+        });
+    };
+    nest(0);
+}
+
+/// The flat index of `position` in a tensor with `strides` (0 for a broadcast dim).
+V linear(KernelBuilder& b, const std::vector<V>& position, const std::vector<int64_t>& strides) {
+    V index = b.integer(0);
+    for (size_t d = 0; d < position.size(); ++d) {
+        if (strides[d] != 0) index = b.affine(position[d], strides[d], index);
+    }
+    return index;
+}
+
+/// An index read from an int32/int64 tensor as int64, negative ones counted from `size`,
+/// clamped into [0, size): ONNX makes an out-of-range index an error; the kernel never reads
+/// outside the tensor for one.
+V normalizedIndex(KernelBuilder& b, V raw, int64_t size) {
+    V index = b.cast(raw, Scalar::I64);
+    index = b.select(b.compare(ComparePredicate::Lt, index, b.integer(0)), b.add(index, b.integer(size)), index);
+    index = b.binary(BinaryOp::Max, index, b.integer(0));
+    return b.binary(BinaryOp::Min, index, b.integer(size - 1));
+}
+
+V zeroOf(KernelBuilder& b, Scalar type) { return type == Scalar::F32 ? b.real(0) : b.integer(0, type); }
+
+bool allKernelTypes(const Graph& graph, const Node& node) {
+    for (const std::vector<ValueId>* list : {&node.inputs, &node.outputs}) {
+        for (ValueId id : *list) {
+            if (id != kNoValue && !kernelDType(graph.value(id).dtype)) return false;
+        }
+    }
+    return true;
+}
+
+/// The kernel's buffers: `inputs` of the node, then its outputs.
+struct Bound {
+    explicit Bound(std::string name) : builder(std::move(name)) {}
+    KernelBuilder builder;
+    HostKernel result;
+    uint32_t bind(const Graph& graph, ValueId id, bool output) {
+        const Value& value = graph.value(id);
+        (output ? result.outputs : result.inputs).push_back(id);
+        return builder.buffer(value.name, value.dtype, elementCount(value.shape), output);
+    }
+    HostKernel finish() {
+        result.kernel = builder.finish();
+        return std::move(result);
+    }
+};
+
+HostKernel cumSum(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& shape = graph.value(node.inputs[0]).shape;
+    const int64_t axis = ops::normalizeAxis(node, ops::constantInts(graph, node, 1, "axis").at(0),
+                                            static_cast<int64_t>(shape.size()));
+    const bool exclusive = node.intAttr("exclusive", 0) != 0, reverse = node.intAttr("reverse", 0) != 0;
+    const AxisView v = axisView(shape, axis);
+    KernelBuilder& b = k.builder;
+    const uint32_t x = k.bind(graph, node.inputs[0], false), y = k.bind(graph, node.outputs[0], true);
+    const Scalar type = loadedType(graph.value(node.inputs[0]).dtype);
+    b.loop(v.outer, [&](V o) {
+        b.loop(v.inner, [&](V n) {
+            const uint32_t total = b.local(zeroOf(b, type));
+            b.loop(v.size, [&](V step) {
+                const V s = reverse ? b.affine(step, -1, b.integer(v.size - 1)) : step;
+                const V index = b.affine(b.affine(o, v.size, s), v.inner, n);
+                if (exclusive) b.store(y, index, b.get(total));
+                b.set(total, b.add(b.get(total), b.load(x, index)));
+                if (!exclusive) b.store(y, index, b.get(total));
+            });
+        });
+    });
+    return k.finish();
+}
+
+HostKernel argExtreme(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& shape = graph.value(node.inputs[0]).shape;
+    const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(shape.size()));
+    const bool largest = node.kind == OpKind::ArgMax, last = node.intAttr("select_last_index", 0) != 0;
+    const AxisView v = axisView(shape, axis);
+    KernelBuilder& b = k.builder;
+    const uint32_t x = k.bind(graph, node.inputs[0], false), y = k.bind(graph, node.outputs[0], true);
+    b.loop(v.outer, [&](V o) {
+        b.loop(v.inner, [&](V n) {
+            const uint32_t best = b.local(b.load(x, b.affine(o, v.size * v.inner, n)));
+            const uint32_t bestIndex = b.local(b.integer(0));
+            b.loop(v.size - 1, [&](V step) {
+                const V s = b.add(step, b.integer(1));
+                const V candidate = b.load(x, b.affine(b.affine(o, v.size, s), v.inner, n));
+                V better = b.compare(largest ? ComparePredicate::Gt : ComparePredicate::Lt, candidate, b.get(best));
+                if (last) better = b.binary(BinaryOp::Or, better, b.compare(ComparePredicate::Eq, candidate, b.get(best)));
+                b.when(better, [&] {
+                    b.set(best, candidate);
+                    b.set(bestIndex, s);
+                });
+            });
+            b.store(y, b.affine(o, v.inner, n), b.get(bestIndex));
+        });
+    });
+    return k.finish();
+}
+
+/// k rounds of selection: round t picks the most extreme element that comes after round
+/// t-1's pick in the output order (more extreme first, then lower index first). O(k * size)
+/// operations per line, no scratch memory.
+HostKernel topK(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& shape = graph.value(node.inputs[0]).shape;
+    const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", -1), static_cast<int64_t>(shape.size()));
+    const int64_t count = ops::constantInts(graph, node, 1, "K").at(0);
+    const bool largest = node.intAttr("largest", 1) != 0;
+    const ComparePredicate moreExtreme = largest ? ComparePredicate::Gt : ComparePredicate::Lt;
+    const ComparePredicate lessExtreme = largest ? ComparePredicate::Lt : ComparePredicate::Gt;
+    const AxisView v = axisView(shape, axis);
+    KernelBuilder& b = k.builder;
+    const uint32_t x = k.bind(graph, node.inputs[0], false);
+    const uint32_t values = k.bind(graph, node.outputs[0], true), indices = k.bind(graph, node.outputs[1], true);
+    const Scalar type = loadedType(graph.value(node.inputs[0]).dtype);
+    b.loop(v.outer, [&](V o) {
+        b.loop(v.inner, [&](V n) {
+            const uint32_t previous = b.local(zeroOf(b, type)), previousIndex = b.local(b.integer(-1));
+            b.loop(count, [&](V t) {
+                const uint32_t best = b.local(zeroOf(b, type)), bestIndex = b.local(b.integer(-1));
+                b.loop(v.size, [&](V j) {
+                    const V element = b.load(x, b.affine(b.affine(o, v.size, j), v.inner, n));
+                    const V after = b.binary(
+                        BinaryOp::Or, b.compare(lessExtreme, element, b.get(previous)),
+                        b.binary(BinaryOp::And, b.compare(ComparePredicate::Eq, element, b.get(previous)),
+                                 b.compare(ComparePredicate::Gt, j, b.get(previousIndex))));
+                    const V eligible = b.binary(BinaryOp::Or, b.compare(ComparePredicate::Lt, b.get(previousIndex), b.integer(0)), after);
+                    const V better = b.binary(BinaryOp::Or, b.compare(ComparePredicate::Lt, b.get(bestIndex), b.integer(0)),
+                                              b.compare(moreExtreme, element, b.get(best)));
+                    b.when(b.binary(BinaryOp::And, eligible, better), [&] {
+                        b.set(best, element);
+                        b.set(bestIndex, j);
+                    });
+                });
+                const V place = b.affine(b.affine(o, count, t), v.inner, n);
+                b.store(values, place, b.get(best));
+                b.store(indices, place, b.get(bestIndex));
+                b.set(previous, b.get(best));
+                b.set(previousIndex, b.get(bestIndex));
+            });
+        });
+    });
+    return k.finish();
+}
+
+HostKernel where(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& shape = graph.value(node.outputs[0]).shape;
+    KernelBuilder& b = k.builder;
+    uint32_t operands[3];
+    std::vector<int64_t> strides[3];
+    for (size_t i = 0; i < 3; ++i) {
+        operands[i] = k.bind(graph, node.inputs[i], false);
+        strides[i] = ops::broadcastStrides(graph.value(node.inputs[i]).shape, shape.size());
+    }
+    const uint32_t out = k.bind(graph, node.outputs[0], true);
+    const std::vector<int64_t> outStrides = ops::rowMajorStrides(shape);
+    forEachPosition(b, shape, [&](const std::vector<V>& p) {
+        const V condition = b.load(operands[0], linear(b, p, strides[0]));
+        b.store(out, linear(b, p, outStrides),
+                b.select(condition, b.load(operands[1], linear(b, p, strides[1])), b.load(operands[2], linear(b, p, strides[2]))));
+    });
+    return k.finish();
+}
+
+HostKernel gather(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& shape = graph.value(node.inputs[0]).shape;
+    const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(shape.size()));
+    const int64_t count = elementCount(graph.value(node.inputs[1]).shape);
+    const AxisView v = axisView(shape, axis);
+    KernelBuilder& b = k.builder;
+    const uint32_t data = k.bind(graph, node.inputs[0], false), indices = k.bind(graph, node.inputs[1], false);
+    const uint32_t out = k.bind(graph, node.outputs[0], true);
+    b.loop(v.outer, [&](V o) {
+        b.loop(count, [&](V j) {
+            const V index = normalizedIndex(b, b.load(indices, j), v.size);
+            b.loop(v.inner, [&](V n) {
+                b.store(out, b.affine(b.affine(o, count, j), v.inner, n),
+                        b.load(data, b.affine(b.affine(o, v.size, index), v.inner, n)));
+            });
+        });
+    });
+    return k.finish();
+}
+
+HostKernel gatherElements(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& shape = graph.value(node.inputs[0]).shape;
+    const Shape& indexShape = graph.value(node.inputs[1]).shape;
+    const auto axis = static_cast<size_t>(ops::normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(shape.size())));
+    KernelBuilder& b = k.builder;
+    const uint32_t data = k.bind(graph, node.inputs[0], false), indices = k.bind(graph, node.inputs[1], false);
+    const uint32_t out = k.bind(graph, node.outputs[0], true);
+    const std::vector<int64_t> dataStrides = ops::rowMajorStrides(shape), indexStrides = ops::rowMajorStrides(indexShape);
+    forEachPosition(b, indexShape, [&](const std::vector<V>& p) {
+        const V flat = linear(b, p, indexStrides);
+        std::vector<int64_t> strides = dataStrides;
+        strides[axis] = 0;
+        const V index = normalizedIndex(b, b.load(indices, flat), shape[axis]);
+        b.store(out, flat, b.load(data, b.affine(index, dataStrides[axis], linear(b, p, strides))));
+    });
+    return k.finish();
+}
+
+HostKernel reduceProd(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& shape = graph.value(node.inputs[0]).shape;
+    const std::vector<int64_t> axes =
+        ops::intsFromAttributeOrInput(graph, node, "axes", 1).value_or(std::vector<int64_t>{});
+    const bool noop = axes.empty() && node.intAttr("noop_with_empty_axes", 0) != 0;
+    std::vector<bool> reduced(shape.size(), axes.empty() && !noop);
+    for (int64_t axis : axes) reduced[static_cast<size_t>(ops::normalizeAxis(node, axis, static_cast<int64_t>(shape.size())))] = true;
+    Shape kept = shape;
+    for (size_t d = 0; d < shape.size(); ++d) kept[d] = reduced[d] ? 1 : shape[d];
+    std::vector<int64_t> keptStrides = ops::rowMajorStrides(kept);
+    for (size_t d = 0; d < shape.size(); ++d) keptStrides[d] = reduced[d] ? 0 : keptStrides[d];
+    KernelBuilder& b = k.builder;
+    const uint32_t x = k.bind(graph, node.inputs[0], false), y = k.bind(graph, node.outputs[0], true);
+    const Scalar type = loadedType(graph.value(node.inputs[0]).dtype);
+    const V one = type == Scalar::F32 ? b.real(1) : b.integer(1, type);
+    b.loop(elementCount(kept), [&](V i) { b.store(y, i, one); });
+    const std::vector<int64_t> strides = ops::rowMajorStrides(shape);
+    forEachPosition(b, shape, [&](const std::vector<V>& p) {
+        const V slot = linear(b, p, keptStrides);
+        b.store(y, slot, b.mul(b.load(y, slot), b.load(x, linear(b, p, strides))));
+    });
+    return k.finish();
+}
+
+/// out[..., j (at axis), ...] = values[1] where j is the index there (negative ones counted
+/// from depth), values[0] elsewhere; an index outside [-depth, depth) matches no j.
+HostKernel oneHot(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& indexShape = graph.value(node.inputs[0]).shape;
+    const Shape& shape = graph.value(node.outputs[0]).shape;
+    const auto axis = static_cast<size_t>(ops::normalizeAxis(node, node.intAttr("axis", -1), static_cast<int64_t>(shape.size())));
+    const int64_t depth = shape[axis];
+    KernelBuilder& b = k.builder;
+    const uint32_t indices = k.bind(graph, node.inputs[0], false), values = k.bind(graph, node.inputs[2], false);
+    const uint32_t out = k.bind(graph, node.outputs[0], true);
+    std::vector<int64_t> indexStrides(shape.size(), 0);
+    const std::vector<int64_t> dense = ops::rowMajorStrides(indexShape);
+    for (size_t d = 0, i = 0; d < shape.size(); ++d) {
+        if (d != axis) indexStrides[d] = dense[i++];
+    }
+    const std::vector<int64_t> outStrides = ops::rowMajorStrides(shape);
+    forEachPosition(b, shape, [&](const std::vector<V>& p) {
+        V index = b.cast(b.load(indices, linear(b, p, indexStrides)), Scalar::I64);
+        index = b.select(b.compare(ComparePredicate::Lt, index, b.integer(0)), b.add(index, b.integer(depth)), index);
+        b.store(out, linear(b, p, outStrides),
+                b.select(b.compare(ComparePredicate::Eq, index, p[axis]), b.load(values, b.integer(1)),
+                         b.load(values, b.integer(0))));
+    });
+    return k.finish();
+}
+
+}  // namespace
+
+std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, uint32_t opId) {
+    if (!allKernelTypes(graph, node)) return std::nullopt;
+    // Every op but Where works along an axis of its first input, which a scalar lacks.
+    if (node.kind != OpKind::Where && graph.value(node.inputs[0]).shape.empty()) return std::nullopt;
+    Bound k("npusim_op" + std::to_string(opId));
+    switch (node.kind) {
+        case OpKind::CumSum:
+            if (!graph.value(node.inputs[1]).constant) return std::nullopt;
+            return cumSum(graph, node, k);
+        case OpKind::ArgMax:
+        case OpKind::ArgMin: return argExtreme(graph, node, k);
+        case OpKind::TopK: return topK(graph, node, k);
+        case OpKind::Where: return where(graph, node, k);
+        case OpKind::Gather: return gather(graph, node, k);
+        case OpKind::GatherElements: return gatherElements(graph, node, k);
+        case OpKind::ReduceProd: return reduceProd(graph, node, k);
+        case OpKind::OneHot: return oneHot(graph, node, k);
+        default: return std::nullopt;
+    }
+}
+
+}  // namespace npusim::compiler::cpu

@@ -1,0 +1,225 @@
+// The translation follows the shape of LLVM's Kaleidoscope tutorial: locals and loop variables
+// live in entry-block allocas and mem2reg (inside the O2 pipeline) turns them into registers;
+// every expression is emitted afresh at the statement that uses it.
+#include "compiler/cpu/llvm_emitter.h"
+
+#include <stdexcept>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace npusim::compiler::cpu {
+namespace {
+
+llvm::Type* scalarType(llvm::LLVMContext& context, Scalar type) {
+    switch (type) {
+        case Scalar::I1: return llvm::Type::getInt1Ty(context);
+        case Scalar::I32: return llvm::Type::getInt32Ty(context);
+        case Scalar::I64: return llvm::Type::getInt64Ty(context);
+        case Scalar::F32: return llvm::Type::getFloatTy(context);
+    }
+    return nullptr;
+}
+
+llvm::Type* elementType(llvm::LLVMContext& context, DType dtype) {
+    switch (dtype) {
+        case DType::Fp32: return llvm::Type::getFloatTy(context);
+        case DType::Int32: return llvm::Type::getInt32Ty(context);
+        case DType::Int64: return llvm::Type::getInt64Ty(context);
+        default: return llvm::Type::getInt8Ty(context);  // int8, uint8, bool
+    }
+}
+
+class FunctionEmitter {
+public:
+    FunctionEmitter(const Kernel& kernel, llvm::Module& module)
+        : kernel_(kernel), context_(module.getContext()), module_(module), b_(context_) {}
+
+    void emit() {
+        llvm::Type* pointer = llvm::PointerType::get(context_, 0);
+        auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {pointer}, false);
+        function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, kernel_.name, module_);
+        llvm::Argument* buffers = function_->getArg(0);
+        buffers->setName("buffers");
+        b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", function_));
+        for (size_t i = 0; i < kernel_.buffers.size(); ++i) {
+            llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(pointer, buffers, i);
+            bases_.push_back(b_.CreateLoad(pointer, slot, kernel_.buffers[i].name));
+        }
+        for (Scalar local : kernel_.locals) locals_.push_back(b_.CreateAlloca(scalarType(context_, local)));
+        for (uint32_t i = 0; i < kernel_.loopVars; ++i) loopVars_.push_back(b_.CreateAlloca(b_.getInt64Ty()));
+        body(kernel_.body);
+        b_.CreateRetVoid();
+    }
+
+private:
+    void body(const std::vector<Stmt>& statements) {
+        for (const Stmt& s : statements) {
+            switch (s.kind) {
+                case StmtKind::For: loop(s); break;
+                case StmtKind::Assign: b_.CreateStore(expr(s.a), locals_.at(s.slot)); break;
+                case StmtKind::Store: store(s); break;
+                case StmtKind::If: {
+                    auto* then = llvm::BasicBlock::Create(context_, "then", function_);
+                    auto* merge = llvm::BasicBlock::Create(context_, "endif", function_);
+                    b_.CreateCondBr(expr(s.a), then, merge);
+                    b_.SetInsertPoint(then);
+                    body(s.body);
+                    b_.CreateBr(merge);
+                    b_.SetInsertPoint(merge);
+                    break;
+                }
+            }
+        }
+    }
+
+    void loop(const Stmt& s) {
+        llvm::Value* variable = loopVars_.at(s.slot);
+        b_.CreateStore(b_.getInt64(0), variable);
+        auto* test = llvm::BasicBlock::Create(context_, "loop", function_);
+        auto* inside = llvm::BasicBlock::Create(context_, "body", function_);
+        auto* done = llvm::BasicBlock::Create(context_, "done", function_);
+        b_.CreateBr(test);
+        b_.SetInsertPoint(test);
+        llvm::Value* index = b_.CreateLoad(b_.getInt64Ty(), variable);
+        b_.CreateCondBr(b_.CreateICmpSLT(index, b_.getInt64(s.extent)), inside, done);
+        b_.SetInsertPoint(inside);
+        body(s.body);
+        llvm::Value* next = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), variable), b_.getInt64(1));
+        b_.CreateStore(next, variable);
+        b_.CreateBr(test);
+        b_.SetInsertPoint(done);
+    }
+
+    llvm::Value* address(uint32_t buffer, uint32_t index) {
+        return b_.CreateInBoundsGEP(elementType(context_, kernel_.buffers.at(buffer).dtype), bases_.at(buffer),
+                                    {expr(index)});
+    }
+
+    void store(const Stmt& s) {
+        const DType dtype = kernel_.buffers.at(s.slot).dtype;
+        llvm::Value* value = expr(s.b);
+        if (dtype == DType::Int8 || dtype == DType::UInt8) value = b_.CreateTrunc(value, b_.getInt8Ty());
+        if (dtype == DType::Bool) value = b_.CreateZExt(value, b_.getInt8Ty());
+        b_.CreateStore(value, address(s.slot, s.a));
+    }
+
+    llvm::Value* expr(uint32_t id) {
+        const Expr& e = kernel_.exprs.at(id);
+        llvm::Type* type = scalarType(context_, e.type);
+        switch (e.kind) {
+            case ExprKind::Int: return llvm::ConstantInt::get(type, static_cast<uint64_t>(e.intValue), true);
+            case ExprKind::Float: return llvm::ConstantFP::get(type, e.floatValue);
+            case ExprKind::LoopVar: return b_.CreateLoad(type, loopVars_.at(e.slot));
+            case ExprKind::Local: return b_.CreateLoad(type, locals_.at(e.slot));
+            case ExprKind::Load: return loadElement(e);
+            case ExprKind::Binary: return binary(e, expr(e.a), expr(e.b));
+            case ExprKind::Compare: return compare(e, expr(e.a), expr(e.b));
+            case ExprKind::Select: return b_.CreateSelect(expr(e.a), expr(e.b), expr(e.c));
+            case ExprKind::Cast: return cast(kernel_.exprs.at(e.a).type, e.type, expr(e.a));
+        }
+        throw std::logic_error("kernel expression of unknown kind");
+    }
+
+    llvm::Value* loadElement(const Expr& e) {
+        const DType dtype = kernel_.buffers.at(e.slot).dtype;
+        llvm::Value* raw = b_.CreateLoad(elementType(context_, dtype), address(e.slot, e.a));
+        switch (dtype) {
+            case DType::Int8: return b_.CreateSExt(raw, b_.getInt32Ty());
+            case DType::UInt8: return b_.CreateZExt(raw, b_.getInt32Ty());
+            case DType::Bool: return b_.CreateICmpNE(raw, b_.getInt8(0));
+            default: return raw;
+        }
+    }
+
+    llvm::Value* binary(const Expr& e, llvm::Value* a, llvm::Value* b) {
+        if (e.type == Scalar::F32) {
+            switch (e.binary) {
+                case BinaryOp::Add: return b_.CreateFAdd(a, b);
+                case BinaryOp::Sub: return b_.CreateFSub(a, b);
+                case BinaryOp::Mul: return b_.CreateFMul(a, b);
+                case BinaryOp::Div: return b_.CreateFDiv(a, b);
+                case BinaryOp::Rem: return b_.CreateFRem(a, b);
+                case BinaryOp::Min: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
+                case BinaryOp::Max: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+                case BinaryOp::And:
+                case BinaryOp::Or: break;
+            }
+            throw std::logic_error("kernel bitwise op on floats");
+        }
+        switch (e.binary) {
+            case BinaryOp::Add: return b_.CreateAdd(a, b);
+            case BinaryOp::Sub: return b_.CreateSub(a, b);
+            case BinaryOp::Mul: return b_.CreateMul(a, b);
+            case BinaryOp::Div: return b_.CreateSDiv(a, b);
+            case BinaryOp::Rem: return b_.CreateSRem(a, b);
+            case BinaryOp::Min: return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
+            case BinaryOp::Max: return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
+            case BinaryOp::And: return b_.CreateAnd(a, b);
+            case BinaryOp::Or: return b_.CreateOr(a, b);
+        }
+        throw std::logic_error("kernel binary op of unknown kind");
+    }
+
+    llvm::Value* compare(const Expr& e, llvm::Value* a, llvm::Value* b) {
+        const bool real = kernel_.exprs.at(e.a).type == Scalar::F32;
+        using P = llvm::CmpInst::Predicate;
+        static constexpr P kFloat[] = {P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE, P::FCMP_OEQ, P::FCMP_UNE};
+        static constexpr P kInteger[] = {P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE, P::ICMP_EQ, P::ICMP_NE};
+        const auto index = static_cast<size_t>(e.compare);
+        return real ? b_.CreateFCmp(kFloat[index], a, b) : b_.CreateICmp(kInteger[index], a, b);
+    }
+
+    llvm::Value* cast(Scalar from, Scalar to, llvm::Value* value) {
+        llvm::Type* type = scalarType(context_, to);
+        if (from == Scalar::F32) return b_.CreateFPToSI(value, type);
+        if (to == Scalar::F32) return from == Scalar::I1 ? b_.CreateUIToFP(value, type) : b_.CreateSIToFP(value, type);
+        if (from == Scalar::I1) return b_.CreateZExt(value, type);
+        return b_.CreateSExtOrTrunc(value, type);
+    }
+
+    const Kernel& kernel_;
+    llvm::LLVMContext& context_;
+    llvm::Module& module_;
+    llvm::IRBuilder<> b_;
+    llvm::Function* function_ = nullptr;
+    std::vector<llvm::Value*> bases_, locals_, loopVars_;
+};
+
+void optimize(llvm::Module& module) {
+    llvm::LoopAnalysisManager loops;
+    llvm::FunctionAnalysisManager functions;
+    llvm::CGSCCAnalysisManager cgscc;
+    llvm::ModuleAnalysisManager modules;
+    llvm::PassBuilder builder;
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(cgscc);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, cgscc, modules);
+    builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(module, modules);
+}
+
+}  // namespace
+
+std::string emitLlvmModule(const std::vector<Kernel>& kernels, const std::string& moduleName) {
+    llvm::LLVMContext context;
+    llvm::Module module(moduleName, context);
+    for (const Kernel& kernel : kernels) FunctionEmitter(kernel, module).emit();
+    std::string problems;
+    llvm::raw_string_ostream report(problems);
+    if (llvm::verifyModule(module, &report)) throw std::logic_error("CPU kernels are invalid LLVM IR: " + problems);
+    optimize(module);
+    std::string text;
+    llvm::raw_string_ostream out(text);
+    module.print(out, nullptr);
+    out.flush();
+    return text;
+}
+
+}  // namespace npusim::compiler::cpu
