@@ -72,6 +72,34 @@ def wide_mlp(rng, rows=256, features=1024, hidden=1024, out=256):
         [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
 
 
+def sampling_head(rng, batch=4, features=64, classes=100, k=10):
+    """A classifier head with top-k/top-p post-processing: the NPU computes the logits and the
+    softmax; TopK, the CumSum of the top probabilities and an ArgMax over int8-quantized logits
+    have no NPU lowering and run as CPU segments."""
+    w = (rng.standard_normal((features, classes)) / np.sqrt(features)).astype(np.float32)
+    b = (0.1 * rng.standard_normal(classes)).astype(np.float32)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["scores"], name="classifier"),
+        helper.make_node("Add", ["scores", "b"], ["logits"], name="bias"),
+        helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
+        helper.make_node("TopK", ["probs", "k"], ["top_probs", "top_classes"], name="top_k", axis=1),
+        helper.make_node("CumSum", ["top_probs", "axis"], ["cumulative"], name="top_p"),
+        helper.make_node("QuantizeLinear", ["logits", "scale", "zero"], ["logits_q"], name="quantize"),
+        helper.make_node("ArgMax", ["logits_q"], ["best"], name="best_class", axis=1, keepdims=0),
+    ]
+    return helper.make_graph(
+        nodes, "sampling_head",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, features])],
+        [helper.make_tensor_value_info("top_classes", TensorProto.INT64, [batch, k]),
+         helper.make_tensor_value_info("cumulative", TensorProto.FLOAT, [batch, k]),
+         helper.make_tensor_value_info("best", TensorProto.INT64, [batch])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b"),
+         numpy_helper.from_array(np.array([k], dtype=np.int64), "k"),
+         numpy_helper.from_array(np.array(1, dtype=np.int64), "axis"),
+         numpy_helper.from_array(np.array(0.05, dtype=np.float32), "scale"),
+         numpy_helper.from_array(np.array(0, dtype=np.int8), "zero")])
+
+
 def batched_conv_classifier(rng, batch=4, channels=3, size=16, filters=8, classes=10):
     """Conv, ReLU, Flatten, Gemm over a batch: the convolution's GEMM writes channels first,
     the Flatten needs batch first, so the compiler inserts a Reformat between them."""
@@ -215,6 +243,7 @@ def main():
     save(transformer_block(rng), os.path.join(out, "transformer_block.onnx"))
     save(wide_mlp(rng), os.path.join(out, "wide_mlp.onnx"))
     save(batched_conv_classifier(rng), os.path.join(out, "batched_conv_classifier.onnx"))
+    save(sampling_head(rng), os.path.join(out, "sampling_head.onnx"))
 
 
 if __name__ == "__main__":

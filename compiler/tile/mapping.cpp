@@ -26,8 +26,8 @@ OpMapping mapOp(const Graph& graph, const TileProgram& program, const TileOp& op
     }
     if (const auto* host = std::get_if<HostTiles>(&op)) {
         m.target = "host CPU";
-        m.detail = "JIT kernel of " + std::to_string(cpu::operationCount(host->host.kernel)) +
-                   " operations; the NPU cannot: " + host->reason;
+        m.detail = "JIT kernel of " + std::to_string(cpu::operationCount(host->host.kernel)) + " operations (" +
+                   host->reason + ")";
         return m;
     }
     const auto& vector = std::get<VectorTiles>(op);

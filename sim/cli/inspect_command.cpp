@@ -1,6 +1,7 @@
 // npusim inspect ARTIFACT [--json]: what an artifact holds, read from its manifest: the model,
 // the compiler and the arch it was built with, its inputs and outputs, the op table and the
 // sections with their sizes and checksums.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -37,6 +38,20 @@ void printManifest(const Artifact& artifact) {
         std::printf("%-6u %-28s %-18s %-6s %14llu %14llu  %s\n", op.opId, op.name.c_str(), op.type.c_str(),
                     std::string(dtypeName(op.dtype)).c_str(), static_cast<unsigned long long>(op.macs),
                     static_cast<unsigned long long>(op.minDramBytes), notes.c_str());
+    }
+    std::printf("\nsegments (run in this order)\n");
+    for (size_t i = 0; i < m.segments.size(); ++i) {
+        const SegmentRecord& s = m.segments[i];
+        if (!s.cpu) {
+            std::printf("%-3zu npu  job running section '%s'\n", i, s.section.c_str());
+            continue;
+        }
+        const auto op = std::find_if(m.ops.begin(), m.ops.end(), [&](const OpRecord& r) { return r.opId == s.opId; });
+        std::printf("%-3zu cpu  %s (op %u) as JIT kernel @%s, %llu operations\n", i,
+                    op == m.ops.end() ? "?" : op->name.c_str(), s.opId, s.kernel.c_str(),
+                    static_cast<unsigned long long>(s.operations));
+        for (const TensorBinding& b : s.inputs) std::printf("       copies in   %s\n", bindingText(b).c_str());
+        for (const TensorBinding& b : s.outputs) std::printf("       copies out  %s\n", bindingText(b).c_str());
     }
     std::printf("\n%-12s %12s  %s\n", "section", "bytes", "crc32");
     for (const auto& [name, bytes] : artifact.sections) {

@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+"""CPU fallback: ops the NPU cannot run (TopK, CumSum, an ArgMax over int8) become CPU segments
+whose kernels are JIT-compiled from the artifact's LLVM IR; their outputs are right, they show
+in the mapping report, the artifact's segment list, the trace (a host track) and as
+cpu_fallback findings at their ops."""
+import json
+import unittest
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from npusim_cli import NpusimTestCase, example, read_manifest
+
+# x[4,64] -> MatMul + Add -> Softmax -> TopK(10) -> CumSum; logits -> QuantizeLinear -> ArgMax.
+MODEL = "sampling_head.onnx"
+CPU_OPS = {"top_k": "TopK", "top_p": "CumSum", "best_class": "ArgMax"}
+
+
+def numpy_reference(x):
+    """The sampling head computed by numpy from the model's own weights."""
+    weights = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(example(MODEL))).graph.initializer}
+    logits = x @ weights["w"] + weights["b"]
+    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    order = np.argsort(-probs, axis=1, kind="stable")[:, :10]
+    cumulative = np.cumsum(np.take_along_axis(probs, order, axis=1), axis=1)
+    quantized = np.clip(np.rint(logits / weights["scale"]), -128, 127).astype(np.int8)
+    return order, cumulative, quantized.argmax(axis=1)
+
+
+class CpuFallbackTest(NpusimTestCase):
+    def test_mapping_report_puts_the_ops_without_npu_lowering_on_the_host(self):
+        rows = {line.split()[0]: line for line in self.ok("compile", example(MODEL), "--mapping").splitlines()[1:]}
+        for name, op_type in CPU_OPS.items():
+            self.assertIn("host CPU", rows[name])
+            self.assertIn("JIT kernel", rows[name])
+        for name in ("classifier", "softmax", "quantize"):
+            self.assertNotIn("host CPU", rows[name])
+
+    def test_outputs_match_numpy_and_the_reference_interpreter(self):
+        x = np.random.default_rng(3).standard_normal((4, 64)).astype(np.float32)
+        (self.tmp / "in").mkdir()
+        np.save(self.tmp / "in" / "x.npy", x)
+        stdout = self.ok("run", example(MODEL), "--inputs", "in", "--outputs", "out", "--check")
+        self.assertIn("check against the reference interpreter: passed", stdout)
+        order, cumulative, best = numpy_reference(x)
+        np.testing.assert_array_equal(np.load(self.tmp / "out" / "top_classes.npy"), order)
+        np.testing.assert_allclose(np.load(self.tmp / "out" / "cumulative.npy"), cumulative, rtol=1e-5)
+        np.testing.assert_array_equal(np.load(self.tmp / "out" / "best.npy"), best)
+
+    def test_artifact_lists_its_segments_and_carries_the_cpu_code(self):
+        self.ok("compile", example(MODEL), "-o", "m.npuart")
+        summary = json.loads(self.ok("inspect", "m.npuart", "--json"))
+        devices = [s["device"] for s in summary["segments"]]
+        # Softmax feeds TopK and CumSum on the host; the quantize op runs as a second NPU job.
+        self.assertEqual(devices, ["npu", "cpu", "cpu", "npu", "cpu"])
+        ops = {op["op_id"]: op["name"] for op in summary["ops"]}
+        self.assertEqual({ops[s["op_id"]] for s in summary["segments"] if s["device"] == "cpu"}, set(CPU_OPS))
+        sections = {s["name"] for s in summary["sections"]}
+        self.assertTrue({"commands", "commands.1", "cpu"} <= sections)
+        text = self.ok("inspect", "m.npuart")
+        self.assertIn("cpu  top_k (op 3) as JIT kernel", text)
+        self.assertIn("copies in   probs: fp32[4,100]", text)
+
+    def test_a_flipped_byte_in_the_cpu_code_is_refused_naming_the_section(self):
+        self.ok("compile", example(MODEL), "-o", "m.npuart")
+        data = bytearray((self.tmp / "m.npuart").read_bytes())
+        manifest, payload_start = read_manifest(bytes(data))
+        section = next(s for s in manifest["sections"] if s["name"] == "cpu")
+        data[payload_start + section["offset"] + section["size"] // 2] ^= 0x20
+        (self.tmp / "bad.npuart").write_bytes(bytes(data))
+        self.assertFailsCleanly(["run", "bad.npuart"], 2, ["'cpu'", "checksum"])
+
+    def test_report_has_a_host_track_and_a_cpu_fallback_finding_per_cpu_op(self):
+        self.ok("run", example(MODEL), "--report", "rep")
+        report = json.loads((self.tmp / "rep" / "report.json").read_text())
+        findings = {f["op"]: f for f in report["findings"] if f["kind"] == "cpu_fallback"}
+        self.assertEqual(set(findings), set(CPU_OPS))
+        ops = {op["name"]: op for op in report["ops"]}
+        for name, op_type in CPU_OPS.items():
+            host = ops[name]["host"]
+            self.assertGreater(host["kernel_cycles"], 0)
+            self.assertGreater(host["copy_cycles"], 0)
+            self.assertEqual(findings[name]["cycles_lost"], host["kernel_cycles"] + host["copy_cycles"])
+            self.assertIn(op_type, findings[name]["message"])
+            self.assertEqual(ops[name]["bound"], "host")
+        # TopK's selection (k x 100 per row) costs more than the 10-element CumSum.
+        self.assertGreater(ops["top_k"]["host"]["kernel_cycles"], ops["top_p"]["host"]["kernel_cycles"])
+
+        trace = json.loads((self.tmp / "rep" / "trace.json").read_text())
+        tracks = {e["args"]["name"]: e["tid"] for e in trace["traceEvents"] if e["ph"] == "M"}
+        self.assertIn("host cpu", tracks)
+        host = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] == tracks["host cpu"]]
+        self.assertEqual(sorted(e["name"] for e in host),
+                         sorted(f"{op} {part}" for op in CPU_OPS for part in ("copy_in", "kernel", "copy_out")))
+        self.assertEqual(sum(e["args"]["cycles"] for e in host), report["units"]["host cpu"]["busy_cycles"])
+        # The host works while the NPU's units are idle: no NPU slice overlaps a host kernel.
+        npu = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["tid"] != tracks["host cpu"]]
+        for kernel in (e for e in host if e["cat"] == "host_kernel"):
+            start, end = kernel["args"]["start_cycle"], kernel["args"]["start_cycle"] + kernel["args"]["cycles"]
+            for e in npu:
+                e_start = e["args"]["start_cycle"]
+                self.assertFalse(start < e_start + e["args"]["cycles"] and e_start < end, (kernel["name"], e["name"]))
+
+    def test_timing_counts_the_cpu_segments_and_a_warm_run_is_faster(self):
+        self.ok("run", example(MODEL), "--repeat", "3", "--report", "rep")
+        timing = json.loads((self.tmp / "rep" / "report.json").read_text())["timing"]
+        self.assertGreater(timing["cold"]["cycles"], timing["warm"]["cycles"])
+        self.assertGreaterEqual(timing["warm"]["cycles"], timing["steady"]["cycles"])
+        # Loading compiles the kernels: the cold start takes longer on the host's clock too.
+        self.assertGreater(timing["cold"]["host_seconds"], timing["steady"]["host_seconds"])
+
+
+if __name__ == "__main__":
+    unittest.main()

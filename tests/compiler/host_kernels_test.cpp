@@ -1,0 +1,192 @@
+// CPU kernels end to end: each op's loop-IR kernel is emitted as LLVM IR, JIT-compiled by the
+// runtime's CpuCode and run on real buffers; its outputs must equal the reference interpreter's.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "compiler/cpu/host_kernels.h"
+#include "compiler/cpu/llvm_emitter.h"
+#include "compiler/graph/interpreter.h"
+#include "graph_test_support.h"
+#include "runtime/cpu_code.h"
+
+namespace npusim::compiler {
+namespace {
+
+using namespace testing;
+
+std::span<const std::byte> bytesOf(const std::string& text) { return std::as_bytes(std::span(text)); }
+
+/// Runs the CPU kernel of the graph's one op on `inputs` and compares it with the interpreter.
+void expectKernelMatchesReference(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
+    const std::optional<cpu::HostKernel> host = cpu::hostKernelFor(graph, graph.nodes.at(0), 0);
+    ASSERT_TRUE(host) << "no CPU kernel";
+    SCOPED_TRACE(cpu::printKernel(host->kernel));
+    const std::string ir = cpu::emitLlvmModule({host->kernel}, "test");
+    const runtime::CpuCode code(bytesOf(ir));
+    const runtime::CpuCode::Kernel kernel = code.kernel(host->kernel.name);
+
+    std::vector<Tensor> tensors;
+    for (ValueId id : host->inputs) {
+        const Value& value = graph.value(id);
+        tensors.push_back(value.constant ? *value.constant : inputs.at(value.name));
+    }
+    for (ValueId id : host->outputs) tensors.push_back(Tensor::zeros(graph.value(id).dtype, graph.value(id).shape));
+    std::vector<void*> buffers;
+    for (Tensor& tensor : tensors) buffers.push_back(tensor.bytes.data());
+    kernel(buffers.data());
+
+    const std::vector<Tensor> golden = interpretGraph(graph, inputs);
+    ASSERT_EQ(host->outputs.size(), golden.size());
+    for (size_t i = 0; i < golden.size(); ++i) {
+        expectTensorNear(tensors[host->inputs.size() + i], golden[i], 1e-5);
+    }
+}
+
+/// Values from a small range, so that ties occur.
+Tensor smallIntegers(DType dtype, Shape shape, uint32_t seed, int range) {
+    std::mt19937 rng(seed);
+    Tensor t = Tensor::zeros(dtype, std::move(shape));
+    for (int64_t i = 0; i < t.elementCount(); ++i) {
+        const auto v = static_cast<int64_t>(rng() % static_cast<uint32_t>(range)) - range / 2;
+        switch (dtype) {
+            case DType::Int8: t.as<int8_t>()[i] = static_cast<int8_t>(v); break;
+            case DType::UInt8: t.as<uint8_t>()[i] = static_cast<uint8_t>(v + range / 2); break;
+            case DType::Int32: t.as<int32_t>()[i] = static_cast<int32_t>(v); break;
+            case DType::Int64: t.as<int64_t>()[i] = v; break;
+            case DType::Fp32: t.as<float>()[i] = static_cast<float>(v) * 0.5f; break;
+            default: ADD_FAILURE() << "no small integers of this dtype";
+        }
+    }
+    return t;
+}
+
+TEST(HostKernels, CumSumMatchesTheReferenceInEveryDirection) {
+    for (int64_t exclusive : {0, 1}) {
+        for (int64_t reverse : {0, 1}) {
+            SCOPED_TRACE("exclusive " + std::to_string(exclusive) + " reverse " + std::to_string(reverse));
+            const Tensor x = randomFp32({3, 5, 4}, 7);
+            const Graph graph = constantOperandGraph(OpKind::CumSum, {x, int64({}, {1})}, {1},
+                                                     {{"exclusive", exclusive}, {"reverse", reverse}});
+            expectKernelMatchesReference(graph, {{"in0", x}});
+        }
+    }
+    // int32 sums wrap like the reference's.
+    Tensor big = Tensor::zeros(DType::Int32, {2, 3});
+    for (int32_t& v : big.as<int32_t>()) v = 2'000'000'000;
+    expectKernelMatchesReference(constantOperandGraph(OpKind::CumSum, {big, int64({}, {-1})}, {1}), {{"in0", big}});
+}
+
+TEST(HostKernels, ArgExtremesPickTheFirstOrLastOfTies) {
+    for (DType dtype : {DType::Int8, DType::UInt8, DType::Int64, DType::Fp32}) {
+        for (OpKind kind : {OpKind::ArgMax, OpKind::ArgMin}) {
+            for (int64_t last : {0, 1}) {
+                SCOPED_TRACE(std::string(dtypeName(dtype)) + (kind == OpKind::ArgMax ? " ArgMax" : " ArgMin") +
+                             " last " + std::to_string(last));
+                const Tensor x = smallIntegers(dtype, {4, 7, 3}, 11, 5);
+                const Graph graph = singleOpGraph(kind, {x}, {{"axis", int64_t{1}}, {"select_last_index", last},
+                                                              {"keepdims", int64_t{0}}});
+                expectKernelMatchesReference(graph, {{"in0", x}});
+            }
+        }
+    }
+}
+
+TEST(HostKernels, TopKOrdersTiesByIndexForLargestAndSmallest) {
+    for (int64_t largest : {0, 1}) {
+        for (int64_t axis : {0, -1}) {
+            for (int64_t k : {1, 3, 6}) {
+                SCOPED_TRACE("largest " + std::to_string(largest) + " axis " + std::to_string(axis) + " k " +
+                             std::to_string(k));
+                const Tensor x = smallIntegers(DType::Fp32, {6, 6}, 3, 4);
+                const Graph graph = constantOperandGraph(OpKind::TopK, {x, int64({1}, {k})}, {1},
+                                                         {{"axis", axis}, {"largest", largest}}, 2);
+                expectKernelMatchesReference(graph, {{"in0", x}});
+            }
+        }
+    }
+    const Tensor ints = smallIntegers(DType::Int32, {2, 9, 2}, 5, 6);
+    expectKernelMatchesReference(
+        constantOperandGraph(OpKind::TopK, {ints, int64({1}, {4})}, {1}, {{"axis", int64_t{1}}}, 2), {{"in0", ints}});
+}
+
+TEST(HostKernels, WhereBroadcastsItsThreeOperands) {
+    const Tensor condition = boolean({4, 1}, {1, 0, 0, 1});
+    const Tensor x = randomFp32({1, 5}, 1), y = randomFp32({4, 5}, 2);
+    expectKernelMatchesReference(singleOpGraph(OpKind::Where, {condition, x, y}),
+                                 {{"in0", condition}, {"in1", x}, {"in2", y}});
+}
+
+TEST(HostKernels, GathersTakeRunTimeAndNegativeIndices) {
+    const Tensor data = randomFp32({3, 5, 2}, 4);
+    const Tensor indices = int64({2, 2}, {0, -1, 4, 2});
+    expectKernelMatchesReference(singleOpGraph(OpKind::Gather, {data, indices}, {{"axis", int64_t{1}}}),
+                                 {{"in0", data}, {"in1", indices}});
+    const Tensor narrow = int32({3}, {2, 0, -3});
+    expectKernelMatchesReference(singleOpGraph(OpKind::Gather, {data, narrow}), {{"in0", data}, {"in1", narrow}});
+    const Tensor elements = int64({2, 5, 2}, {0, 1, 2, -1, 0, 0, 2, 1, -3, 2, 1, 1, 0, 0, 2, 2, 1, 0, -1, -2});
+    expectKernelMatchesReference(singleOpGraph(OpKind::GatherElements, {data, elements}, {{"axis", int64_t{0}}}),
+                                 {{"in0", data}, {"in1", elements}});
+}
+
+TEST(HostKernels, ReduceProdAndOneHot) {
+    const Tensor x = smallIntegers(DType::Int32, {3, 4, 2}, 9, 5);
+    expectKernelMatchesReference(
+        singleOpGraph(OpKind::ReduceProd, {x}, {{"axes", std::vector<int64_t>{0, 2}}, {"keepdims", int64_t{0}}}),
+        {{"in0", x}});
+    const Tensor f = randomFp32({2, 3}, 6);
+    expectKernelMatchesReference(singleOpGraph(OpKind::ReduceProd, {f}), {{"in0", f}});
+
+    const Tensor indices = fp32({2, 3}, {0.0f, 2.7f, -1.0f, 5.0f, -4.0f, 1.0f});  // 5 and -4 are out of range
+    const Tensor values = int64({2}, {-3, 9});
+    const Graph graph = constantOperandGraph(OpKind::OneHot, {indices, int64({}, {4}), values}, {1},
+                                             {{"axis", int64_t{1}}});
+    expectKernelMatchesReference(graph, {{"in0", indices}, {"in2", values}});
+}
+
+TEST(HostKernels, OperationCountIsTheStaticCostOfTheLoopNest) {
+    const Tensor x = randomFp32({1, 4}, 1);
+    const Graph graph = constantOperandGraph(OpKind::CumSum, {x, int64({}, {1})}, {1});
+    const std::optional<cpu::HostKernel> host = cpu::hostKernelFor(graph, graph.nodes[0], 0);
+    ASSERT_TRUE(host);
+    // Two one-trip loops (1 step each) around 4 steps of: the loop step (1), the running sum
+    // (an index of mul + add + add, the load and the add: 5) and the store (the index and the
+    // store: 4).
+    const uint64_t count = cpu::operationCount(host->kernel);
+    EXPECT_EQ(count, 1u + 1u + 4u * (1u + 5u + 4u));
+    const std::string text = cpu::printKernel(host->kernel);
+    EXPECT_NE(text.find("cpu kernel @npusim_op0(in %in0: fp32[4], out %out: fp32[4])"), std::string::npos) << text;
+    EXPECT_NE(text.find(std::to_string(count) + " operations"), std::string::npos);
+}
+
+TEST(HostKernels, TheLlvmModuleDefinesOneFunctionPerKernel) {
+    const Tensor x = randomFp32({2, 4}, 1);
+    const Graph graph = singleOpGraph(OpKind::ArgMax, {x});
+    const std::optional<cpu::HostKernel> host = cpu::hostKernelFor(graph, graph.nodes[0], 7);
+    ASSERT_TRUE(host);
+    const std::string ir = cpu::emitLlvmModule({host->kernel}, "model");
+    EXPECT_NE(ir.find("define void @npusim_op7(ptr"), std::string::npos) << ir;
+    EXPECT_NE(ir.find("ModuleID = 'model'"), std::string::npos) << ir;
+}
+
+TEST(HostKernels, OpsAndDTypesWithoutAKernelHaveNone) {
+    const Graph softmax = singleOpGraph(OpKind::Softmax, {randomFp32({2}, 1)});
+    EXPECT_FALSE(cpu::hostKernelFor(softmax, softmax.nodes[0], 0));
+    const Graph half = singleOpGraph(OpKind::ArgMax, {Tensor::zeros(DType::Fp16, {2, 2})});
+    EXPECT_FALSE(cpu::hostKernelFor(half, half.nodes[0], 0));
+    // CumSum's axis decides the loop nest: it must be a constant.
+    const Graph runTimeAxis = singleOpGraph(OpKind::CumSum, {randomFp32({2, 2}, 1), int64({}, {0})});
+    EXPECT_FALSE(cpu::hostKernelFor(runTimeAxis, runTimeAxis.nodes[0], 0));
+}
+
+TEST(CpuCode, BadIrAndUnknownKernelsAreInputErrorsNamingTheSection) {
+    const std::string broken = "define void @f(ptr %p) {\n  ret i32 0\n}\n";
+    const std::string message = inputErrorOf([&] { runtime::CpuCode code(bytesOf(broken)); });
+    EXPECT_NE(message.find("artifact section 'cpu': line 2"), std::string::npos) << message;
+    const std::string empty = "define void @f(ptr %p) {\n  ret void\n}\n";
+    const runtime::CpuCode code(bytesOf(empty));
+    EXPECT_NE(inputErrorOf([&] { code.kernel("g"); }).find("kernel 'g'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace npusim::compiler
