@@ -1,6 +1,7 @@
 // The pipeline and the artifact it produces.
 #include "compiler/pipeline.h"
 
+#include <algorithm>
 #include <set>
 
 #include "arch/checksum.h"
@@ -15,6 +16,7 @@
 #include "compiler/passes/graph_pass.h"
 #include "compiler/target/codegen.h"
 #include "compiler/tile/fusion.h"
+#include "compiler/tile/segment_order.h"
 #include "compiler/tile/tiling.h"
 
 namespace npusim::compiler {
@@ -127,6 +129,10 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
         dump("fuse-gemm-epilogues", IrLevel::Tile);
         fuseVectorKernels(c.tiles, c.graph, config, costModel);
         dump("fuse-vector-kernels", IrLevel::Tile);
+    }
+    if (std::any_of(c.tiles.ops.begin(), c.tiles.ops.end(), [](const TileOp& op) { return std::holds_alternative<HostTiles>(op); })) {
+        orderForSegments(c.tiles, c.graph);
+        dump("order-for-segments", IrLevel::Tile);
     }
     c.mapping = mapProgram(c.graph, c.tiles);
     c.memory = planMemory(c.graph, c.tiles, config);

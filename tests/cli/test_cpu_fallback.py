@@ -8,7 +8,7 @@ import unittest
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
+from onnx import TensorProto, helper, numpy_helper
 
 from npusim_cli import NpusimTestCase, example, read_manifest
 
@@ -53,15 +53,43 @@ class CpuFallbackTest(NpusimTestCase):
         self.ok("compile", example(MODEL), "-o", "m.npuart")
         summary = json.loads(self.ok("inspect", "m.npuart", "--json"))
         devices = [s["device"] for s in summary["segments"]]
-        # Softmax feeds TopK and CumSum on the host; the quantize op runs as a second NPU job.
-        self.assertEqual(devices, ["npu", "cpu", "cpu", "npu", "cpu"])
+        # In model order the quantize op would come between CumSum and ArgMax, a second NPU job;
+        # ordering for segments runs it in the first one.
+        self.assertEqual(devices, ["npu", "cpu", "cpu", "cpu"])
         ops = {op["op_id"]: op["name"] for op in summary["ops"]}
         self.assertEqual({ops[s["op_id"]] for s in summary["segments"] if s["device"] == "cpu"}, set(CPU_OPS))
         sections = {s["name"] for s in summary["sections"]}
-        self.assertTrue({"commands", "commands.1", "cpu"} <= sections)
+        self.assertTrue({"commands", "cpu"} <= sections)
+        self.assertNotIn("commands.1", sections)
         text = self.ok("inspect", "m.npuart")
         self.assertIn("cpu  top_k (op 3) as JIT kernel", text)
         self.assertIn("copies in   probs: fp32[4,100]", text)
+
+    def test_an_npu_segment_after_a_cpu_segment_computes_on_its_results(self):
+        # MatMul (NPU) -> TopK (host) -> Mul by 2 and a MatMul of the top values (NPU again).
+        rng = np.random.default_rng(0)
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["x", "w"], ["scores"], name="score"),
+             helper.make_node("TopK", ["scores", "k"], ["top", "where"], name="pick", axis=1),
+             helper.make_node("Mul", ["top", "two"], ["doubled"], name="double"),
+             helper.make_node("MatMul", ["doubled", "v"], ["y"], name="mix")], "npu_cpu_npu",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 32])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 16]),
+             helper.make_tensor_value_info("where", TensorProto.INT64, [8, 4])],
+            [numpy_helper.from_array(rng.standard_normal((32, 64)).astype(np.float32), "w"),
+             numpy_helper.from_array(np.array([4], dtype=np.int64), "k"),
+             numpy_helper.from_array(np.array(2, dtype=np.float32), "two"),
+             numpy_helper.from_array(rng.standard_normal((4, 16)).astype(np.float32), "v")])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "m.onnx")
+        self.ok("compile", "m.onnx", "-o", "m.npuart")
+        summary = json.loads(self.ok("inspect", "m.npuart", "--json"))
+        self.assertEqual([s.get("section", s["device"]) for s in summary["segments"]], ["commands", "cpu", "commands.1"])
+        stdout = self.ok("run", "m.npuart", "--check", "--model", "m.onnx", "--report", "rep")
+        self.assertIn("check against the reference interpreter: passed", stdout)
+        report = json.loads((self.tmp / "rep" / "report.json").read_text())
+        ops = {op["name"]: op for op in report["ops"]}
+        self.assertGreater(ops["mix"]["tensor_busy_cycles"], 0)
+        self.assertEqual([f["op"] for f in report["findings"] if f["kind"] == "cpu_fallback"], ["pick"])
 
     def test_a_flipped_byte_in_the_cpu_code_is_refused_naming_the_section(self):
         self.ok("compile", example(MODEL), "-o", "m.npuart")
