@@ -4,6 +4,7 @@
 
 #include <mutex>
 
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IRReader/IRReader.h>
@@ -50,6 +51,11 @@ CpuCode::CpuCode(std::span<const std::byte> llvmIr) : jit_(std::make_unique<Jit>
     llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> jit = llvm::orc::LLJITBuilder().create();
     if (!jit) throw RunError("cannot start the JIT: " + llvm::toString(jit.takeError()));
     jit_->jit = std::move(*jit);
+    // Kernels may call the C library (memset and memcpy from recognised loops, roundevenf).
+    llvm::Expected<std::unique_ptr<llvm::orc::DynamicLibrarySearchGenerator>> process =
+        llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit_->jit->getDataLayout().getGlobalPrefix());
+    if (!process) throw RunError("cannot expose the C library to the JIT: " + llvm::toString(process.takeError()));
+    jit_->jit->getMainJITDylib().addGenerator(std::move(*process));
     if (llvm::Error error = jit_->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
         throw InputError(sectionError(llvm::toString(std::move(error))));
     }

@@ -291,12 +291,43 @@ HostKernel oneHot(const Graph& graph, const Node& node, Bound& k) {
     return k.finish();
 }
 
+/// ONNX's function body in fp32: the range [min(x, 0), max(x, 0)] maps onto [0, 255]; y is
+/// x / scale rounded half to even plus the zero point, saturated (a NaN counts as 0).
+HostKernel dynamicQuantizeLinear(const Graph& graph, const Node& node, Bound& k) {
+    const int64_t count = elementCount(graph.value(node.inputs[0]).shape);
+    KernelBuilder& b = k.builder;
+    const uint32_t x = k.bind(graph, node.inputs[0], false);
+    const uint32_t y = k.bind(graph, node.outputs[0], true), scaleOut = k.bind(graph, node.outputs[1], true);
+    const uint32_t zeroOut = k.bind(graph, node.outputs[2], true);
+    const uint32_t low = b.local(b.real(0)), high = b.local(b.real(0));
+    b.loop(count, [&](V i) {
+        b.set(low, b.binary(BinaryOp::Min, b.get(low), b.load(x, i)));
+        b.set(high, b.binary(BinaryOp::Max, b.get(high), b.load(x, i)));
+    });
+    const uint32_t scale = b.local(b.binary(BinaryOp::Div, b.binary(BinaryOp::Sub, b.get(high), b.get(low)), b.real(255)));
+    const auto saturated = [&](V value) {
+        const V notNan = b.select(b.compare(ComparePredicate::Ne, value, value), b.real(0), value);
+        return b.cast(b.binary(BinaryOp::Min, b.binary(BinaryOp::Max, notNan, b.real(-1e9)), b.real(1e9)), Scalar::I32);
+    };
+    const auto clampByte = [&](V value) {
+        return b.binary(BinaryOp::Min, b.binary(BinaryOp::Max, value, b.integer(0, Scalar::I32)), b.integer(255, Scalar::I32));
+    };
+    const uint32_t zero = b.local(clampByte(saturated(b.round(b.binary(BinaryOp::Sub, b.real(0), b.binary(BinaryOp::Div, b.get(low), b.get(scale)))))));
+    b.loop(count, [&](V i) {
+        b.store(y, i, clampByte(b.add(saturated(b.round(b.binary(BinaryOp::Div, b.load(x, i), b.get(scale)))), b.get(zero))));
+    });
+    b.store(scaleOut, b.integer(0), b.get(scale));
+    b.store(zeroOut, b.integer(0), b.get(zero));
+    return k.finish();
+}
+
 }  // namespace
 
 std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, uint32_t opId) {
     if (!allKernelTypes(graph, node)) return std::nullopt;
-    // Every op but Where works along an axis of its first input, which a scalar lacks.
-    if (node.kind != OpKind::Where && graph.value(node.inputs[0]).shape.empty()) return std::nullopt;
+    // These ops work along an axis of their first input, which a scalar lacks.
+    const bool alongAxis = node.kind != OpKind::Where && node.kind != OpKind::DynamicQuantizeLinear;
+    if (alongAxis && graph.value(node.inputs[0]).shape.empty()) return std::nullopt;
     Bound k("npusim_op" + std::to_string(opId));
     switch (node.kind) {
         case OpKind::CumSum:
@@ -310,6 +341,7 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::GatherElements: return gatherElements(graph, node, k);
         case OpKind::ReduceProd: return reduceProd(graph, node, k);
         case OpKind::OneHot: return oneHot(graph, node, k);
+        case OpKind::DynamicQuantizeLinear: return dynamicQuantizeLinear(graph, node, k);
         default: return std::nullopt;
     }
 }

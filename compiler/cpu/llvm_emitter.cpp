@@ -122,6 +122,7 @@ private:
             case ExprKind::Compare: return compare(e, expr(e.a), expr(e.b));
             case ExprKind::Select: return b_.CreateSelect(expr(e.a), expr(e.b), expr(e.c));
             case ExprKind::Cast: return cast(kernel_.exprs.at(e.a).type, e.type, expr(e.a));
+            case ExprKind::Round: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, expr(e.a));
         }
         throw std::logic_error("kernel expression of unknown kind");
     }

@@ -122,6 +122,15 @@ KernelBuilder::Value KernelBuilder::cast(Value value, Scalar type) {
     return push(e);
 }
 
+KernelBuilder::Value KernelBuilder::round(Value value) {
+    if (typeOf(value) != Scalar::F32) throw std::logic_error("kernel round of a non-float");
+    Expr e;
+    e.kind = ExprKind::Round;
+    e.type = Scalar::F32;
+    e.a = value.id;
+    return push(e);
+}
+
 KernelBuilder::Value KernelBuilder::affine(Value a, int64_t scale, Value offset) {
     return add(mul(a, integer(scale)), offset);
 }
@@ -200,7 +209,8 @@ uint64_t exprOperations(const Kernel& k, uint32_t id) {
         case ExprKind::LoopVar:
         case ExprKind::Local: return 0;
         case ExprKind::Load:
-        case ExprKind::Cast: return 1 + exprOperations(k, e.a);
+        case ExprKind::Cast:
+        case ExprKind::Round: return 1 + exprOperations(k, e.a);
         case ExprKind::Binary:
         case ExprKind::Compare: return 1 + exprOperations(k, e.a) + exprOperations(k, e.b);
         case ExprKind::Select: return 1 + exprOperations(k, e.a) + exprOperations(k, e.b) + exprOperations(k, e.c);
@@ -269,6 +279,7 @@ std::string exprText(const Kernel& k, uint32_t id) {
         case ExprKind::Select:
             return "select(" + exprText(k, e.a) + ", " + exprText(k, e.b) + ", " + exprText(k, e.c) + ")";
         case ExprKind::Cast: return std::string(scalarName(e.type)) + "(" + exprText(k, e.a) + ")";
+        case ExprKind::Round: return "round(" + exprText(k, e.a) + ")";
     }
     return "?";
 }

@@ -16,7 +16,8 @@ namespace npusim::compiler::cpu {
 /// (int8, uint8, int32 elements load widened), fp32, and i1 for conditions.
 enum class Scalar : uint8_t { I1, I32, I64, F32 };
 
-enum class ExprKind : uint8_t { Int, Float, LoopVar, Local, Load, Binary, Compare, Select, Cast };
+/// Round: an f32 rounded to the nearest integer, halves to even.
+enum class ExprKind : uint8_t { Int, Float, LoopVar, Local, Load, Binary, Compare, Select, Cast, Round };
 enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, And, Or };
 /// Comparisons: signed for integers, ordered for floats.
 enum class ComparePredicate : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
@@ -85,6 +86,7 @@ public:
     Value compare(ComparePredicate predicate, Value a, Value b);
     Value select(Value condition, Value ifTrue, Value ifFalse);
     Value cast(Value value, Scalar type);
+    Value round(Value value);
     Value add(Value a, Value b) { return binary(BinaryOp::Add, a, b); }
     Value mul(Value a, Value b) { return binary(BinaryOp::Mul, a, b); }
     /// a * scale + offset on int64 indices.

@@ -144,6 +144,15 @@ TEST(HostKernels, ReduceProdAndOneHot) {
     expectKernelMatchesReference(graph, {{"in0", indices}, {"in2", values}});
 }
 
+TEST(HostKernels, DynamicQuantizeLinearRoundsHalvesToEvenAndSurvivesAllZeros) {
+    const Tensor x = fp32({2, 4}, {-1.0f, 0.5f, 2.5f, 3.0f, -0.3f, 1.7f, 0.0f, 2.55f});
+    const Graph graph = multiOutputOpGraph(OpKind::DynamicQuantizeLinear, {x}, {}, 3);
+    expectKernelMatchesReference(graph, {{"in0", x}});
+    // A range of zero gives scale 0 and NaN quotients, which count as 0.
+    const Tensor zeros = Tensor::zeros(DType::Fp32, {3});
+    expectKernelMatchesReference(multiOutputOpGraph(OpKind::DynamicQuantizeLinear, {zeros}, {}, 3), {{"in0", zeros}});
+}
+
 TEST(HostKernels, OperationCountIsTheStaticCostOfTheLoopNest) {
     const Tensor x = randomFp32({1, 4}, 1);
     const Graph graph = constantOperandGraph(OpKind::CumSum, {x, int64({}, {1})}, {1});
