@@ -1,11 +1,13 @@
 // The padding check: per value, the dims that carry the symbol, op by op. Ops that keep
 // positions apart map those dims to their outputs (elementwise ops with broadcasting, a
-// MatMul's or Gemm's outer dims, a Transpose, reductions and normalisations over other dims);
+// MatMul's or Gemm's outer dims, a Transpose, reductions and normalisations over other dims,
+// running sums, top-k and arg-extremes along other dims);
 // every other op touching a carried dim is refused.
 #include "compiler/graph/padding_check.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "arch/error.h"
@@ -94,6 +96,18 @@ private:
         }
     }
 
+    /// The axis an op scans along (a running sum, a top-k, an arg-extreme), nullopt for others.
+    std::optional<int64_t> scanAxis(const Node& node) const {
+        const int64_t r = rank(node.inputs[0]);
+        switch (node.kind) {
+            case OpKind::CumSum: return ops::normalizeAxis(node, ops::constantInts(graph_, node, 1, "axis").at(0), r);
+            case OpKind::TopK: return ops::normalizeAxis(node, node.intAttr("axis", -1), r);
+            case OpKind::ArgMax:
+            case OpKind::ArgMin: return ops::normalizeAxis(node, node.intAttr("axis", 0), r);
+            default: return std::nullopt;
+        }
+    }
+
     void visit(const Node& node) {
         const bool touched = std::any_of(node.inputs.begin(), node.inputs.end(),
                                          [&](ValueId id) { return id != kNoValue && !dims(id).empty(); });
@@ -132,6 +146,16 @@ private:
             for (size_t d = 0; d < perm.size(); ++d) {
                 if (dims(node.inputs[0]).contains(perm[d])) result.insert(static_cast<int64_t>(d));
             }
+            return;
+        }
+        if (const std::optional<int64_t> axis = scanAxis(node)) {
+            const bool dropsAxis = (node.kind == OpKind::ArgMax || node.kind == OpKind::ArgMin) && node.intAttr("keepdims", 1) == 0;
+            if (node.inputs.size() > 1 && !dims(node.inputs[1]).empty()) mixes(node, "a padded axis or k");
+            for (int64_t d : dims(node.inputs[0])) {
+                if (d == *axis) mixes(node, "working along the padded dim");
+                result.insert(dropsAxis && d > *axis ? d - 1 : d);
+            }
+            for (size_t o = 1; o < node.outputs.size(); ++o) carried_[node.outputs[o]] = result;  // TopK's indices
             return;
         }
         if (const std::optional<Dims> axes = rowwiseAxes(node)) {

@@ -89,6 +89,30 @@ class ShapeBucketRefusalTest(NpusimTestCase):
         self.assertFailsCleanly(["compile", "mix.onnx", "--bucket", "seq=64,128", "-o", "mix.npuart"], USAGE,
                                 ["attn_softmax", "Softmax", "seq"])
 
+    def test_cpu_segments_run_in_every_bucket(self):
+        # A running sum over the features has no NPU lowering: each bucket carries its kernel.
+        rng = np.random.default_rng(5)
+        save_model(self.tmp / "cum.onnx", [
+            helper.make_node("MatMul", ["x", "w"], ["h"], name="proj"),
+            helper.make_node("CumSum", ["h", "features"], ["y"], name="running"),
+        ], [numpy_helper.from_array((rng.standard_normal((64, 64)) / 8).astype(np.float32), "w"),
+            numpy_helper.from_array(np.array(2, dtype=np.int64), "features")])
+        self.ok("compile", "cum.onnx", "--bucket", "seq=64,128", "-o", "cum.npuart")
+        sections = {s["name"] for s in json.loads(self.ok("inspect", "cum.npuart", "--json"))["sections"]}
+        self.assertTrue({"cpu@seq=64", "cpu@seq=128"} <= sections)
+        (self.tmp / "in").mkdir()
+        np.save(self.tmp / "in" / "x.npy", rng.standard_normal((1, 100, 64)).astype(np.float32))
+        stdout = self.ok("run", "cum.npuart", "--inputs", "in", "--check", "--model", "cum.onnx", "--report", "rep")
+        self.assertIn("check against the reference interpreter: passed", stdout)
+        report = json.loads((self.tmp / "rep" / "report.json").read_text())
+        self.assertEqual(report["bucket"]["size"], 128)
+        self.assertEqual([f["op"] for f in report["findings"] if f["kind"] == "cpu_fallback"], ["running"])
+        # Summing along seq itself would add padded rows into real ones.
+        save_model(self.tmp / "along.onnx", [helper.make_node("CumSum", ["x", "seq_axis"], ["y"], name="along_seq")],
+                   [numpy_helper.from_array(np.array(1, dtype=np.int64), "seq_axis")])
+        self.assertFailsCleanly(["compile", "along.onnx", "--bucket", "seq=64,128", "-o", "along.npuart"], USAGE,
+                                ["along_seq", "CumSum", "seq"])
+
     def test_a_model_computing_with_the_size_is_refused(self):
         # y = x / seq: the frontend folds Shape(x)[1] into a constant that padding would change.
         save_model(self.tmp / "mean.onnx", [
