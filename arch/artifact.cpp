@@ -157,6 +157,7 @@ ArtifactManifest manifestFromJson(const Json& j) {
         bucket.weightsOffset = b.at("weights_offset").get<uint64_t>();
         for (const auto& op : b.at("ops")) bucket.ops.push_back(opFromJson(op));
         for (const auto& s : b.at("segments")) bucket.segments.push_back(segmentFromJson(s));
+        if (bucket.segments.empty()) throw std::invalid_argument("bucket " + bucketLabel(bucket) + " lists no segment");
         m.buckets.push_back(std::move(bucket));
     }
     return m;

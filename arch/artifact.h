@@ -65,7 +65,8 @@ struct SegmentRecord {
 };
 
 /// One size a model with a symbolic dim was compiled for (a shape bucket). Its sections are
-/// "commands@<label>" and "weights@<label>" (bucketLabel).
+/// its runSections with "@<label>" appended (bucketLabel): "commands@seq=128", "weights@...",
+/// "cpu@...".
 struct BucketRecord {
     std::string symbol;
     int64_t size = 0;

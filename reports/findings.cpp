@@ -71,7 +71,7 @@ Finding cpuFallbackFinding(const OpReport& op, const OpRecord& record) {
                 bytesText(op.hostCopyBytes) + " out of device memory and back " + std::to_string(op.hostCopyCycles) +
                 ", with the NPU idle in between";
     f.hint = "an NPU lowering of " + op.type + " (or a model that avoids it) removes the CPU segment; a faster "
-             "host copy path (host.copy_gbps) shortens it";
+             "host (host.cpu_gops) or copy path (host.copy_gbps) shortens it";
     return f;
 }
 

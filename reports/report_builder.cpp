@@ -8,6 +8,11 @@
 namespace npusim::reports {
 namespace {
 
+/// Whether an event belongs to the run window [start, end) (a --repeat run's later runs do not).
+bool inWindow(const trace::Event& e, uint64_t start, uint64_t end) {
+    return e.start < end && (e.end > start || (e.end == start && e.start == start));
+}
+
 /// Clips an interval to the job window [start, end).
 uint64_t clipped(const trace::Event& e, uint64_t start, uint64_t end) {
     const uint64_t a = std::max(e.start, start), b = std::min(e.end, end);
@@ -42,7 +47,7 @@ Report buildReport(const RunRecord& run) {
     // An op's span runs from its first to its last command on the units that execute it.
     std::map<uint32_t, std::pair<uint64_t, uint64_t>> spans;
     for (const trace::Event& e : run.trace.events()) {
-        if (e.opId == isa::kNoOp || isControlCore(e)) continue;
+        if (e.opId == isa::kNoOp || isControlCore(e) || !inWindow(e, start, end)) continue;
         auto [it, fresh] = spans.emplace(e.opId, std::make_pair(e.start, e.end));
         if (!fresh) it->second = {std::min(it->second.first, e.start), std::max(it->second.second, e.end)};
     }
@@ -50,6 +55,7 @@ Report buildReport(const RunRecord& run) {
     std::map<uint32_t, OpReport> ops;
     std::map<uint32_t, uint64_t> dispatch;  ///< control core work for the op inside its span
     for (const trace::Event& e : run.trace.events()) {
+        if (!inWindow(e, start, end)) continue;
         const uint64_t cycles = clipped(e, start, end);
         UnitReport& unit = report.units.at(e.unit);
         if (e.type == trace::EventType::Stall) {

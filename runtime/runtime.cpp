@@ -1,43 +1,83 @@
 // Loading, input binding, segment execution and output read-back.
 #include "runtime/runtime.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "arch/error.h"
 
 namespace npusim::runtime {
 
+namespace {
+
+/// InputError unless the binding lies inside a window of `windowBytes`.
+void checkInWindow(const TensorBinding& binding, uint64_t windowBytes, const std::string& what) {
+    const uint64_t bytes = static_cast<uint64_t>(elementCount(binding.shape)) * dtypeSize(binding.dtype);
+    if (binding.dramOffset > windowBytes || bytes > windowBytes - binding.dramOffset) {
+        throw InputError(what + " '" + binding.name + "' (" + std::to_string(bytes) + " bytes at +" +
+                         std::to_string(binding.dramOffset) + ") lies outside the " + std::to_string(windowBytes) +
+                         "-byte DRAM window");
+    }
+}
+
+/// InputError unless a CPU segment binds exactly the buffers its kernel was compiled for.
+void checkKernelBindings(const SegmentRecord& segment, const std::vector<CpuCode::Buffer>& buffers) {
+    std::vector<CpuCode::Buffer> bound;
+    for (const auto* list : {&segment.inputs, &segment.outputs}) {
+        for (const TensorBinding& b : *list) bound.push_back({b.dtype, elementCount(b.shape)});
+    }
+    if (bound != buffers) {
+        throw InputError("CPU segment of op " + std::to_string(segment.opId) + " binds " + std::to_string(bound.size()) +
+                         " tensors that differ from the " + std::to_string(buffers.size()) + " buffers kernel '" +
+                         segment.kernel + "' was compiled for");
+    }
+}
+
+}  // namespace
+
 Runtime::Runtime(driver::Driver& driver, uint64_t timeoutCycles, HostOptions host)
     : driver_(driver), timeoutCycles_(timeoutCycles), host_(host) {}
 
 LoadedModel Runtime::load(Artifact artifact) {
-    const std::vector<SegmentRecord>& segments = artifact.manifest.segments;
-    for (const SegmentRecord& segment : segments) {
-        if (!segment.cpu && !artifact.sections.contains(segment.section)) {
-            throw InputError("artifact has no '" + segment.section + "' section");
-        }
-        if (segment.cpu && !artifact.sections.contains(kCpuSection)) {
-            throw InputError("artifact has CPU segments but no '" + std::string(kCpuSection) + "' section");
-        }
-    }
+    const ArtifactManifest& manifest = artifact.manifest;
+    for (const TensorBinding& binding : manifest.inputs) checkInWindow(binding, manifest.dramBytes, "input");
+    for (const TensorBinding& binding : manifest.outputs) checkInWindow(binding, manifest.dramBytes, "output");
     LoadedModel model;
     if (artifact.sections.contains(kCpuSection)) {
         model.cpu = std::make_shared<const CpuCode>(artifact.sections.at(kCpuSection));
     }
-    // Every kernel is compiled now, so that a run pays no JIT time.
-    std::vector<LoadedSegment> loaded;
-    for (const SegmentRecord& segment : segments) {
-        if (segment.cpu) loaded.push_back({{}, model.cpu->kernel(segment.kernel)});
+    // Every kernel is checked and compiled now, so that a run pays no JIT time.
+    std::vector<LoadedSegment> kernels;
+    for (const SegmentRecord& segment : manifest.segments) {
+        if (!segment.cpu) {
+            if (!artifact.sections.contains(segment.section)) throw InputError("artifact has no '" + segment.section + "' section");
+            continue;
+        }
+        if (!model.cpu) throw InputError("artifact has CPU segments but no '" + std::string(kCpuSection) + "' section");
+        for (const auto* list : {&segment.inputs, &segment.outputs}) {
+            for (const TensorBinding& binding : *list) checkInWindow(binding, manifest.dramBytes, "CPU segment tensor");
+        }
+        checkKernelBindings(segment, model.cpu->buffers(segment.kernel));
+        kernels.push_back({{}, model.cpu->kernel(segment.kernel)});
     }
-    model.context = driver_.createContext(artifact.manifest.dramBytes);
-    const auto weights = artifact.sections.find(kWeightsSection);
-    if (weights != artifact.sections.end() && !weights->second.empty()) {
-        driver_.write(model.context, artifact.manifest.weightsOffset, weights->second);
-    }
-    auto kernel = loaded.begin();
-    for (const SegmentRecord& segment : segments) {
-        model.segments.push_back(segment.cpu ? *kernel++
-                                             : LoadedSegment{driver_.uploadCommands(artifact.sections.at(segment.section)), nullptr});
+    model.context = driver_.createContext(manifest.dramBytes);
+    try {
+        const auto weights = artifact.sections.find(kWeightsSection);
+        if (weights != artifact.sections.end() && !weights->second.empty()) {
+            driver_.write(model.context, manifest.weightsOffset, weights->second);
+        }
+        auto kernel = kernels.begin();
+        for (const SegmentRecord& segment : manifest.segments) {
+            model.segments.push_back(segment.cpu ? *kernel++
+                                                 : LoadedSegment{driver_.uploadCommands(artifact.sections.at(segment.section)), nullptr});
+        }
+    } catch (...) {
+        // A failed upload leaves nothing behind on the device.
+        for (size_t i = 0; i < model.segments.size(); ++i) {
+            if (!manifest.segments[i].cpu) driver_.releaseCommands(model.segments[i].commands);
+        }
+        driver_.destroyContext(model.context);
+        throw;
     }
     model.artifact = std::move(artifact);
     return model;
@@ -114,7 +154,14 @@ uint64_t Runtime::runOnHost(const LoadedModel& model, const SegmentRecord& segme
     for (const TensorBinding& binding : segment.outputs) tensors.push_back(Tensor::zeros(binding.dtype, binding.shape));
     std::vector<void*> buffers;
     for (Tensor& tensor : tensors) buffers.push_back(tensor.bytes.data());
-    kernel(buffers.data());
+    if (const int64_t status = kernel(buffers.data()); status != 0) {
+        const auto& ops = model.artifact.manifest.ops;
+        const auto op = std::find_if(ops.begin(), ops.end(), [&](const OpRecord& r) { return r.opId == segment.opId; });
+        const std::string name = op == ops.end() ? "op " + std::to_string(segment.opId) : "op '" + op->name + "' (" + op->type + ")";
+        throw RunError(name + " on the host CPU: " +
+                       (status == 1 ? std::string("an index input holds a value outside the indexed axis")
+                                    : "its kernel failed with status " + std::to_string(status)));
+    }
     driver_.hostCompute(static_cast<uint64_t>(std::ceil(static_cast<double>(segment.operations) / host_.cpuOpsPerCycle)));
     const uint64_t copyOut = driver_.nowCycles();
     record(trace::EventType::HostKernel, compute, copyOut, 0);

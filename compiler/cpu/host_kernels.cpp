@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "compiler/graph/op_support.h"
+#include "compiler/graph/op_table.h"
 
 namespace npusim::compiler::cpu {
 namespace {
@@ -51,14 +52,14 @@ V linear(KernelBuilder& b, const std::vector<V>& position, const std::vector<int
     return index;
 }
 
-/// An index read from an int32/int64 tensor as int64, negative ones counted from `size`,
-/// clamped into [0, size): ONNX makes an out-of-range index an error; the kernel never reads
-/// outside the tensor for one.
-V normalizedIndex(KernelBuilder& b, V raw, int64_t size) {
-    V index = b.cast(raw, Scalar::I64);
-    index = b.select(b.compare(ComparePredicate::Lt, index, b.integer(0)), b.add(index, b.integer(size)), index);
-    index = b.binary(BinaryOp::Max, index, b.integer(0));
-    return b.binary(BinaryOp::Min, index, b.integer(size - 1));
+/// An index read from an int32/int64 tensor as int64, negative ones counted from `size`; an
+/// index outside [-size, size) stops the kernel with IndexOutOfRange, as ONNX makes it an error.
+V checkedIndex(KernelBuilder& b, V raw, int64_t size) {
+    const V index = b.cast(raw, Scalar::I64);
+    b.when(b.binary(BinaryOp::Or, b.compare(ComparePredicate::Lt, index, b.integer(-size)),
+                    b.compare(ComparePredicate::Ge, index, b.integer(size))),
+           [&] { b.fail(KernelStatus::IndexOutOfRange); });
+    return b.select(b.compare(ComparePredicate::Lt, index, b.integer(0)), b.add(index, b.integer(size)), index);
 }
 
 V zeroOf(KernelBuilder& b, Scalar type) { return type == Scalar::F32 ? b.real(0) : b.integer(0, type); }
@@ -213,7 +214,7 @@ HostKernel gather(const Graph& graph, const Node& node, Bound& k) {
     const uint32_t out = k.bind(graph, node.outputs[0], true);
     b.loop(v.outer, [&](V o) {
         b.loop(count, [&](V j) {
-            const V index = normalizedIndex(b, b.load(indices, j), v.size);
+            const V index = checkedIndex(b, b.load(indices, j), v.size);
             b.loop(v.inner, [&](V n) {
                 b.store(out, b.affine(b.affine(o, count, j), v.inner, n),
                         b.load(data, b.affine(b.affine(o, v.size, index), v.inner, n)));
@@ -235,7 +236,7 @@ HostKernel gatherElements(const Graph& graph, const Node& node, Bound& k) {
         const V flat = linear(b, p, indexStrides);
         std::vector<int64_t> strides = dataStrides;
         strides[axis] = 0;
-        const V index = normalizedIndex(b, b.load(indices, flat), shape[axis]);
+        const V index = checkedIndex(b, b.load(indices, flat), shape[axis]);
         b.store(out, flat, b.load(data, b.affine(index, dataStrides[axis], linear(b, p, strides))));
     });
     return k.finish();
@@ -281,8 +282,17 @@ HostKernel oneHot(const Graph& graph, const Node& node, Bound& k) {
         if (d != axis) indexStrides[d] = dense[i++];
     }
     const std::vector<int64_t> outStrides = ops::rowMajorStrides(shape);
+    const bool floatIndices = loadedType(graph.value(node.inputs[0]).dtype) == Scalar::F32;
     forEachPosition(b, shape, [&](const std::vector<V>& p) {
-        V index = b.cast(b.load(indices, linear(b, p, indexStrides)), Scalar::I64);
+        const V raw = b.load(indices, linear(b, p, indexStrides));
+        // A float index is truncated, as the reference does; one whose truncation lies outside
+        // [-depth, depth) (or NaN) matches nothing, and only one inside is converted.
+        V index = b.cast(raw, Scalar::I64);
+        if (floatIndices) {
+            const V inside = b.binary(BinaryOp::And, b.compare(ComparePredicate::Gt, raw, b.real(static_cast<double>(-depth - 1))),
+                                      b.compare(ComparePredicate::Lt, raw, b.real(static_cast<double>(depth))));
+            index = b.select(inside, index, b.integer(depth));
+        }
         index = b.select(b.compare(ComparePredicate::Lt, index, b.integer(0)), b.add(index, b.integer(depth)), index);
         b.store(out, linear(b, p, outStrides),
                 b.select(b.compare(ComparePredicate::Eq, index, p[axis]), b.load(values, b.integer(1)),
@@ -325,13 +335,20 @@ HostKernel dynamicQuantizeLinear(const Graph& graph, const Node& node, Bound& k)
 
 std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, uint32_t opId) {
     if (!allKernelTypes(graph, node)) return std::nullopt;
-    // These ops work along an axis of their first input, which a scalar lacks.
-    const bool alongAxis = node.kind != OpKind::Where && node.kind != OpKind::DynamicQuantizeLinear;
+    // These ops work along an axis of their first input, which a scalar lacks (ONNX refuses
+    // it; so does the kernel).
+    const bool alongAxis = node.kind == OpKind::CumSum || node.kind == OpKind::ArgMax || node.kind == OpKind::ArgMin ||
+                           node.kind == OpKind::TopK || node.kind == OpKind::Gather || node.kind == OpKind::GatherElements;
     if (alongAxis && graph.value(node.inputs[0]).shape.empty()) return std::nullopt;
+    // Gathering from an empty axis: every index is out of range.
+    const bool gathers = node.kind == OpKind::Gather || node.kind == OpKind::GatherElements;
+    if (gathers && elementCount(graph.value(node.inputs[0]).shape) == 0) return std::nullopt;
     Bound k("npusim_op" + std::to_string(opId));
     switch (node.kind) {
         case OpKind::CumSum:
-            if (!graph.value(node.inputs[1]).constant) return std::nullopt;
+            if (!graph.value(node.inputs[1]).constant) {
+                opError(node, "the axis must be a constant for the CPU kernel (it decides the loop nest)");
+            }
             return cumSum(graph, node, k);
         case OpKind::ArgMax:
         case OpKind::ArgMin: return argExtreme(graph, node, k);

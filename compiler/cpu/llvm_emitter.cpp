@@ -42,7 +42,7 @@ public:
 
     void emit() {
         llvm::Type* pointer = llvm::PointerType::get(context_, 0);
-        auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {pointer}, false);
+        auto* type = llvm::FunctionType::get(b_.getInt64Ty(), {pointer}, false);
         function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, kernel_.name, module_);
         llvm::Argument* buffers = function_->getArg(0);
         buffers->setName("buffers");
@@ -54,7 +54,8 @@ public:
         for (Scalar local : kernel_.locals) locals_.push_back(b_.CreateAlloca(scalarType(context_, local)));
         for (uint32_t i = 0; i < kernel_.loopVars; ++i) loopVars_.push_back(b_.CreateAlloca(b_.getInt64Ty()));
         body(kernel_.body);
-        b_.CreateRetVoid();
+        b_.CreateRet(b_.getInt64(static_cast<uint64_t>(KernelStatus::Ok)));
+        signature();
     }
 
 private:
@@ -64,6 +65,12 @@ private:
                 case StmtKind::For: loop(s); break;
                 case StmtKind::Assign: b_.CreateStore(expr(s.a), locals_.at(s.slot)); break;
                 case StmtKind::Store: store(s); break;
+                case StmtKind::Fail: {
+                    b_.CreateRet(b_.getInt64(s.slot));
+                    // What follows a return is unreachable; it still needs a block.
+                    b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "after_fail", function_));
+                    break;
+                }
                 case StmtKind::If: {
                     auto* then = llvm::BasicBlock::Create(context_, "then", function_);
                     auto* merge = llvm::BasicBlock::Create(context_, "endif", function_);
@@ -76,6 +83,18 @@ private:
                 }
             }
         }
+    }
+
+    /// @<name>.buffers: the dtype code and element count of each buffer.
+    void signature() {
+        std::vector<uint64_t> fields;
+        for (const Buffer& buffer : kernel_.buffers) {
+            fields.push_back(static_cast<uint64_t>(buffer.dtype));
+            fields.push_back(static_cast<uint64_t>(buffer.elements));
+        }
+        llvm::Constant* data = llvm::ConstantDataArray::get(context_, fields);
+        new llvm::GlobalVariable(module_, data->getType(), true, llvm::GlobalValue::ExternalLinkage, data,
+                                 kernel_.name + ".buffers");
     }
 
     void loop(const Stmt& s) {
@@ -178,6 +197,10 @@ private:
 
     llvm::Value* cast(Scalar from, Scalar to, llvm::Value* value) {
         llvm::Type* type = scalarType(context_, to);
+        if (to == Scalar::I1) {  // a truth value: non-zero
+            return from == Scalar::F32 ? b_.CreateFCmpUNE(value, llvm::ConstantFP::get(value->getType(), 0.0))
+                                       : b_.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0));
+        }
         if (from == Scalar::F32) return b_.CreateFPToSI(value, type);
         if (to == Scalar::F32) return from == Scalar::I1 ? b_.CreateUIToFP(value, type) : b_.CreateSIToFP(value, type);
         if (from == Scalar::I1) return b_.CreateZExt(value, type);

@@ -1,6 +1,8 @@
-// Loop IR -> LLVM IR: each kernel becomes `void @name(ptr %buffers)`, %buffers an array of
-// pointers to its tensors in argument order. The module is verified and optimised (O2)
-// before it is printed; the runtime JIT-compiles the text when it loads the artifact.
+// Loop IR -> LLVM IR: each kernel becomes `i64 @name(ptr %buffers)` (its KernelStatus),
+// %buffers an array of pointers to its tensors in argument order, and a constant
+// `@name.buffers` of [dtype, elements] per buffer, for the runtime to check the bindings with.
+// The module is verified and optimised (O2) before it is printed; the runtime JIT-compiles
+// the text when it loads the artifact.
 #pragma once
 
 #include <string>

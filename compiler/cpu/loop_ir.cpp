@@ -197,6 +197,13 @@ void KernelBuilder::when(Value condition, const std::function<void()>& body) {
     open_.pop_back();
 }
 
+void KernelBuilder::fail(KernelStatus status) {
+    Stmt s;
+    s.kind = StmtKind::Fail;
+    s.slot = static_cast<uint32_t>(status);
+    emit(std::move(s));
+}
+
 Kernel KernelBuilder::finish() { return std::move(kernel_); }
 
 namespace {
@@ -229,6 +236,7 @@ uint64_t statementOperations(const Kernel& k, const std::vector<Stmt>& body) {
             case StmtKind::Store: total += 1 + exprOperations(k, s.a) + exprOperations(k, s.b); break;
             // A taken branch is counted as if always taken: an upper bound.
             case StmtKind::If: total += 1 + exprOperations(k, s.a) + statementOperations(k, s.body); break;
+            case StmtKind::Fail: total += 1; break;
         }
     }
     return total;
@@ -303,6 +311,7 @@ void printBody(const Kernel& k, const std::vector<Stmt>& body, const std::string
                 printBody(k, s.body, indent + "  ", out);
                 out += indent + "}\n";
                 break;
+            case StmtKind::Fail: out += indent + "fail " + std::to_string(s.slot) + "\n"; break;
         }
     }
 }

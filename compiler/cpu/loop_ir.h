@@ -1,6 +1,7 @@
 // Loop IR of CPU segments: an op the NPU cannot run becomes one kernel, a nest of counted
 // loops over scalar loads, arithmetic and stores on its tensors (the kernel's buffers). The
-// kernel is what the LLVM emitter translates and what the host's cost is counted from.
+// kernel is what the LLVM emitter translates and what the host's cost is counted from. A
+// kernel returns 0, or stops early with a KernelStatus when its inputs break the op's rules.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,11 @@ struct Expr {
     uint32_t a = 0, b = 0, c = 0;  ///< operands (Load: a is the element index)
 };
 
-enum class StmtKind : uint8_t { For, Assign, Store, If };
+/// Fail: the kernel stops and returns status `slot`.
+enum class StmtKind : uint8_t { For, Assign, Store, If, Fail };
+
+/// What a kernel returns.
+enum class KernelStatus : int64_t { Ok = 0, IndexOutOfRange = 1 };
 
 struct Stmt {
     StmtKind kind = StmtKind::For;
@@ -85,6 +90,8 @@ public:
     Value binary(BinaryOp op, Value a, Value b);
     Value compare(ComparePredicate predicate, Value a, Value b);
     Value select(Value condition, Value ifTrue, Value ifFalse);
+    /// Integer widths sign-extend or truncate; to i1 tests for non-zero. A float outside the
+    /// target integer's range converts to an undefined value: clamp it first.
     Value cast(Value value, Scalar type);
     Value round(Value value);
     Value add(Value a, Value b) { return binary(BinaryOp::Add, a, b); }
@@ -102,6 +109,8 @@ public:
     void loop(int64_t extent, const std::function<void(Value)>& body);
     /// if (condition) body()
     void when(Value condition, const std::function<void()>& body);
+    /// Stops the kernel, returning `status`.
+    void fail(KernelStatus status);
 
     Kernel finish();
 

@@ -55,7 +55,7 @@ std::string printMemoryPlan(const MemoryPlan& plan, const Graph& graph) {
         const Value& v = graph.value(t.value);
         out << "  " << spaceName(t.space) << " %" << v.name << " " << roleName(t.role) << " [" << t.offset
             << ", " << t.offset + t.bytes << ") " << dtypeName(v.dtype) << shapeString(v.shape)
-            << " live ops " << t.firstOp << ".." << t.lastOp << (t.spilled() ? " spilled" : "") << (t.hostAccessed ? " host" : "")
+            << " live ops " << t.firstOp << ".." << t.lastOp << (t.spilled() ? " spilled" : "") << (t.hostBoundary ? " host" : "")
             << "\n";
     }
     for (const auto& [opId, roles] : plan.opBuffers) {

@@ -38,14 +38,15 @@ struct TensorHome {
     uint32_t buffer = 0;
     /// Whether some command stores or loads the tensor (an op's unused result is never written).
     bool accessed = false;
-    /// Whether a CPU segment reads or writes the tensor (it then lives in DRAM, not spilled).
-    bool hostAccessed = false;
+    /// Whether a CPU segment reads or writes the tensor, or it lives across one: it then lives
+    /// in DRAM by design, not spilled.
+    bool hostBoundary = false;
     /// A spilled tensor: the SRAM size that would have held it beside the working sets of the
     /// ops it lives across.
     uint64_t sramToKeep = 0;
 
     bool resident() const { return space == AddressSpace::Sram; }
-    bool spilled() const { return role == TensorRole::Intermediate && !resident() && accessed && !hostAccessed; }
+    bool spilled() const { return role == TensorRole::Intermediate && !resident() && accessed && !hostBoundary; }
 };
 
 /// An on-chip buffer slot, owned by one op.

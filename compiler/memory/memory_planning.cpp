@@ -279,10 +279,20 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
 
     // Intermediates stay on chip where they fit, in the order they are produced; the others
     // are spilled to DRAM.
+    // A tensor a CPU segment reads or writes lives in DRAM, where the host copies it; so does
+    // one live across a CPU segment: on-chip memory is only the job's own between jobs.
+    std::vector<int> hostPositions;
+    for (int position = 0; position <= lastPosition; ++position) {
+        if (std::holds_alternative<HostTiles>(program.ops[static_cast<size_t>(position)])) hostPositions.push_back(position);
+    }
+    const auto acrossHost = [&](const std::pair<int, int>& range) {
+        return std::any_of(hostPositions.begin(), hostPositions.end(),
+                           [&](int p) { return range.first < p && p < range.second; });
+    };
     std::vector<std::pair<std::pair<int, int>, ValueId>> byProduction;
     for (const auto& [id, range] : live) {
-        // A tensor a CPU segment reads or writes lives in DRAM, where the host copies it.
-        if (roleOf(id) == TensorRole::Intermediate && accessed.contains(id) && !hostAccessed.contains(id)) {
+        if (roleOf(id) == TensorRole::Intermediate && accessed.contains(id) && !hostAccessed.contains(id) &&
+            !acrossHost(range)) {
             byProduction.push_back({range, id});
         }
     }
@@ -323,7 +333,7 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
             tensor.lastOp = role == TensorRole::Output ? lastPosition : range.second;
             tensor.storage = id;
             tensor.accessed = accessed.contains(id);
-            tensor.hostAccessed = hostAccessed.contains(id);
+            tensor.hostBoundary = hostAccessed.contains(id) || acrossHost(range);
             if (const auto resident = residentBuffers.find(id); resident != residentBuffers.end()) {
                 tensor.space = AddressSpace::Sram;
                 tensor.buffer = resident->second;

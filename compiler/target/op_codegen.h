@@ -1,4 +1,4 @@
-// Per-op code generators, called by generateCommands in program order. Internal.
+// Per-op code generators, called by generateSegments in program order. Internal.
 #pragma once
 
 #include "arch/arch_config.h"

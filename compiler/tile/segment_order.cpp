@@ -15,22 +15,9 @@ Side sideOf(const TileOp& op) {
     return Side::Npu;
 }
 
-int switches(const std::vector<TileOp>& ops) {
-    int count = 0;
-    Side current = Side::Npu;
-    for (const TileOp& op : ops) {
-        const Side side = sideOf(op);
-        if (side != Side::Either && side != current) {
-            ++count;
-            current = side;
-        }
-    }
-    return count;
-}
-
 }  // namespace
 
-int orderForSegments(TileProgram& program, const Graph& graph) {
+void orderForSegments(TileProgram& program, const Graph& graph) {
     const size_t count = program.ops.size();
     std::map<uint32_t, size_t> position;
     for (size_t i = 0; i < count; ++i) position[tileOpId(program.ops[i])] = i;
@@ -71,11 +58,9 @@ int orderForSegments(TileProgram& program, const Graph& graph) {
             if (waitsFor[reader].empty()) ready.insert(reader);
         }
     }
-    const int before = switches(program.ops);
     std::vector<TileOp> ordered;
     for (size_t i : order) ordered.push_back(std::move(program.ops[i]));
     program.ops = std::move(ordered);
-    return before - switches(program.ops);
 }
 
 }  // namespace npusim::compiler

@@ -11,7 +11,7 @@ namespace npusim::compiler {
 /// Reorders program.ops into a dependency-respecting order that switches between NPU ops and
 /// CPU ops (HostTiles) as rarely as this greedy rule gets: starting on the NPU, take the
 /// earliest ready op of the current side, and switch sides only when none is ready. Ops without
-/// kernels go with either side. Returns how many switches the program has fewer than before.
-int orderForSegments(TileProgram& program, const Graph& graph);
+/// kernels go with either side.
+void orderForSegments(TileProgram& program, const Graph& graph);
 
 }  // namespace npusim::compiler

@@ -148,7 +148,9 @@ struct HostTiles {
     uint32_t opId = 0;
     cpu::HostKernel host;
     std::string reason;  ///< why the NPU does not run it
-    CostEstimate estimate;  ///< the kernel's operations at the host's speed (overheadCycles)
+    /// The host's cost: its copies out of device memory and back (dmaCycles) and the kernel's
+    /// operations at the host's speed (overheadCycles).
+    CostEstimate estimate;
 };
 
 using TileOp = std::variant<GemmTiles, VectorTiles, HostTiles>;

@@ -4,7 +4,10 @@ whose kernels are JIT-compiled from the artifact's LLVM IR; their outputs are ri
 in the mapping report, the artifact's segment list, the trace (a host track) and as
 cpu_fallback findings at their ops."""
 import json
+import re
+import struct
 import unittest
+import zlib
 
 import numpy as np
 import onnx
@@ -90,6 +93,50 @@ class CpuFallbackTest(NpusimTestCase):
         ops = {op["name"]: op for op in report["ops"]}
         self.assertGreater(ops["mix"]["tensor_busy_cycles"], 0)
         self.assertEqual([f["op"] for f in report["findings"] if f["kind"] == "cpu_fallback"], ["pick"])
+
+    def rewrite_manifest(self, artifact, edit):
+        """Writes bad.npuart: `artifact` with its manifest text changed by `edit` (same length) and
+        its checksum made right again, so that only the runtime's own checks can catch it."""
+        data = bytearray((self.tmp / artifact).read_bytes())
+        (size,) = struct.unpack_from("<Q", data, 16)
+        text = edit(data[24:24 + size].decode())
+        self.assertEqual(len(text), size)
+        data[24:24 + size] = text.encode()
+        struct.pack_into("<I", data, 12, zlib.crc32(text.encode()))
+        (self.tmp / "bad.npuart").write_bytes(bytes(data))
+
+    def test_a_cpu_segment_bound_unlike_its_kernel_is_refused_at_load(self):
+        self.ok("compile", example(MODEL), "-o", "m.npuart")
+        # TopK's input, declared [2,100] instead of the [4,100] its kernel reads.
+        self.rewrite_manifest("m.npuart", lambda text: re.sub(r'("name": "probs",\s*"dtype": "fp32",\s*"shape": \[\s*)4',
+                                                               r"\g<1>2", text, count=1))
+        self.assertFailsCleanly(["run", "bad.npuart"], 2, ["npusim_op3", "compiled for"])
+        # ... or placed outside the context's DRAM window.
+        manifest = json.loads(self.ok("inspect", "m.npuart", "--json"))
+        offset = next(s for s in manifest["segments"] if s["device"] == "cpu")["inputs"][0]["dram_offset"]
+        far = "9" * len(str(offset))
+        self.assertGreater(int(far), manifest["dram_bytes"])
+        self.rewrite_manifest("m.npuart", lambda text: text.replace(f'"dram_offset": {offset}', f'"dram_offset": {far}', 1))
+        self.assertFailsCleanly(["run", "bad.npuart"], 2, ["probs", "outside", "window"])
+
+    def test_an_index_out_of_range_stops_the_run_naming_the_op(self):
+        graph = helper.make_graph(
+            [helper.make_node("Gather", ["table", "ids"], ["rows"], name="lookup", axis=0)], "lookup",
+            [helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
+            [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [3, 4])],
+            [numpy_helper.from_array(np.arange(20, dtype=np.float32).reshape(5, 4), "table")])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "lookup.onnx")
+        for ids, ok in (([4, -5, 0], True), ([1, 5, 0], False)):
+            directory = self.tmp / f"in{ids[1]}"
+            directory.mkdir()
+            np.save(directory / "ids.npy", np.array(ids, dtype=np.int64))
+            if ok:
+                self.ok("run", "lookup.onnx", "--inputs", directory, "--outputs", "out")
+                np.testing.assert_array_equal(np.load(self.tmp / "out" / "rows.npy"),
+                                              np.arange(20, dtype=np.float32).reshape(5, 4)[ids])
+            else:
+                self.assertFailsCleanly(["run", "lookup.onnx", "--inputs", directory], 1,
+                                        ["'lookup' (Gather)", "outside the indexed axis"])
 
     def test_a_flipped_byte_in_the_cpu_code_is_refused_naming_the_section(self):
         self.ok("compile", example(MODEL), "-o", "m.npuart")

@@ -34,7 +34,7 @@ void expectKernelMatchesReference(const Graph& graph, const std::map<std::string
     for (ValueId id : host->outputs) tensors.push_back(Tensor::zeros(graph.value(id).dtype, graph.value(id).shape));
     std::vector<void*> buffers;
     for (Tensor& tensor : tensors) buffers.push_back(tensor.bytes.data());
-    kernel(buffers.data());
+    ASSERT_EQ(kernel(buffers.data()), 0) << "the kernel failed";
 
     const std::vector<Tensor> golden = interpretGraph(graph, inputs);
     ASSERT_EQ(host->outputs.size(), golden.size());
@@ -129,6 +129,21 @@ TEST(HostKernels, GathersTakeRunTimeAndNegativeIndices) {
                                  {{"in0", data}, {"in1", elements}});
 }
 
+TEST(HostKernels, AnIndexOutOfRangeStopsTheKernelWithItsStatus) {
+    const Tensor data = randomFp32({2, 5}, 4);
+    const Graph graph = singleOpGraph(OpKind::Gather, {data, int64({2}, {1, 5})}, {{"axis", int64_t{1}}});
+    const std::optional<cpu::HostKernel> host = cpu::hostKernelFor(graph, graph.nodes[0], 0);
+    ASSERT_TRUE(host);
+    const runtime::CpuCode code(bytesOf(cpu::emitLlvmModule({host->kernel}, "test")));
+    for (const auto& [index, status] : {std::pair<int64_t, int64_t>{5, 1}, {-6, 1}, {-5, 0}, {4, 0}}) {
+        Tensor indices = int64({2}, {1, index});
+        Tensor out = Tensor::zeros(DType::Fp32, {2, 2});
+        Tensor in = data;
+        void* const buffers[] = {in.bytes.data(), indices.bytes.data(), out.bytes.data()};
+        EXPECT_EQ(code.kernel(host->kernel.name)(buffers), status) << "index " << index;
+    }
+}
+
 TEST(HostKernels, ReduceProdAndOneHot) {
     const Tensor x = smallIntegers(DType::Int32, {3, 4, 2}, 9, 5);
     expectKernelMatchesReference(
@@ -137,7 +152,8 @@ TEST(HostKernels, ReduceProdAndOneHot) {
     const Tensor f = randomFp32({2, 3}, 6);
     expectKernelMatchesReference(singleOpGraph(OpKind::ReduceProd, {f}), {{"in0", f}});
 
-    const Tensor indices = fp32({2, 3}, {0.0f, 2.7f, -1.0f, 5.0f, -4.0f, 1.0f});  // 5 and -4 are out of range
+    // 5, -4.5, NaN and 1e30 are out of range (and 1e30 cannot convert to an integer).
+    const Tensor indices = fp32({2, 4}, {0.0f, 2.7f, -1.0f, 5.0f, -4.5f, std::nanf(""), 1e30f, -3.9f});
     const Tensor values = int64({2}, {-3, 9});
     const Graph graph = constantOperandGraph(OpKind::OneHot, {indices, int64({}, {4}), values}, {1},
                                              {{"axis", int64_t{1}}});
@@ -174,7 +190,10 @@ TEST(HostKernels, TheLlvmModuleDefinesOneFunctionPerKernel) {
     const std::optional<cpu::HostKernel> host = cpu::hostKernelFor(graph, graph.nodes[0], 7);
     ASSERT_TRUE(host);
     const std::string ir = cpu::emitLlvmModule({host->kernel}, "model");
-    EXPECT_NE(ir.find("define void @npusim_op7(ptr"), std::string::npos) << ir;
+    EXPECT_NE(ir.find("define i64 @npusim_op7(ptr"), std::string::npos) << ir;
+    // fp32[2,4] in, int64[1,4] out.
+    EXPECT_NE(ir.find("@npusim_op7.buffers"), std::string::npos) << ir;
+    EXPECT_NE(ir.find("[4 x i64] [i64 3, i64 8, i64 6, i64 4]"), std::string::npos) << ir;
     EXPECT_NE(ir.find("ModuleID = 'model'"), std::string::npos) << ir;
 }
 
@@ -185,7 +204,8 @@ TEST(HostKernels, OpsAndDTypesWithoutAKernelHaveNone) {
     EXPECT_FALSE(cpu::hostKernelFor(half, half.nodes[0], 0));
     // CumSum's axis decides the loop nest: it must be a constant.
     const Graph runTimeAxis = singleOpGraph(OpKind::CumSum, {randomFp32({2, 2}, 1), int64({}, {0})});
-    EXPECT_FALSE(cpu::hostKernelFor(runTimeAxis, runTimeAxis.nodes[0], 0));
+    EXPECT_NE(inputErrorOf([&] { cpu::hostKernelFor(runTimeAxis, runTimeAxis.nodes[0], 0); }).find("axis must be a constant"),
+              std::string::npos);
 }
 
 TEST(CpuCode, BadIrAndUnknownKernelsAreInputErrorsNamingTheSection) {
@@ -193,8 +213,15 @@ TEST(CpuCode, BadIrAndUnknownKernelsAreInputErrorsNamingTheSection) {
     const std::string message = inputErrorOf([&] { runtime::CpuCode code(bytesOf(broken)); });
     EXPECT_NE(message.find("artifact section 'cpu': line 2"), std::string::npos) << message;
     const std::string empty = "define void @f(ptr %p) {\n  ret void\n}\n";
-    const runtime::CpuCode code(bytesOf(empty));
-    EXPECT_NE(inputErrorOf([&] { code.kernel("g"); }).find("kernel 'g'"), std::string::npos);
+    const std::string defined = "@f.buffers = constant [2 x i64] [i64 3, i64 4]\n"
+                                "define i64 @f(ptr %p) {\n  ret i64 0\n}\n";
+    const runtime::CpuCode code(bytesOf(defined));
+    EXPECT_EQ(code.buffers("f"), (std::vector<runtime::CpuCode::Buffer>{{DType::Fp32, 4}}));
+    EXPECT_NE(inputErrorOf([&] { code.kernel("g"); }).find("no kernel 'g'"), std::string::npos);
+    // Only the module's kernels: not a function of the process the JIT could otherwise reach.
+    EXPECT_NE(inputErrorOf([&] { code.kernel("abort"); }).find("no kernel 'abort'"), std::string::npos);
+    // A function without its buffer list is refused when the code is loaded.
+    EXPECT_NE(inputErrorOf([&] { runtime::CpuCode bare(bytesOf(empty)); }).find("no buffer list"), std::string::npos);
 }
 
 }  // namespace
