@@ -162,6 +162,55 @@ def small_cnn(rng, batch=1, channels=3, size=32, classes=10):
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, classes])], initializers)
 
 
+def small_cnn_int8(rng, batch=1, channels=3, size=32, classes=10):
+    """small_cnn quantized to int8 (QOperator form, as static quantization writes it): two
+    QLinearConv-ReLU-MaxPool stages and a QLinearMatMul classifier, per-tensor scales, the GEMMs
+    int8 on the tensor unit."""
+    def scalar(name, value, dtype):
+        return numpy_helper.from_array(np.array(value, dtype=dtype), name)
+
+    def quantized_weights(name, w):
+        scale = float(np.abs(w).max()) / 127
+        q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+        return [numpy_helper.from_array(q, f"{name}.weight"), scalar(f"{name}.w_scale", scale, np.float32),
+                scalar(f"{name}.w_zero", 0, np.int8)], scale
+
+    act_scale = 1.0 / 32  # activations of about unit variance, +-4 in int8
+    initializers = [scalar("act_scale", act_scale, np.float32), scalar("act_zero", 0, np.int8)]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "act_scale", "act_zero"], ["xq"], name="quantize")]
+    inputs = "xq"
+    c1, c2 = 16, 32
+    for stage, (name, cin, cout) in enumerate([("conv1", channels, c1), ("conv2", c1, c2)]):
+        w = (rng.standard_normal((cout, cin, 3, 3)) / np.sqrt(cin * 9)).astype(np.float32)
+        weights, w_scale = quantized_weights(name, w)
+        bias = np.rint(0.1 * rng.standard_normal(cout) / (act_scale * w_scale)).astype(np.int32)
+        initializers += weights + [numpy_helper.from_array(bias, f"{name}.bias")]
+        n = stage + 1
+        nodes += [
+            helper.make_node("QLinearConv", [inputs, "act_scale", "act_zero", f"{name}.weight", f"{name}.w_scale",
+                                             f"{name}.w_zero", "act_scale", "act_zero", f"{name}.bias"],
+                             [f"{name}_q"], name=name, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+            helper.make_node("DequantizeLinear", [f"{name}_q", "act_scale", "act_zero"], [f"{name}_f"], name=f"dequant{n}"),
+            helper.make_node("Relu", [f"{name}_f"], [f"relu{n}_out"], name=f"relu{n}"),
+            helper.make_node("QuantizeLinear", [f"relu{n}_out", "act_scale", "act_zero"], [f"relu{n}_q"], name=f"requant{n}"),
+            helper.make_node("MaxPool", [f"relu{n}_q"], [f"pool{n}_q"], name=f"pool{n}", kernel_shape=[2, 2], strides=[2, 2]),
+        ]
+        inputs = f"pool{n}_q"
+    flat = c2 * (size // 4) * (size // 4)
+    fc_weights, _ = quantized_weights("fc", (rng.standard_normal((flat, classes)) / np.sqrt(flat)).astype(np.float32))
+    initializers += fc_weights + [scalar("logit_scale", 1.0 / 16, np.float32)]
+    nodes += [
+        helper.make_node("Flatten", [inputs], ["flat_q"], name="flatten", axis=1),
+        helper.make_node("QLinearMatMul", ["flat_q", "act_scale", "act_zero", "fc.weight", "fc.w_scale", "fc.w_zero",
+                                           "logit_scale", "act_zero"], ["logits_q"], name="fc"),
+        helper.make_node("DequantizeLinear", ["logits_q", "logit_scale", "act_zero"], ["logits"], name="dequant_logits"),
+    ]
+    return helper.make_graph(
+        nodes, "small_cnn_int8",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, channels, size, size])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, classes])], initializers)
+
+
 def transformer_block(rng, seq=256, dim=512, heads=8, hidden=1024):
     """A pre-norm decoder block: RMSNorm, Q/K/V projections, rotary embeddings, softmax attention
     over `heads` heads, the output projection and a SiLU MLP, each with its residual."""
@@ -244,6 +293,7 @@ def main():
     save(wide_mlp(rng), os.path.join(out, "wide_mlp.onnx"))
     save(batched_conv_classifier(rng), os.path.join(out, "batched_conv_classifier.onnx"))
     save(sampling_head(rng), os.path.join(out, "sampling_head.onnx"))
+    save(small_cnn_int8(rng), os.path.join(out, "small_cnn_int8.onnx"))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "compiler/graph/constant_eval.h"
 #include "compiler/graph/op_table.h"
 
 namespace npusim::compiler {
@@ -17,6 +18,7 @@ std::vector<ValueId> GraphRewriter::add(OpKind kind, const std::string& name, st
                                         std::map<std::string, Attribute> attributes, std::vector<ValueId> outputs,
                                         size_t outputCount) {
     const auto producer = static_cast<int>(nodes_.size());
+    const bool freshOutputs = outputs.empty();
     for (size_t i = outputs.size(); i < outputCount; ++i) {
         Value value;
         value.name = uniqueName(name + "." + std::to_string(i));
@@ -25,6 +27,17 @@ std::vector<ValueId> GraphRewriter::add(OpKind kind, const std::string& name, st
     for (ValueId id : outputs) graph_.value(id).producer = producer;
     nodes_.push_back(Node{name, kind, std::move(inputs), outputs, std::move(attributes)});
     opInfo(kind).inferTypes(graph_, nodes_.back());
+    // A node of constants (a product of two quantisation scales, say) is its value: no kernel
+    // computes it at run time.
+    if (freshOutputs) {
+        if (std::optional<std::vector<Tensor>> folded = evaluateIfConstant(graph_, nodes_.back())) {
+            for (size_t i = 0; i < outputs.size(); ++i) {
+                graph_.value(outputs[i]).constant = std::move((*folded)[i]);
+                graph_.value(outputs[i]).producer = -1;
+            }
+            nodes_.pop_back();
+        }
+    }
     return outputs;
 }
 

@@ -22,7 +22,9 @@ public:
     explicit GraphRewriter(Graph& graph) : graph_(graph) {}
 
     /// Adds a node. Each output is a new value named `<name>.<i>` (made unique), or the existing value given
-    /// in `outputs` (to take over a replaced node's results). Returns the output ids.
+    /// in `outputs` (to take over a replaced node's results). Returns the output ids. A node
+    /// with new outputs whose inputs are all constants is folded: its outputs become constants
+    /// and no node is added.
     std::vector<ValueId> add(OpKind kind, const std::string& name, std::vector<ValueId> inputs,
                              std::map<std::string, Attribute> attributes = {}, std::vector<ValueId> outputs = {},
                              size_t outputCount = 1);
