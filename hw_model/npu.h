@@ -25,8 +25,10 @@ class Npu : public sc_core::sc_module {
 public:
     /// `firmware` runs on the control core; `recorder` may be null (tracing off).
     /// `functional` false: timing only, no values computed or moved by the units.
+    /// `tensorCore` replaces the tensor unit's model core (an RTL core), when given.
     Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-        ControlProgram& firmware, trace::Recorder* recorder, bool functional);
+        ControlProgram& firmware, trace::Recorder* recorder, bool functional,
+        std::unique_ptr<TensorCore> tensorCore = nullptr);
 
     /// MMIO registers, addressed by offset from regs::kMmioBase.
     tlm_utils::simple_target_socket<NpuRegisters>& mmioSocket() { return registers_.tSocket; }

@@ -73,6 +73,21 @@ struct BucketUse {
     int64_t size = 0, actual = 0;
 };
 
+/// RTL blocks a run used in place of model cores, and every command whose cycles on the RTL
+/// differ from the timing model's.
+struct RtlUse {
+    struct Difference {
+        std::string op;  ///< the ONNX node name
+        uint32_t opId = 0, tileId = 0;
+        uint64_t modelCycles = 0, rtlCycles = 0;  ///< preload + stream + latency of the tile
+        std::string detail;                       ///< each phase, model versus RTL
+    };
+    std::vector<std::string> blocks;  ///< "tensor"
+    uint64_t rtlTiles = 0, modelTiles = 0;  ///< tiles the RTL ran, and left to the model (other dtypes)
+    uint64_t rtlClockCycles = 0;             ///< cycles the RTL was clocked
+    std::vector<Difference> differences;
+};
+
 struct Report {
     std::string model, arch;
     uint64_t totalCycles = 0;
@@ -87,6 +102,7 @@ struct Report {
     RunTiming timing;               ///< cold, warm and steady state on the host's clock
     std::optional<BucketUse> bucket;
     std::optional<CheckResult> check;
+    std::optional<RtlUse> rtl;
     bool timingOnly = false;  ///< values were not computed (npusim run --timing-only)
 };
 

@@ -77,6 +77,19 @@ std::string reportToJson(const Report& r) {
                      {"dram_bytes_per_cycle", r.peakDramBytesPerCycle},
                      {"attainable_cycles", r.attainableCycles},
                      {"efficiency", r.efficiency}};
+    j["rtl"] = nullptr;
+    if (r.rtl) {
+        Json differences = Json::array();
+        for (const RtlUse::Difference& d : r.rtl->differences) {
+            differences.push_back({{"op", d.op}, {"op_id", d.opId}, {"tile_id", d.tileId}, {"model_cycles", d.modelCycles},
+                                   {"rtl_cycles", d.rtlCycles}, {"detail", d.detail}});
+        }
+        j["rtl"] = {{"blocks", r.rtl->blocks},
+                    {"tiles_on_rtl", r.rtl->rtlTiles},
+                    {"tiles_on_model", r.rtl->modelTiles},
+                    {"rtl_clock_cycles", r.rtl->rtlClockCycles},
+                    {"differences", differences}};
+    }
     if (r.check) {
         j["check"] = {{"passed", r.check->passed},
                       {"max_abs_error", r.check->maxAbsError},

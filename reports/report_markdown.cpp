@@ -43,6 +43,11 @@ std::string reportToMarkdown(const Report& r) {
             << " ms, median of " << r.timing.repeat << ")";
     }
     out << "\n";
+    if (r.rtl) {
+        out << "- RTL co-simulation (" << r.rtl->blocks.size() << " block" << (r.rtl->blocks.size() == 1 ? "" : "s")
+            << "): " << r.rtl->rtlTiles << " tiles on the RTL, " << r.rtl->modelTiles << " on the model, "
+            << r.rtl->differences.size() << " commands whose cycles differ from the timing model\n";
+    }
     if (r.check) {
         out << "- check: " << (r.check->passed ? "passed" : "FAILED") << " (max abs error "
             << r.check->maxAbsError << ")\n";

@@ -21,7 +21,7 @@ namespace npusim::sim {
 
 DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program,
-                      std::function<DramTraffic()>* dramProbe) {
+                      std::function<DramTraffic()>* dramProbe, std::unique_ptr<hw::TensorCore> tensorCore) {
     // The simulation ends by sc_stop() from the host program; SystemC's info message about
     // that is not news to the user.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -32,7 +32,7 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
 
     // Modules and binding.
     firmware::Firmware firmware;
-    hw::Npu npu("npu", config, clock, firmware, recorder, !timingOnly);
+    hw::Npu npu("npu", config, clock, firmware, recorder, !timingOnly, std::move(tensorCore));
     hw::Dram dram("dram", config.dram, clock);
     hw::Router systemBus("system_bus", {hw::AddressRange{regs::kMmioBase, regs::kMmioSize},
                                         hw::AddressRange{regs::kDramBase, config.dram.sizeBytes}});
@@ -84,6 +84,11 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
                             const std::map<std::string, Tensor>& inputs, const CoSimOptions& options) {
     CoSimResult result;
     std::function<DramTraffic()> dramTraffic;
+    std::unique_ptr<hw::TensorCore> tensorCore;
+    if (options.rtlTensor) {
+        result.rtlTensor.emplace();
+        tensorCore = rtl::makeTensorRtlCore(config, *result.rtlTensor, options.vcd);
+    }
     runSystem(
         config, options.trace ? &result.trace : nullptr, options.timingOnly,
         [&](driver::Driver& driver) {
@@ -121,7 +126,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
             }
             runtime.unload(model);
         },
-        &dramTraffic);
+        &dramTraffic, std::move(tensorCore));
     return result;
 }
 

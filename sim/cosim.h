@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "arch/tensor.h"
 #include "arch/trace_event.h"
 #include "driver/driver.h"
+#include "rtl/tensor_rtl_core.h"
 
 namespace npusim::sim {
 
@@ -29,6 +32,10 @@ struct CoSimOptions {
     uint64_t jobTimeoutCycles = 4'000'000'000;  ///< a job running longer is reported as hung
     /// Steady-state inferences after the cold and the warm one; 0 runs the model once.
     int repeat = 0;
+    /// Run the tensor unit's RTL core (Verilated systolic array) instead of its model core,
+    /// writing the array's waveforms to `vcd` when that is not empty.
+    bool rtlTensor = false;
+    std::string vcd;
 };
 
 struct CoSimResult {
@@ -37,6 +44,7 @@ struct CoSimResult {
     trace::Recorder trace;
     DramTraffic dram;  ///< bytes moved by the NPU during the first run
     RunTiming timing;
+    std::optional<rtl::TensorRtlLog> rtlTensor;  ///< what the RTL core did, when it ran
 };
 
 /// Elaborates the system for `config` and runs `program` on the host CPU with an opened
@@ -44,9 +52,11 @@ struct CoSimResult {
 /// process: call once. Exceptions of the program propagate; a RunError about a failed job
 /// gains the hardware's explanation of the fault.
 /// `dramProbe`, when given, is set to a function the program can call for the traffic so far.
+/// `tensorCore`, when given, replaces the tensor unit's model core.
 DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program,
-                      std::function<DramTraffic()>* dramProbe = nullptr);
+                      std::function<DramTraffic()>* dramProbe = nullptr,
+                      std::unique_ptr<hw::TensorCore> tensorCore = nullptr);
 
 /// runSystem with one model: loads `artifact`, runs it on `inputs` (1 + (repeat ? 1 + repeat : 0)
 /// times) and returns the first run's outputs and job, and the cold/warm/steady timing. Throws InputError for inputs that do not match the artifact, RunError

@@ -21,6 +21,7 @@ struct TilePhases {
     uint64_t latency = 0;
     /// From the stream's start until the first results reach the accumulator memory.
     uint64_t firstResult = 0;
+    bool operator==(const TilePhases&) const = default;
 };
 
 class SystolicDataflow {

@@ -8,11 +8,13 @@
 namespace npusim::hw {
 
 TensorUnit::TensorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-                       CommandProcessor& processor, trace::Recorder* recorder, bool functional)
+                       CommandProcessor& processor, trace::Recorder* recorder, bool functional,
+                       std::unique_ptr<TensorCore> core)
     : QueueUnit(name, config, clock, processor, isa::Queue::Tensor, recorder, trace::UnitKind::Tensor, functional),
       sramSocket("sramSocket"),
       accSocket("accSocket"),
-      dataflow_(makeDataflow(config.tensor.dataflow)) {}
+      dataflow_(makeDataflow(config.tensor.dataflow)),
+      core_(core ? std::move(core) : makeModelTensorCore()) {}
 
 void TensorUnit::execute(const isa::Command& command) {
     using isa::Field;
@@ -53,7 +55,10 @@ void TensorUnit::execute(const isa::Command& command) {
     };
     auto& sram = forwardPath(sramSocket);
     auto& accumulator = forwardPath(accSocket);
-    const TilePhases phases = dataflow_->phases(config_.tensor, tile.dtype, tile.m, tile.n, tile.k, tile.accumulate);
+    const TilePhases phases =
+        core_->phases({tile.dtype, tile.m, tile.n, tile.k, tile.accumulate},
+                      dataflow_->phases(config_.tensor, tile.dtype, tile.m, tile.n, tile.k, tile.accumulate),
+                      command.opId, command.tileId);
 
     // Preload the stationary operand: into the shadow buffer while the previous tile streams,
     // or, single-buffered, once the previous tile has left the array.
@@ -74,7 +79,7 @@ void TensorUnit::execute(const isa::Command& command) {
     // Results reach the accumulator memory as they drain (read-modify-write when accumulating).
     const uint64_t resultsStart = streamStart + phases.firstResult;
     if (tile.accumulate && dataflow_->preloadsWeights()) access(accumulator, cRead, resultsStart);
-    if (functional_) engine_.compute(tile);
+    if (functional_) core_->compute(tile);
     const uint64_t written = access(accumulator, cWrite, resultsStart);
 
     // The unit's timeline: from where it stood (or now) to the end of this tile's stream. The

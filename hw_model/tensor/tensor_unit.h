@@ -15,7 +15,7 @@
 
 #include "hw_model/common/queue_unit.h"
 #include "hw_model/tensor/dataflow.h"
-#include "hw_model/tensor/gemm_engine.h"
+#include "hw_model/tensor/tensor_core.h"
 
 namespace npusim::hw {
 
@@ -24,8 +24,10 @@ public:
     tlm_utils::simple_initiator_socket<TensorUnit> sramSocket;
     tlm_utils::simple_initiator_socket<TensorUnit> accSocket;
 
+    /// `core` computes the tiles and sets their phase lengths (makeModelTensorCore() when null).
     TensorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-               CommandProcessor& processor, trace::Recorder* recorder, bool functional);
+               CommandProcessor& processor, trace::Recorder* recorder, bool functional,
+               std::unique_ptr<TensorCore> core = nullptr);
 
     void execute(const isa::Command& command) override;
     void drain(const sc_core::sc_event* arrival) override;
@@ -33,7 +35,7 @@ public:
 
 private:
     std::unique_ptr<SystolicDataflow> dataflow_;
-    GemmEngine engine_;
+    std::unique_ptr<TensorCore> core_;
     std::vector<std::byte> a_, b_, c_;
     uint64_t streamEnd_ = 0;      ///< the array streams the last issued tile until this cycle
     uint64_t drainEnd_ = 0;       ///< ... and its results are in the accumulator memory

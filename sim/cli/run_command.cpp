@@ -1,6 +1,8 @@
 // npusim run ARTIFACT|MODEL.onnx [--arch ...] [--inputs DIR|random] [--outputs DIR]
 //            [--report DIR] [--check] [--expected DIR]
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -21,7 +23,8 @@ namespace npusim::cli {
 namespace {
 
 struct RunOptions {
-    std::string target, inputs = "random", outputs, report, expected, model;
+    std::string target, inputs = "random", outputs, report, expected, model, vcd;
+    std::vector<std::string> rtl;  ///< blocks to run as RTL ("tensor")
     bool check = false, timingOnly = false, forceArch = false;
     double rtol = 1e-4, atol = 1e-5;
     uint64_t seed = 1;
@@ -94,6 +97,11 @@ void printSummary(const reports::Report& report) {
     std::printf("  DRAM: %llu bytes read, %llu written (%.2f GB/s)\n",
                 static_cast<unsigned long long>(report.dramBytesRead),
                 static_cast<unsigned long long>(report.dramBytesWritten), report.dramGbps);
+    if (report.rtl) {
+        std::printf("  RTL: the tensor unit's array ran %llu tiles (%llu left to the model); %zu commands differ from the timing model\n",
+                    static_cast<unsigned long long>(report.rtl->rtlTiles),
+                    static_cast<unsigned long long>(report.rtl->modelTiles), report.rtl->differences.size());
+    }
     const RunTiming& t = report.timing;
     if (t.warm && t.steady) {
         std::printf("  timing (host clock): cold %llu cycles, warm %llu, steady %llu (median of %d)\n",
@@ -110,10 +118,35 @@ void writeReportDirectory(sim::OutputFiles& files, const std::filesystem::path& 
     files.stage(directory / "trace.json", reports::traceToChromeJson(run));
 }
 
+/// The RTL use of a run, for the report: the blocks, and each command whose tile took other
+/// cycles on the RTL than in the timing model, named by op.
+reports::RtlUse rtlUse(const rtl::TensorRtlLog& log, const ArtifactManifest& manifest) {
+    reports::RtlUse use;
+    use.blocks = {"tensor"};
+    use.rtlTiles = log.rtlTiles;
+    use.modelTiles = log.modelTiles;
+    use.rtlClockCycles = log.rtlCycles;
+    for (const rtl::PhaseDifference& d : log.differences) {
+        const auto op = std::find_if(manifest.ops.begin(), manifest.ops.end(), [&](const OpRecord& r) { return r.opId == d.opId; });
+        const auto total = [](const hw::TilePhases& p) { return p.preload + p.stream + p.latency; };
+        const auto phases = [](const hw::TilePhases& p) {
+            return std::to_string(p.preload) + "/" + std::to_string(p.stream) + "/" + std::to_string(p.latency) + "/" +
+                   std::to_string(p.firstResult);
+        };
+        use.differences.push_back({op == manifest.ops.end() ? "" : op->name, d.opId, d.tileId, total(d.model), total(d.rtl),
+                                   "preload/stream/latency/first result: model " + phases(d.model) + ", RTL " + phases(d.rtl)});
+    }
+    return use;
+}
+
 void run(const RunOptions& o) {
     if (o.timingOnly && (o.check || !o.expected.empty() || !o.outputs.empty())) {
         throw InputError("--timing-only computes no values: drop --check, --expected and --outputs");
     }
+    for (const std::string& block : o.rtl) {
+        if (block != "tensor") throw InputError("--rtl: no RTL block '" + block + "'; RTL blocks: tensor");
+    }
+    if (!o.vcd.empty() && o.rtl.empty()) throw InputError("--vcd writes the waveforms of RTL blocks: add --rtl tensor");
     Prepared p = prepare(o);
     // A bucketed artifact runs the smallest bucket that holds the inputs, padded to it; its
     // outputs are cut back to the actual size.
@@ -148,7 +181,19 @@ void run(const RunOptions& o) {
     sim::CoSimOptions simulation;
     simulation.timingOnly = o.timingOnly;
     simulation.repeat = o.repeat;
-    sim::CoSimResult result = sim::runCoSimulation(p.config, p.artifact, padded, simulation);
+    simulation.rtlTensor = !o.rtl.empty();
+    // The waveform is written as the simulation runs: under a temporary name, renamed when
+    // the run is through, so a failed run leaves no half-written file under the final name.
+    const std::filesystem::path vcdPart = o.vcd.empty() ? std::filesystem::path() : std::filesystem::path(o.vcd + ".part");
+    simulation.vcd = vcdPart.string();
+    sim::CoSimResult result;
+    try {
+        result = sim::runCoSimulation(p.config, p.artifact, padded, simulation);
+    } catch (...) {
+        if (!vcdPart.empty()) std::filesystem::remove(vcdPart);
+        throw;
+    }
+    if (!vcdPart.empty()) std::filesystem::rename(vcdPart, o.vcd);
     for (size_t i = 0; i < result.outputs.size(); ++i) result.outputs[i] = runtime::reshaped(result.outputs[i], outputBindings[i].shape);
     const reports::RunRecord record{p.config,           manifest,
                                     result.trace,       result.job.startCycle,
@@ -159,6 +204,7 @@ void run(const RunOptions& o) {
     report.timingOnly = o.timingOnly;
     report.timing = result.timing;
     report.bucket = bucket;
+    if (result.rtlTensor) report.rtl = rtlUse(*result.rtlTensor, manifest);
 
     std::vector<std::string> failures;
     if (p.reference) {
@@ -206,6 +252,8 @@ void addRunCommand(CLI::App& app) {
     command->add_flag("--force-arch", o->forceArch,
                       "run an artifact on the --arch/--set config even if it was compiled for another one");
     command->add_option("--expected", o->expected, "directory of reference outputs to compare with");
+    command->add_option("--rtl", o->rtl, "run these units as RTL (Verilator): tensor")->delimiter(',');
+    command->add_option("--vcd", o->vcd, "write the RTL blocks' waveforms to this VCD file");
     command->add_option("--rtol", o->rtol, "relative tolerance for float outputs")->capture_default_str();
     command->add_option("--atol", o->atol, "absolute tolerance for float outputs")->capture_default_str();
     o->arch.addTo(*command);

@@ -31,5 +31,9 @@ printf '  int8 GEMM 2048^3 on edge, timing-only: %8.2f M simulated cycles per ho
 printf '  64 MiB DRAM copy on edge, timing-only: %8.2f M DRAM burst transactions per host second\n' "$copy_transactions"
 printf '  int8 GEMM 1024^3 on edge: full %.3f s, timing-only %.3f s, ratio %.1fx\n' \
     "$gemm_full_seconds" "$gemm_timing_seconds" "$(echo "$gemm_full_seconds / $gemm_timing_seconds" | bc -l)"
+gemm_model_seconds=$(measure host_seconds gemm --size 256)
+gemm_rtl_seconds=$(measure host_seconds gemm --size 256 --rtl)
+printf '  int8 GEMM 256^3 on edge: model core %.3f s, RTL core (Verilated 16x16 array) %.3f s, ratio %.1fx\n' \
+    "$gemm_model_seconds" "$gemm_rtl_seconds" "$(echo "$gemm_rtl_seconds / $gemm_model_seconds" | bc -l)"
 echo
 "$build/bin/gemm_kernels"

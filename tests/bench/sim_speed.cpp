@@ -2,7 +2,8 @@
 // input generation excluded), for a compute-bound GEMM or a bandwidth-bound DRAM copy, in full
 // or timing-only mode. One measurement per process (SystemC elaborates once); run_benchmarks.sh
 // runs the variants side by side and prints the ratios.
-//   sim_speed gemm|copy [--timing-only] [--size N] [--arch PRESET]
+//   sim_speed gemm|copy [--timing-only] [--rtl] [--size N] [--arch PRESET]
+// --rtl runs the tensor unit's RTL core (the Verilated systolic array) instead of its model core.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -24,7 +25,7 @@ using namespace npusim;
 
 struct Options {
     std::string workload = "gemm", arch = "edge";
-    bool timingOnly = false;
+    bool timingOnly = false, rtl = false;
     int64_t size = 0;
 };
 
@@ -78,6 +79,8 @@ Options parse(int argc, char* argv[]) {
         const std::string arg = argv[i];
         if (arg == "--timing-only") {
             o.timingOnly = true;
+        } else if (arg == "--rtl") {
+            o.rtl = true;
         } else if (arg == "--size" && i + 1 < argc) {
             o.size = std::stoll(argv[++i]);
         } else if (arg == "--arch" && i + 1 < argc) {
@@ -110,11 +113,12 @@ int sc_main(int argc, char* argv[]) {
     sim::CoSimOptions options;
     options.timingOnly = o.timingOnly;
     options.trace = false;
+    options.rtlTensor = o.rtl;
     const auto start = std::chrono::steady_clock::now();
     const sim::CoSimResult result = sim::runCoSimulation(config, artifact, inputs, options);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("workload=%s mode=%s arch=%s cycles=%llu host_seconds=%.4f mcycles_per_second=%.2f",
-                o.workload.c_str(), o.timingOnly ? "timing-only" : "full", o.arch.c_str(),
+    std::printf("workload=%s mode=%s core=%s arch=%s cycles=%llu host_seconds=%.4f mcycles_per_second=%.2f",
+                o.workload.c_str(), o.timingOnly ? "timing-only" : "full", o.rtl ? "rtl" : "model", o.arch.c_str(),
                 static_cast<unsigned long long>(result.job.cycles), seconds, result.job.cycles / seconds / 1e6);
     if (transactions) std::printf(" mtransactions_per_second=%.3f", transactions / seconds / 1e6);
     std::printf("\n");

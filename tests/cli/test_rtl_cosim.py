@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""RTL co-simulation: `npusim run --rtl tensor` computes the tensor unit's int8 tiles on the
+Verilated systolic array (rtl/systolic_array.sv), whose measured phase lengths set the unit's
+timing. Whole models give the same outputs and cycles as the timing model; a model whose
+timing parameters disagree with the RTL shows every differing command in the report."""
+import json
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from npusim_cli import NpusimTestCase, example
+
+USAGE = 2
+
+
+def matmul_chain(path):
+    """x (int8) -> QLinearMatMul 64x96 -> QLinearMatMul 96x32 -> int8."""
+    rng = np.random.default_rng(11)
+    scalar = lambda name, value, dtype: numpy_helper.from_array(np.array(value, dtype=dtype), name)
+    initializers = [numpy_helper.from_array(rng.integers(-127, 128, (64, 96), dtype=np.int8), "w1"),
+                    numpy_helper.from_array(rng.integers(-127, 128, (96, 32), dtype=np.int8), "w2"),
+                    scalar("s", 0.05, np.float32), scalar("ws", 0.002, np.float32), scalar("z", 0, np.int8)]
+    graph = helper.make_graph(
+        [helper.make_node("QLinearMatMul", ["x", "s", "z", "w1", "ws", "z", "s", "z"], ["h"], name="first"),
+         helper.make_node("QLinearMatMul", ["h", "s", "z", "w2", "ws", "z", "s", "z"], ["y"], name="second")],
+        "chain", [helper.make_tensor_value_info("x", TensorProto.INT8, [40, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, [40, 32])], initializers)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+class RtlCosimTest(NpusimTestCase):
+    def run_both(self, model, *args):
+        """Runs the model on the timing model and with --rtl tensor; returns both reports."""
+        reports = []
+        for name, extra in (("tlm", []), ("rtl", ["--rtl", "tensor"])):
+            stdout = self.ok("run", model, "--check", "--outputs", f"out_{name}", "--report", f"rep_{name}", *args, *extra)
+            self.assertIn("check against the reference interpreter: passed", stdout)
+            reports.append(json.loads((self.tmp / f"rep_{name}" / "report.json").read_text()))
+        return reports
+
+    def assert_same_outputs(self):
+        for produced in (self.tmp / "out_tlm").iterdir():
+            np.testing.assert_array_equal(np.load(produced), np.load(self.tmp / "out_rtl" / produced.name))
+
+    def test_models_run_on_the_rtl_array_with_the_models_outputs_and_cycles(self):
+        matmul_chain(self.tmp / "chain.onnx")
+        for model in (self.tmp / "chain.onnx", example("small_cnn_int8.onnx"), example("matmul_int8.onnx")):
+            with self.subTest(model=model.name):
+                tlm, rtl = self.run_both(model)
+                self.assert_same_outputs()
+                self.assertIsNone(tlm["rtl"])
+                self.assertEqual(rtl["rtl"]["blocks"], ["tensor"])
+                self.assertGreater(rtl["rtl"]["tiles_on_rtl"], 0)
+                self.assertEqual(rtl["rtl"]["tiles_on_model"], 0)
+                self.assertEqual(rtl["rtl"]["differences"], [])
+                # Within 1% is the contract; an RTL that matches its timing model gives equality.
+                self.assertLessEqual(abs(rtl["total_cycles"] - tlm["total_cycles"]), tlm["total_cycles"] // 100)
+                self.assertEqual(rtl["total_cycles"], tlm["total_cycles"])
+
+    def test_float_tiles_stay_on_the_model_and_are_counted(self):
+        tlm, rtl = self.run_both(example("matmul_fp32.onnx"))
+        self.assertEqual(rtl["rtl"]["tiles_on_rtl"], 0)
+        self.assertGreater(rtl["rtl"]["tiles_on_model"], 0)
+        self.assertEqual(rtl["total_cycles"], tlm["total_cycles"])
+
+    def test_commands_whose_rtl_timing_differs_are_listed_and_time_the_run(self):
+        # The model says int8 rows enter every other cycle; the RTL array takes one per cycle.
+        tlm, rtl = self.run_both(example("matmul_int8.onnx"), "--set", "tensor.dtypes.int8.cycles_per_row=2")
+        self.assert_same_outputs()
+        differences = rtl["rtl"]["differences"]
+        self.assertEqual(len(differences), rtl["rtl"]["tiles_on_rtl"])
+        first = differences[0]
+        self.assertTrue(first["op"])
+        self.assertLess(first["rtl_cycles"], first["model_cycles"])
+        self.assertIn("model", first["detail"])
+        self.assertLess(rtl["total_cycles"], tlm["total_cycles"])
+
+    def test_vcd_holds_the_arrays_waveforms(self):
+        matmul_chain(self.tmp / "chain.onnx")
+        self.ok("run", "chain.onnx", "--rtl", "tensor", "--vcd", "waves.vcd")
+        text = (self.tmp / "waves.vcd").read_text()
+        self.assertIn("$enddefinitions", text)
+        for signal in ("c_valid", "a_valid", "w_valid"):
+            self.assertIn(signal, text)
+        self.assertFalse((self.tmp / "waves.vcd.part").exists())
+
+    def test_bad_rtl_requests_are_one_line_errors(self):
+        model = example("matmul_int8.onnx")
+        self.assertFailsCleanly(["run", model, "--rtl", "vector"], USAGE, ["--rtl", "vector", "tensor"])
+        self.assertFailsCleanly(["run", model, "--vcd", "w.vcd"], USAGE, ["--vcd", "--rtl tensor"])
+        self.assertFailsCleanly(["run", model, "--arch", "server", "--rtl", "tensor"], USAGE,
+                                ["128x128", "16x16"])
+
+
+if __name__ == "__main__":
+    unittest.main()
