@@ -5,7 +5,7 @@ namespace npusim::hw {
 
 Npu::Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
          ControlProgram& firmware, trace::Recorder* recorder, bool functional,
-         std::unique_ptr<TensorCore> tensorCore)
+         std::unique_ptr<TensorCore> tensorCore, std::unique_ptr<VectorCore> vectorCore)
     : sc_module(name),
       memoryPort_("memory_port", {AddressRange{0, UINT64_MAX}}),
       registers_("registers"),
@@ -15,7 +15,7 @@ Npu::Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& cl
       loadDma_("dma_load", config, clock, processor_, window_, isa::Queue::Load, recorder, functional),
       storeDma_("dma_store", config, clock, processor_, window_, isa::Queue::Store, recorder, functional),
       tensor_("tensor", config, clock, processor_, recorder, functional, std::move(tensorCore)),
-      vector_("vector", config, clock, processor_, recorder, functional),
+      vector_("vector", config, clock, processor_, recorder, functional, std::move(vectorCore)),
       controlCore_("control_core", config, clock, registers_, processor_, window_, sram_, accumulator_,
                    firmware, recorder) {
     loadDma_.dramSocket.bind(memoryPort_.tSocket);

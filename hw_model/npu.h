@@ -25,10 +25,10 @@ class Npu : public sc_core::sc_module {
 public:
     /// `firmware` runs on the control core; `recorder` may be null (tracing off).
     /// `functional` false: timing only, no values computed or moved by the units.
-    /// `tensorCore` replaces the tensor unit's model core (an RTL core), when given.
+    /// `tensorCore` and `vectorCore` replace the units' model cores (RTL cores), when given.
     Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
         ControlProgram& firmware, trace::Recorder* recorder, bool functional,
-        std::unique_ptr<TensorCore> tensorCore = nullptr);
+        std::unique_ptr<TensorCore> tensorCore = nullptr, std::unique_ptr<VectorCore> vectorCore = nullptr);
 
     /// MMIO registers, addressed by offset from regs::kMmioBase.
     tlm_utils::simple_target_socket<NpuRegisters>& mmioSocket() { return registers_.tSocket; }

@@ -76,15 +76,19 @@ struct BucketUse {
 /// RTL blocks a run used in place of model cores, and every command whose cycles on the RTL
 /// differ from the timing model's.
 struct RtlUse {
+    struct Block {
+        std::string name;  ///< "tensor", "vector"
+        uint64_t onRtl = 0, onModel = 0;  ///< commands the RTL ran, and left to the model core
+        uint64_t clockCycles = 0;         ///< cycles the RTL was clocked
+    };
     struct Difference {
+        std::string block;
         std::string op;  ///< the ONNX node name
         uint32_t opId = 0, tileId = 0;
-        uint64_t modelCycles = 0, rtlCycles = 0;  ///< preload + stream + latency of the tile
-        std::string detail;                       ///< each phase, model versus RTL
+        uint64_t modelCycles = 0, rtlCycles = 0;
+        std::string detail;  ///< the phases compared
     };
-    std::vector<std::string> blocks;  ///< "tensor"
-    uint64_t rtlTiles = 0, modelTiles = 0;  ///< tiles the RTL ran, and left to the model (other dtypes)
-    uint64_t rtlClockCycles = 0;             ///< cycles the RTL was clocked
+    std::vector<Block> blocks;
     std::vector<Difference> differences;
 };
 

@@ -79,16 +79,16 @@ std::string reportToJson(const Report& r) {
                      {"efficiency", r.efficiency}};
     j["rtl"] = nullptr;
     if (r.rtl) {
+        Json blocks = Json::object();
+        for (const RtlUse::Block& b : r.rtl->blocks) {
+            blocks[b.name] = {{"on_rtl", b.onRtl}, {"on_model", b.onModel}, {"clock_cycles", b.clockCycles}};
+        }
         Json differences = Json::array();
         for (const RtlUse::Difference& d : r.rtl->differences) {
-            differences.push_back({{"op", d.op}, {"op_id", d.opId}, {"tile_id", d.tileId}, {"model_cycles", d.modelCycles},
-                                   {"rtl_cycles", d.rtlCycles}, {"detail", d.detail}});
+            differences.push_back({{"block", d.block}, {"op", d.op}, {"op_id", d.opId}, {"tile_id", d.tileId},
+                                   {"model_cycles", d.modelCycles}, {"rtl_cycles", d.rtlCycles}, {"detail", d.detail}});
         }
-        j["rtl"] = {{"blocks", r.rtl->blocks},
-                    {"tiles_on_rtl", r.rtl->rtlTiles},
-                    {"tiles_on_model", r.rtl->modelTiles},
-                    {"rtl_clock_cycles", r.rtl->rtlClockCycles},
-                    {"differences", differences}};
+        j["rtl"] = {{"blocks", blocks}, {"differences", differences}};
     }
     if (r.check) {
         j["check"] = {{"passed", r.check->passed},

@@ -44,9 +44,11 @@ std::string reportToMarkdown(const Report& r) {
     }
     out << "\n";
     if (r.rtl) {
-        out << "- RTL co-simulation (" << r.rtl->blocks.size() << " block" << (r.rtl->blocks.size() == 1 ? "" : "s")
-            << "): " << r.rtl->rtlTiles << " tiles on the RTL, " << r.rtl->modelTiles << " on the model, "
-            << r.rtl->differences.size() << " commands whose cycles differ from the timing model\n";
+        out << "- RTL co-simulation:";
+        for (const RtlUse::Block& b : r.rtl->blocks) {
+            out << " " << b.name << " (" << b.onRtl << " commands on the RTL, " << b.onModel << " on the model)";
+        }
+        out << "; " << r.rtl->differences.size() << " commands whose cycles differ from the timing model\n";
     }
     if (r.check) {
         out << "- check: " << (r.check->passed ? "passed" : "FAILED") << " (max abs error "

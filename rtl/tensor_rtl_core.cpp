@@ -8,51 +8,17 @@
 #include <map>
 #include <span>
 #include <stdexcept>
-#include <type_traits>
-
-#include <verilated.h>
-#include <verilated_vcd_c.h>
 
 #include "Vsystolic_array_16.h"
 #include "Vsystolic_array_32.h"
 #include "Vsystolic_array_8.h"
 #include "arch/error.h"
+#include "rtl/clocked_model.h"
 
 namespace npusim::rtl {
 namespace {
 
 constexpr unsigned kOperandBits = 10;  // systolic_array's OPERAND_BITS
-
-/// Bits [lsb, lsb + width) of a Verilated port: an integer for ports of up to 64 bits, a
-/// VlWide (32-bit words, least significant first) above.
-template <class Port>
-void putBits(Port& port, unsigned lsb, unsigned width, uint64_t value) {
-    if constexpr (std::is_integral_v<Port>) {
-        const uint64_t mask = width == 64 ? ~uint64_t{0} : ((uint64_t{1} << width) - 1);
-        port = static_cast<Port>((static_cast<uint64_t>(port) & ~(mask << lsb)) | ((value & mask) << lsb));
-    } else {
-        for (unsigned i = 0; i < width; ++i) {
-            const unsigned bit = lsb + i;
-            const uint32_t flag = uint32_t{1} << (bit % 32);
-            port[bit / 32] = (value >> i) & 1 ? (port[bit / 32] | flag) : (port[bit / 32] & ~flag);
-        }
-    }
-}
-
-template <class Port>
-uint64_t getBits(const Port& port, unsigned lsb, unsigned width) {
-    if constexpr (std::is_integral_v<Port>) {
-        const uint64_t mask = width == 64 ? ~uint64_t{0} : ((uint64_t{1} << width) - 1);
-        return (static_cast<uint64_t>(port) >> lsb) & mask;
-    } else {
-        uint64_t value = 0;
-        for (unsigned i = 0; i < width; ++i) {
-            const unsigned bit = lsb + i;
-            value |= static_cast<uint64_t>((port[bit / 32] >> (bit % 32)) & 1) << i;
-        }
-        return value;
-    }
-}
 
 /// One clocked array, whatever its size.
 class ArrayDriver {
@@ -70,61 +36,32 @@ public:
 template <class Model>
 class VerilatedArray : public ArrayDriver {
 public:
-    VerilatedArray(uint32_t size, const std::string& vcdPath) : size_(size) {
-        if (!vcdPath.empty()) context_.traceEverOn(true);
-        model_ = std::make_unique<Model>(&context_, "array");
-        if (!vcdPath.empty()) {
-            vcd_ = std::make_unique<VerilatedVcdC>();
-            model_->trace(vcd_.get(), 99);
-            vcd_->open(vcdPath.c_str());
-            if (!vcd_->isOpen()) throw InputError("--vcd: cannot write '" + vcdPath + "'");
-        }
-        model_->clk = 0;
-        model_->rst_n = 0;
-        model_->eval();
-        model_->rst_n = 1;
-        model_->eval();
-    }
-    ~VerilatedArray() override {
-        if (vcd_) vcd_->close();
-        model_->final();
-    }
+    VerilatedArray(uint32_t size, const std::string& vcdPath) : size_(size), array_(vcdPath) {}
 
     void preload(bool valid, uint32_t row, std::span<const int32_t> operands) override {
-        model_->w_valid = valid;
-        model_->w_row = row;
+        array_.ports().w_valid = valid;
+        array_.ports().w_row = row;
         for (uint32_t c = 0; c < size_; ++c) {
-            putBits(model_->w_data, c * kOperandBits, kOperandBits, static_cast<uint64_t>(operands[c]));
+            putBits(array_.ports().w_data, c * kOperandBits, kOperandBits, static_cast<uint64_t>(operands[c]));
         }
     }
     void stream(bool valid, bool swap, std::span<const int32_t> operands) override {
-        model_->a_valid = valid;
-        model_->swap = swap;
+        array_.ports().a_valid = valid;
+        array_.ports().swap = swap;
         for (uint32_t r = 0; r < size_; ++r) {
-            putBits(model_->a_data, r * kOperandBits, kOperandBits, static_cast<uint64_t>(operands[r]));
+            putBits(array_.ports().a_data, r * kOperandBits, kOperandBits, static_cast<uint64_t>(operands[r]));
         }
     }
-    void tick() override {
-        model_->clk = 1;
-        model_->eval();
-        if (vcd_) vcd_->dump(2 * cycles_ + 1);
-        model_->clk = 0;
-        model_->eval();
-        ++cycles_;
-        if (vcd_) vcd_->dump(2 * cycles_);
-    }
-    bool valid(uint32_t column) const override { return getBits(model_->c_valid, column, 1) != 0; }
+    void tick() override { array_.tick(); }
+    bool valid(uint32_t column) const override { return getBits(array_.ports().c_valid, column, 1) != 0; }
     int32_t result(uint32_t column) const override {
-        return static_cast<int32_t>(static_cast<uint32_t>(getBits(model_->c_data, column * 32, 32)));
+        return static_cast<int32_t>(static_cast<uint32_t>(getBits(array_.ports().c_data, column * 32, 32)));
     }
-    uint64_t cycles() const override { return cycles_; }
+    uint64_t cycles() const override { return array_.cycles(); }
 
 private:
     uint32_t size_;
-    VerilatedContext context_;
-    std::unique_ptr<Model> model_;
-    std::unique_ptr<VerilatedVcdC> vcd_;
-    uint64_t cycles_ = 0;
+    ClockedModel<Model> array_;
 };
 
 bool onArray(DType dtype) { return dtype == DType::Int8 || dtype == DType::UInt8; }
@@ -135,15 +72,22 @@ int32_t operand(const std::byte* data, size_t index, DType dtype, int32_t zeroPo
     return (dtype == DType::Int8 ? static_cast<int8_t>(raw) : static_cast<int32_t>(raw)) - zeroPoint;
 }
 
+uint64_t total(const hw::TilePhases& p) { return p.preload + p.stream + p.latency; }
+
+std::string phasesText(const hw::TilePhases& p) {
+    return std::to_string(p.preload) + "/" + std::to_string(p.stream) + "/" + std::to_string(p.latency) + "/" +
+           std::to_string(p.firstResult);
+}
+
 class TensorRtlCore : public hw::TensorCore {
 public:
-    TensorRtlCore(std::unique_ptr<ArrayDriver> array, uint32_t size, TensorRtlLog& log)
-        : array_(std::move(array)), size_(size), log_(log), model_(hw::makeModelTensorCore()) {}
+    TensorRtlCore(std::unique_ptr<ArrayDriver> array, uint32_t size, RtlLog& log)
+        : array_(std::move(array)), size_(size), log_(log), counts_(log.blocks["tensor"]), model_(hw::makeModelTensorCore()) {}
 
     hw::TilePhases phases(const hw::TileShape& shape, const hw::TilePhases& model, uint32_t opId,
                           uint32_t tileId) override {
         if (!onArray(shape.dtype)) {
-            ++log_.modelTiles;
+            ++counts_.onModel;
             return model;
         }
         auto measured = measuredPhases_.find(shape);
@@ -151,8 +95,12 @@ public:
             hw::GemmTile zeros{shape.dtype, shape.m, shape.n, shape.k, 0, 0, false, nullptr, nullptr, nullptr};
             measured = measuredPhases_.emplace(shape, run(zeros)).first;
         }
-        ++log_.rtlTiles;
-        if (measured->second != model) log_.differences.push_back({opId, tileId, model, measured->second});
+        ++counts_.onRtl;
+        if (measured->second != model) {
+            log_.differences.push_back({"tensor", opId, tileId, total(model), total(measured->second),
+                                        "preload/stream/latency/first result: model " + phasesText(model) + ", RTL " +
+                                            phasesText(measured->second)});
+        }
         return measured->second;
     }
 
@@ -225,13 +173,14 @@ private:
             }
         }
         phases.latency = array_->cycles() - streamEnd;
-        log_.rtlCycles = array_->cycles();
+        counts_.clockCycles = array_->cycles();
         return phases;
     }
 
     std::unique_ptr<ArrayDriver> array_;
     uint32_t size_;
-    TensorRtlLog& log_;
+    RtlLog& log_;
+    RtlBlockCounts& counts_;
     std::unique_ptr<hw::TensorCore> model_;
     std::map<hw::TileShape, hw::TilePhases> measuredPhases_;
 };
@@ -240,7 +189,7 @@ private:
 
 std::vector<uint32_t> builtArraySizes() { return {8, 16, 32}; }
 
-std::unique_ptr<hw::TensorCore> makeTensorRtlCore(const ArchConfig& config, TensorRtlLog& log,
+std::unique_ptr<hw::TensorCore> makeTensorRtlCore(const ArchConfig& config, RtlLog& log,
                                                   const std::string& vcdPath) {
     const TensorUnitConfig& t = config.tensor;
     if (t.dataflow != Dataflow::WeightStationary) {

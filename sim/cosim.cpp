@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 #include <systemc>
 
@@ -15,13 +16,15 @@
 #include "hw_model/dram/dram.h"
 #include "hw_model/npu.h"
 #include "runtime/runtime.h"
+#include "rtl/tensor_rtl_core.h"
+#include "rtl/vector_rtl_core.h"
 #include "sim/host_cpu.h"
 
 namespace npusim::sim {
 
 DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program,
-                      std::function<DramTraffic()>* dramProbe, std::unique_ptr<hw::TensorCore> tensorCore) {
+                      std::function<DramTraffic()>* dramProbe, ComputeCores cores) {
     // The simulation ends by sc_stop() from the host program; SystemC's info message about
     // that is not news to the user.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -32,7 +35,7 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
 
     // Modules and binding.
     firmware::Firmware firmware;
-    hw::Npu npu("npu", config, clock, firmware, recorder, !timingOnly, std::move(tensorCore));
+    hw::Npu npu("npu", config, clock, firmware, recorder, !timingOnly, std::move(cores.tensor), std::move(cores.vector));
     hw::Dram dram("dram", config.dram, clock);
     hw::Router systemBus("system_bus", {hw::AddressRange{regs::kMmioBase, regs::kMmioSize},
                                         hw::AddressRange{regs::kDramBase, config.dram.sizeBytes}});
@@ -65,6 +68,14 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
     return traffic();
 }
 
+std::string vcdPathFor(const std::string& path, const std::string& block, bool severalBlocks) {
+    if (path.empty() || !severalBlocks) return path;
+    const std::filesystem::path file(path);
+    std::filesystem::path named = file;
+    named.replace_filename(file.stem().string() + "." + block + file.extension().string());
+    return named.string();
+}
+
 namespace {
 
 /// The median of each figure on its own.
@@ -84,10 +95,11 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
                             const std::map<std::string, Tensor>& inputs, const CoSimOptions& options) {
     CoSimResult result;
     std::function<DramTraffic()> dramTraffic;
-    std::unique_ptr<hw::TensorCore> tensorCore;
-    if (options.rtlTensor) {
-        result.rtlTensor.emplace();
-        tensorCore = rtl::makeTensorRtlCore(config, *result.rtlTensor, options.vcd);
+    ComputeCores cores;
+    if (options.rtlTensor || options.rtlVector) {
+        result.rtl.emplace();
+        if (options.rtlTensor) cores.tensor = rtl::makeTensorRtlCore(config, *result.rtl, options.tensorVcd);
+        if (options.rtlVector) cores.vector = rtl::makeVectorRtlCore(config, *result.rtl, options.vectorVcd);
     }
     runSystem(
         config, options.trace ? &result.trace : nullptr, options.timingOnly,
@@ -126,7 +138,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
             }
             runtime.unload(model);
         },
-        &dramTraffic, std::move(tensorCore));
+        &dramTraffic, std::move(cores));
     return result;
 }
 

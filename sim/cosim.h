@@ -16,7 +16,9 @@
 #include "arch/tensor.h"
 #include "arch/trace_event.h"
 #include "driver/driver.h"
-#include "rtl/tensor_rtl_core.h"
+#include "hw_model/tensor/tensor_core.h"
+#include "hw_model/vector/vector_core.h"
+#include "rtl/rtl_log.h"
 
 namespace npusim::sim {
 
@@ -32,10 +34,11 @@ struct CoSimOptions {
     uint64_t jobTimeoutCycles = 4'000'000'000;  ///< a job running longer is reported as hung
     /// Steady-state inferences after the cold and the warm one; 0 runs the model once.
     int repeat = 0;
-    /// Run the tensor unit's RTL core (Verilated systolic array) instead of its model core,
-    /// writing the array's waveforms to `vcd` when that is not empty.
-    bool rtlTensor = false;
-    std::string vcd;
+    /// Run the tensor unit's RTL core (Verilated systolic array) and/or the vector unit's
+    /// (Verilated lanes) instead of their model cores, writing each one's waveforms to its VCD
+    /// path when that is not empty.
+    bool rtlTensor = false, rtlVector = false;
+    std::string tensorVcd, vectorVcd;
 };
 
 struct CoSimResult {
@@ -44,7 +47,7 @@ struct CoSimResult {
     trace::Recorder trace;
     DramTraffic dram;  ///< bytes moved by the NPU during the first run
     RunTiming timing;
-    std::optional<rtl::TensorRtlLog> rtlTensor;  ///< what the RTL core did, when it ran
+    std::optional<rtl::RtlLog> rtl;  ///< what the RTL blocks did, when any ran
 };
 
 /// Elaborates the system for `config` and runs `program` on the host CPU with an opened
@@ -52,11 +55,20 @@ struct CoSimResult {
 /// process: call once. Exceptions of the program propagate; a RunError about a failed job
 /// gains the hardware's explanation of the fault.
 /// `dramProbe`, when given, is set to a function the program can call for the traffic so far.
-/// `tensorCore`, when given, replaces the tensor unit's model core.
+/// Compute cores that replace the units' model cores (RTL cores); null keeps the model's.
+struct ComputeCores {
+    std::unique_ptr<hw::TensorCore> tensor;
+    std::unique_ptr<hw::VectorCore> vector;
+};
+
+/// `cores` replace the units' model cores where given.
 DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program,
-                      std::function<DramTraffic()>* dramProbe = nullptr,
-                      std::unique_ptr<hw::TensorCore> tensorCore = nullptr);
+                      std::function<DramTraffic()>* dramProbe = nullptr, ComputeCores cores = {});
+
+/// The VCD file of RTL block `block` for `--vcd path`: `path` itself when one block runs as
+/// RTL, else `path` with ".<block>" before its extension.
+std::string vcdPathFor(const std::string& path, const std::string& block, bool severalBlocks);
 
 /// runSystem with one model: loads `artifact`, runs it on `inputs` (1 + (repeat ? 1 + repeat : 0)
 /// times) and returns the first run's outputs and job, and the cold/warm/steady timing. Throws InputError for inputs that do not match the artifact, RunError

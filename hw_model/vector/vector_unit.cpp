@@ -5,15 +5,16 @@
 #include <bit>
 
 #include "hw_model/common/memory_access.h"
-#include "hw_model/vector/vector_alu.h"
 
 namespace npusim::hw {
 
 VectorUnit::VectorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-                       CommandProcessor& processor, trace::Recorder* recorder, bool functional)
+                       CommandProcessor& processor, trace::Recorder* recorder, bool functional,
+                       std::unique_ptr<VectorCore> core)
     : QueueUnit(name, config, clock, processor, isa::Queue::Vector, recorder, trace::UnitKind::Vector, functional),
       sramSocket("sramSocket"),
-      accSocket("accSocket") {}
+      accSocket("accSocket"),
+      core_(core ? std::move(core) : makeModelVectorCore()) {}
 
 void VectorUnit::execute(const isa::Command& command) {
     using isa::Field;
@@ -69,7 +70,7 @@ void VectorUnit::execute(const isa::Command& command) {
     block.src0 = src0;
     block.src1 = src1;
     block.dst = dst;
-    if (functional_) computeVectorBlock(block);
+    if (functional_) core_->compute(block);
 
     // Each group of `lanes` elements takes op_cycles; the first result leaves the pipeline
     // after pipeline_depth cycles (a reduction adds its log2(lanes)-stage adder tree), and
@@ -77,7 +78,8 @@ void VectorUnit::execute(const isa::Command& command) {
     const uint64_t groups = (elements + config_.vector.lanes - 1) / config_.vector.lanes;
     const uint64_t depth = config_.vector.pipelineDepth +
                            (reduction ? static_cast<uint64_t>(std::bit_width(config_.vector.lanes) - 1) : 0);
-    const uint64_t compute = depth + groups * config_.vector.opCycles[static_cast<size_t>(block.op)];
+    const uint64_t compute = core_->computeCycles(
+        block, depth + groups * config_.vector.opCycles[static_cast<size_t>(block.op)], command.opId, command.tileId);
     const MemoryResponse written = memory_.access(
         socketFor(Field::DstSpace),
         {tlm::TLM_WRITE_COMMAND, command.get(Field::DstAddr), dst, block.rows, dstRowBytes,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <systemc>
@@ -10,6 +11,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "hw_model/common/queue_unit.h"
+#include "hw_model/vector/vector_core.h"
 
 namespace npusim::hw {
 
@@ -18,12 +20,15 @@ public:
     tlm_utils::simple_initiator_socket<VectorUnit> sramSocket;
     tlm_utils::simple_initiator_socket<VectorUnit> accSocket;
 
+    /// `core` computes the blocks and sets their lanes' cycles (makeModelVectorCore() when null).
     VectorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-               CommandProcessor& processor, trace::Recorder* recorder, bool functional);
+               CommandProcessor& processor, trace::Recorder* recorder, bool functional,
+               std::unique_ptr<VectorCore> core = nullptr);
 
     void execute(const isa::Command& command) override;
 
 private:
+    std::unique_ptr<VectorCore> core_;
     std::vector<std::byte> src0_, src1_, dst_;
 };
 

@@ -98,9 +98,11 @@ void printSummary(const reports::Report& report) {
                 static_cast<unsigned long long>(report.dramBytesRead),
                 static_cast<unsigned long long>(report.dramBytesWritten), report.dramGbps);
     if (report.rtl) {
-        std::printf("  RTL: the tensor unit's array ran %llu tiles (%llu left to the model); %zu commands differ from the timing model\n",
-                    static_cast<unsigned long long>(report.rtl->rtlTiles),
-                    static_cast<unsigned long long>(report.rtl->modelTiles), report.rtl->differences.size());
+        for (const reports::RtlUse::Block& block : report.rtl->blocks) {
+            std::printf("  RTL %s: %llu commands on the RTL, %llu left to the model\n", block.name.c_str(),
+                        static_cast<unsigned long long>(block.onRtl), static_cast<unsigned long long>(block.onModel));
+        }
+        std::printf("  RTL: %zu commands differ from the timing model\n", report.rtl->differences.size());
     }
     const RunTiming& t = report.timing;
     if (t.warm && t.steady) {
@@ -118,23 +120,15 @@ void writeReportDirectory(sim::OutputFiles& files, const std::filesystem::path& 
     files.stage(directory / "trace.json", reports::traceToChromeJson(run));
 }
 
-/// The RTL use of a run, for the report: the blocks, and each command whose tile took other
-/// cycles on the RTL than in the timing model, named by op.
-reports::RtlUse rtlUse(const rtl::TensorRtlLog& log, const ArtifactManifest& manifest) {
+/// The RTL use of a run, for the report: the blocks, and each command that took other cycles
+/// on the RTL than in the timing model, named by op.
+reports::RtlUse rtlUse(const rtl::RtlLog& log, const ArtifactManifest& manifest) {
     reports::RtlUse use;
-    use.blocks = {"tensor"};
-    use.rtlTiles = log.rtlTiles;
-    use.modelTiles = log.modelTiles;
-    use.rtlClockCycles = log.rtlCycles;
-    for (const rtl::PhaseDifference& d : log.differences) {
+    for (const auto& [name, counts] : log.blocks) use.blocks.push_back({name, counts.onRtl, counts.onModel, counts.clockCycles});
+    for (const rtl::RtlDifference& d : log.differences) {
         const auto op = std::find_if(manifest.ops.begin(), manifest.ops.end(), [&](const OpRecord& r) { return r.opId == d.opId; });
-        const auto total = [](const hw::TilePhases& p) { return p.preload + p.stream + p.latency; };
-        const auto phases = [](const hw::TilePhases& p) {
-            return std::to_string(p.preload) + "/" + std::to_string(p.stream) + "/" + std::to_string(p.latency) + "/" +
-                   std::to_string(p.firstResult);
-        };
-        use.differences.push_back({op == manifest.ops.end() ? "" : op->name, d.opId, d.tileId, total(d.model), total(d.rtl),
-                                   "preload/stream/latency/first result: model " + phases(d.model) + ", RTL " + phases(d.rtl)});
+        use.differences.push_back({d.block, op == manifest.ops.end() ? "" : op->name, d.opId, d.tileId, d.modelCycles,
+                                   d.rtlCycles, d.detail});
     }
     return use;
 }
@@ -144,9 +138,13 @@ void run(const RunOptions& o) {
         throw InputError("--timing-only computes no values: drop --check, --expected and --outputs");
     }
     for (const std::string& block : o.rtl) {
-        if (block != "tensor") throw InputError("--rtl: no RTL block '" + block + "'; RTL blocks: tensor");
+        if (block != "tensor" && block != "vector") {
+            throw InputError("--rtl: no RTL block '" + block + "'; RTL blocks: tensor, vector");
+        }
     }
-    if (!o.vcd.empty() && o.rtl.empty()) throw InputError("--vcd writes the waveforms of RTL blocks: add --rtl tensor");
+    if (!o.vcd.empty() && o.rtl.empty()) {
+        throw InputError("--vcd writes the waveforms of RTL blocks: add --rtl tensor and/or --rtl vector");
+    }
     Prepared p = prepare(o);
     // A bucketed artifact runs the smallest bucket that holds the inputs, padded to it; its
     // outputs are cut back to the actual size.
@@ -181,19 +179,24 @@ void run(const RunOptions& o) {
     sim::CoSimOptions simulation;
     simulation.timingOnly = o.timingOnly;
     simulation.repeat = o.repeat;
-    simulation.rtlTensor = !o.rtl.empty();
-    // The waveform is written as the simulation runs: under a temporary name, renamed when
-    // the run is through, so a failed run leaves no half-written file under the final name.
-    const std::filesystem::path vcdPart = o.vcd.empty() ? std::filesystem::path() : std::filesystem::path(o.vcd + ".part");
-    simulation.vcd = vcdPart.string();
+    simulation.rtlTensor = std::find(o.rtl.begin(), o.rtl.end(), "tensor") != o.rtl.end();
+    simulation.rtlVector = std::find(o.rtl.begin(), o.rtl.end(), "vector") != o.rtl.end();
+    // Waveforms are written as the simulation runs: under temporary names, renamed when the
+    // run is through, so a failed run leaves no half-written file under a final name.
+    std::vector<std::string> vcds;  ///< final names
+    if (!o.vcd.empty()) {
+        const bool both = simulation.rtlTensor && simulation.rtlVector;
+        if (simulation.rtlTensor) simulation.tensorVcd = vcds.emplace_back(sim::vcdPathFor(o.vcd, "tensor", both)) + ".part";
+        if (simulation.rtlVector) simulation.vectorVcd = vcds.emplace_back(sim::vcdPathFor(o.vcd, "vector", both)) + ".part";
+    }
     sim::CoSimResult result;
     try {
         result = sim::runCoSimulation(p.config, p.artifact, padded, simulation);
     } catch (...) {
-        if (!vcdPart.empty()) std::filesystem::remove(vcdPart);
+        for (const std::string& vcd : vcds) std::filesystem::remove(vcd + ".part");
         throw;
     }
-    if (!vcdPart.empty()) std::filesystem::rename(vcdPart, o.vcd);
+    for (const std::string& vcd : vcds) std::filesystem::rename(vcd + ".part", vcd);
     for (size_t i = 0; i < result.outputs.size(); ++i) result.outputs[i] = runtime::reshaped(result.outputs[i], outputBindings[i].shape);
     const reports::RunRecord record{p.config,           manifest,
                                     result.trace,       result.job.startCycle,
@@ -204,7 +207,7 @@ void run(const RunOptions& o) {
     report.timingOnly = o.timingOnly;
     report.timing = result.timing;
     report.bucket = bucket;
-    if (result.rtlTensor) report.rtl = rtlUse(*result.rtlTensor, manifest);
+    if (result.rtl) report.rtl = rtlUse(*result.rtl, manifest);
 
     std::vector<std::string> failures;
     if (p.reference) {
@@ -252,8 +255,9 @@ void addRunCommand(CLI::App& app) {
     command->add_flag("--force-arch", o->forceArch,
                       "run an artifact on the --arch/--set config even if it was compiled for another one");
     command->add_option("--expected", o->expected, "directory of reference outputs to compare with");
-    command->add_option("--rtl", o->rtl, "run these units as RTL (Verilator): tensor")->delimiter(',');
-    command->add_option("--vcd", o->vcd, "write the RTL blocks' waveforms to this VCD file");
+    command->add_option("--rtl", o->rtl, "run these units as RTL (Verilator): tensor, vector")->delimiter(',');
+    command->add_option("--vcd", o->vcd,
+                        "write the RTL blocks' waveforms to this VCD file (FILE.tensor.vcd and FILE.vector.vcd for both)");
     command->add_option("--rtol", o->rtol, "relative tolerance for float outputs")->capture_default_str();
     command->add_option("--atol", o->atol, "absolute tolerance for float outputs")->capture_default_str();
     o->arch.addTo(*command);

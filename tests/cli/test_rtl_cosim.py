@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""RTL co-simulation: `npusim run --rtl tensor` computes the tensor unit's int8 tiles on the
-Verilated systolic array (rtl/systolic_array.sv), whose measured phase lengths set the unit's
+"""RTL co-simulation: `npusim run --rtl tensor,vector` computes the tensor unit's int8 tiles on
+the Verilated systolic array (rtl/systolic_array.sv) and the vector unit's int32 elementwise
+blocks on the Verilated lanes (rtl/vector_lanes.sv), whose measured cycles set the units'
 timing. Whole models give the same outputs and cycles as the timing model; a model whose
 timing parameters disagree with the RTL shows every differing command in the report."""
 import json
@@ -31,10 +32,10 @@ def matmul_chain(path):
 
 
 class RtlCosimTest(NpusimTestCase):
-    def run_both(self, model, *args):
-        """Runs the model on the timing model and with --rtl tensor; returns both reports."""
+    def run_both(self, model, *args, blocks="tensor"):
+        """Runs the model on the timing model and with --rtl BLOCKS; returns both reports."""
         reports = []
-        for name, extra in (("tlm", []), ("rtl", ["--rtl", "tensor"])):
+        for name, extra in (("tlm", []), ("rtl", ["--rtl", blocks])):
             stdout = self.ok("run", model, "--check", "--outputs", f"out_{name}", "--report", f"rep_{name}", *args, *extra)
             self.assertIn("check against the reference interpreter: passed", stdout)
             reports.append(json.loads((self.tmp / f"rep_{name}" / "report.json").read_text()))
@@ -48,21 +49,30 @@ class RtlCosimTest(NpusimTestCase):
         matmul_chain(self.tmp / "chain.onnx")
         for model in (self.tmp / "chain.onnx", example("small_cnn_int8.onnx"), example("matmul_int8.onnx")):
             with self.subTest(model=model.name):
-                tlm, rtl = self.run_both(model)
+                tlm, rtl = self.run_both(model, blocks="tensor,vector")
                 self.assert_same_outputs()
                 self.assertIsNone(tlm["rtl"])
-                self.assertEqual(rtl["rtl"]["blocks"], ["tensor"])
-                self.assertGreater(rtl["rtl"]["tiles_on_rtl"], 0)
-                self.assertEqual(rtl["rtl"]["tiles_on_model"], 0)
+                blocks = rtl["rtl"]["blocks"]
+                self.assertEqual(set(blocks), {"tensor", "vector"})
+                self.assertGreater(blocks["tensor"]["on_rtl"], 0)
+                self.assertEqual(blocks["tensor"]["on_model"], 0)
                 self.assertEqual(rtl["rtl"]["differences"], [])
                 # Within 1% is the contract; an RTL that matches its timing model gives equality.
                 self.assertLessEqual(abs(rtl["total_cycles"] - tlm["total_cycles"]), tlm["total_cycles"] // 100)
                 self.assertEqual(rtl["total_cycles"], tlm["total_cycles"])
 
+    def test_the_int8_cnns_int32_bias_adds_run_on_the_rtl_lanes(self):
+        tlm, rtl = self.run_both(example("small_cnn_int8.onnx"), blocks="vector")
+        self.assert_same_outputs()
+        vector = rtl["rtl"]["blocks"]["vector"]
+        self.assertGreater(vector["on_rtl"], 0)   # the convolutions' int32 bias adds
+        self.assertGreater(vector["on_model"], 0)  # quantisation and pooling stay on the model
+        self.assertEqual(rtl["total_cycles"], tlm["total_cycles"])
+
     def test_float_tiles_stay_on_the_model_and_are_counted(self):
         tlm, rtl = self.run_both(example("matmul_fp32.onnx"))
-        self.assertEqual(rtl["rtl"]["tiles_on_rtl"], 0)
-        self.assertGreater(rtl["rtl"]["tiles_on_model"], 0)
+        self.assertEqual(rtl["rtl"]["blocks"]["tensor"]["on_rtl"], 0)
+        self.assertGreater(rtl["rtl"]["blocks"]["tensor"]["on_model"], 0)
         self.assertEqual(rtl["total_cycles"], tlm["total_cycles"])
 
     def test_commands_whose_rtl_timing_differs_are_listed_and_time_the_run(self):
@@ -70,8 +80,9 @@ class RtlCosimTest(NpusimTestCase):
         tlm, rtl = self.run_both(example("matmul_int8.onnx"), "--set", "tensor.dtypes.int8.cycles_per_row=2")
         self.assert_same_outputs()
         differences = rtl["rtl"]["differences"]
-        self.assertEqual(len(differences), rtl["rtl"]["tiles_on_rtl"])
+        self.assertEqual(len(differences), rtl["rtl"]["blocks"]["tensor"]["on_rtl"])
         first = differences[0]
+        self.assertEqual(first["block"], "tensor")
         self.assertTrue(first["op"])
         self.assertLess(first["rtl_cycles"], first["model_cycles"])
         self.assertIn("model", first["detail"])
@@ -85,11 +96,15 @@ class RtlCosimTest(NpusimTestCase):
         for signal in ("c_valid", "a_valid", "w_valid"):
             self.assertIn(signal, text)
         self.assertFalse((self.tmp / "waves.vcd.part").exists())
+        # Two blocks: one file each.
+        self.ok("run", "chain.onnx", "--rtl", "tensor,vector", "--vcd", "both.vcd")
+        self.assertIn("c_valid", (self.tmp / "both.tensor.vcd").read_text())
+        self.assertIn("out_valid", (self.tmp / "both.vector.vcd").read_text())
 
     def test_bad_rtl_requests_are_one_line_errors(self):
         model = example("matmul_int8.onnx")
-        self.assertFailsCleanly(["run", model, "--rtl", "vector"], USAGE, ["--rtl", "vector", "tensor"])
-        self.assertFailsCleanly(["run", model, "--vcd", "w.vcd"], USAGE, ["--vcd", "--rtl tensor"])
+        self.assertFailsCleanly(["run", model, "--rtl", "shader"], USAGE, ["--rtl", "shader", "tensor, vector"])
+        self.assertFailsCleanly(["run", model, "--vcd", "w.vcd"], USAGE, ["--vcd", "--rtl"])
         self.assertFailsCleanly(["run", model, "--arch", "server", "--rtl", "tensor"], USAGE,
                                 ["128x128", "16x16"])
 

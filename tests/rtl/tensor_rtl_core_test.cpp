@@ -47,7 +47,7 @@ RandomTile randomTile(std::mt19937& rng, uint32_t size, DType dtype) {
 void expectEquivalent(const char* preset, uint64_t seed) {
     const ArchConfig config = loadArchConfig(preset, {});
     const uint32_t size = config.tensor.rows;
-    TensorRtlLog log;
+    RtlLog log;
     const std::unique_ptr<hw::TensorCore> core = makeTensorRtlCore(config, log);
     const std::unique_ptr<hw::SystolicDataflow> dataflow = hw::makeDataflow(config.tensor.dataflow);
     std::mt19937 rng(static_cast<uint32_t>(seed));
@@ -77,8 +77,8 @@ void expectEquivalent(const char* preset, uint64_t seed) {
         }
     }
     EXPECT_TRUE(log.differences.empty());
-    EXPECT_EQ(log.rtlTiles, 60u);
-    EXPECT_GT(log.rtlCycles, 0u);
+    EXPECT_EQ(log.blocks["tensor"].onRtl, 60u);
+    EXPECT_GT(log.blocks["tensor"].clockCycles, 0u);
 }
 
 TEST(TensorRtlCore, Array8x8MatchesTheModel) { expectEquivalent("tiny", 1); }
@@ -87,30 +87,33 @@ TEST(TensorRtlCore, Array32x32MatchesTheModel) { expectEquivalent("mobile", 3); 
 
 TEST(TensorRtlCore, OtherDTypesStayOnTheModelCoreAndAreCounted) {
     const ArchConfig config = loadArchConfig("edge", {});
-    TensorRtlLog log;
+    RtlLog log;
     const std::unique_ptr<hw::TensorCore> core = makeTensorRtlCore(config, log);
     const hw::TilePhases model{4, 32, 30, 16};
     EXPECT_EQ(core->phases({DType::Fp32, 8, 8, 4, false}, model, 0, 0), model);
-    EXPECT_EQ(log.modelTiles, 1u);
-    EXPECT_EQ(log.rtlTiles, 0u);
+    EXPECT_EQ(log.blocks["tensor"].onModel, 1u);
+    EXPECT_EQ(log.blocks["tensor"].onRtl, 0u);
 }
 
 TEST(TensorRtlCore, APhaseDifferenceIsLoggedWithItsCommand) {
     // A model that streams int8 rows every other cycle: the array takes one per cycle.
     const ArchConfig config = loadArchConfig("edge", std::vector<std::string>{"tensor.dtypes.int8.cycles_per_row=2"});
-    TensorRtlLog log;
+    RtlLog log;
     const std::unique_ptr<hw::TensorCore> core = makeTensorRtlCore(config, log);
     const hw::TilePhases model = hw::makeDataflow(config.tensor.dataflow)->phases(config.tensor, DType::Int8, 10, 16, 16, false);
     const hw::TilePhases rtl = core->phases({DType::Int8, 10, 16, 16, false}, model, 7, 3);
     EXPECT_EQ(rtl.stream, 10u);
     EXPECT_EQ(model.stream, 20u);
     ASSERT_EQ(log.differences.size(), 1u);
+    EXPECT_EQ(log.differences[0].block, "tensor");
     EXPECT_EQ(log.differences[0].opId, 7u);
     EXPECT_EQ(log.differences[0].tileId, 3u);
+    EXPECT_EQ(log.differences[0].modelCycles, 16u + 20u + 30u);
+    EXPECT_EQ(log.differences[0].rtlCycles, 16u + 10u + 30u);
 }
 
 TEST(TensorRtlCore, ConfigsWithoutABuiltArrayAreRefusedNamingTheSizes) {
-    TensorRtlLog log;
+    RtlLog log;
     try {
         makeTensorRtlCore(loadArchConfig("server", {}), log);
         FAIL() << "no error";
@@ -124,7 +127,7 @@ TEST(TensorRtlCore, ConfigsWithoutABuiltArrayAreRefusedNamingTheSizes) {
 TEST(TensorRtlCore, WritesAWaveformOnRequest) {
     const std::filesystem::path vcd = std::filesystem::temp_directory_path() / "npusim_tensor_rtl_test.vcd";
     {
-        TensorRtlLog log;
+        RtlLog log;
         const std::unique_ptr<hw::TensorCore> core = makeTensorRtlCore(loadArchConfig("tiny", {}), log, vcd.string());
         core->phases({DType::Int8, 4, 8, 8, false}, {}, 0, 0);
     }
