@@ -1,4 +1,4 @@
-// report.json: the machine-readable report (schema in docs/REPORTS.md).
+// report.json: the machine-readable report (docs/report.schema.json, described in docs/REPORTS.md).
 #include <nlohmann/json.hpp>
 
 #include "reports/report.h"

@@ -12,7 +12,7 @@ packages=(
     libonnx-dev libprotobuf-dev protobuf-compiler
     nlohmann-json3-dev libcli11-dev
     libgtest-dev libgmock-dev libbenchmark-dev
-    python3 python3-onnx python3-numpy python3-matplotlib
+    python3 python3-onnx python3-numpy python3-matplotlib python3-jsonschema
     libonnx-testdata
 )
 

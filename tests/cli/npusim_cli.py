@@ -28,6 +28,15 @@ def _required_env(name):
 
 NPUSIM = _required_env("NPUSIM")
 EXAMPLES = Path(_required_env("NPUSIM_EXAMPLES"))
+REPORT_SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "report.schema.json"
+
+
+def report_schema_errors(report):
+    """Every way a report.json (parsed) breaks docs/report.schema.json, as messages."""
+    import jsonschema  # Debian's python3-jsonschema
+    schema = json.loads(REPORT_SCHEMA.read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in validator.iter_errors(report)]
 
 
 def example(name):
@@ -63,6 +72,13 @@ class NpusimTestCase(unittest.TestCase):
         directory = tempfile.TemporaryDirectory(prefix="npusim_cli_")
         self.addCleanup(directory.cleanup)
         self.tmp = Path(directory.name)
+        # Every report a test made must follow the schema (checked before the directory goes).
+        self.addCleanup(self.check_reports_follow_the_schema)
+
+    def check_reports_follow_the_schema(self):
+        for path in sorted(self.tmp.rglob("report.json")):
+            errors = report_schema_errors(json.loads(path.read_text()))
+            self.assertEqual(errors, [], f"{path.relative_to(self.tmp)} breaks docs/report.schema.json")
 
     def npusim(self, *args):
         """Runs npusim with the given arguments in self.tmp; returns the CompletedProcess."""
