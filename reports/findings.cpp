@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "reports/report.h"
 
 namespace npusim::reports {
 namespace {
+
+/// Below this many cycles lost, a failure is not worth a finding.
+constexpr uint64_t kMinimumCycles = 64;
 
 std::string bytesText(uint64_t bytes) {
     char buffer[32];
@@ -75,6 +79,103 @@ Finding cpuFallbackFinding(const OpReport& op, const OpRecord& record) {
     return f;
 }
 
+std::string number(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", value);
+    return buffer;
+}
+
+std::string percent(double fraction) {
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, "%.0f%%", fraction * 100);
+    return buffer;
+}
+
+Finding finding(const char* kind, const OpReport& op, uint64_t cycles) {
+    Finding f;
+    f.kind = kind;
+    f.op = op.name;
+    f.opId = op.opId;
+    f.cycles = cycles;
+    return f;
+}
+
+/// An op whose units wait on SRAM or accumulator banks another unit holds for at least 5% of
+/// its cycles.
+std::optional<Finding> bankConflictFinding(const OpReport& op, const ArchConfig& config) {
+    const uint64_t waited = op.stalls[static_cast<size_t>(trace::StallReason::SramBankConflict)];
+    if (waited < kMinimumCycles || 20 * waited < op.cycles) return std::nullopt;
+    Finding f = finding("bank_conflict", op, waited);
+    f.message = op.name + " (" + op.type + ") waits " + std::to_string(waited) + " cycles on SRAM or accumulator banks held by another unit (" +
+                percent(static_cast<double>(waited) / static_cast<double>(op.cycles)) + " of its " + std::to_string(op.cycles) + " cycles)";
+    f.hint = "buffers whose row pitch is a multiple of the bank interleave (" + std::to_string(config.sram.banks) + " banks x " +
+             std::to_string(config.sram.bankWidthBytes) + " B) hit one bank; more banks (sram.banks) or more ports (sram.ports) "
+             "spread the accesses";
+    return f;
+}
+
+/// An op whose units spent more than half of its span waiting on each other (bound "sync"):
+/// the cycles no unit did its main work.
+std::optional<Finding> syncStallFinding(const OpReport& op) {
+    const uint64_t working = std::max({op.tensorBusy, op.vectorBusy, op.loadBusy, op.storeBusy, op.dispatchCycles});
+    if (op.bound != "sync" || op.cycles < working + kMinimumCycles) return std::nullopt;
+    const uint64_t waited = op.stalls[static_cast<size_t>(trace::StallReason::SemaphoreWait)];
+    Finding f = finding("sync_stall", op, op.cycles - working);
+    f.message = op.name + " (" + op.type + ") keeps no unit busy for " + std::to_string(op.cycles - working) + " of its " +
+                std::to_string(op.cycles) + " cycles: its loads, compute and stores wait on each other (" +
+                std::to_string(waited) + " cycles of semaphore waits) instead of overlapping";
+    f.hint = "blocks that are double-buffered and large enough to hide each load behind the previous block's compute "
+             "(or fusing the op into its producer or reader) let the units overlap";
+    return f;
+}
+
+/// An op the control core's dispatching paces (bound "dispatch").
+std::optional<Finding> dispatchFinding(const OpReport& op, const ArchConfig& config) {
+    const uint64_t working = std::max({op.tensorBusy, op.vectorBusy, op.loadBusy, op.storeBusy});
+    if (op.bound != "dispatch" || op.dispatchCycles < working + kMinimumCycles) return std::nullopt;
+    Finding f = finding("dispatch_overhead", op, op.dispatchCycles - working);
+    f.message = op.name + " (" + op.type + ") is paced by command dispatch: the control core works " +
+                std::to_string(op.dispatchCycles) + " cycles on its commands while no unit is busy more than " +
+                std::to_string(working);
+    f.hint = "fewer, larger commands (bigger blocks, fused kernels) or a cheaper dispatch (control_core.dispatch_cycles = " +
+             std::to_string(config.controlCore.dispatchCycles) + ") remove the overhead";
+    return f;
+}
+
+/// A memory-bound op that moves at least 25% more DRAM bytes than its compulsory traffic:
+/// operands read again because its blocks do not keep them on chip.
+std::optional<Finding> memoryBoundFinding(const OpReport& op, const OpRecord& record, const ArchConfig& config) {
+    if (op.bound != "memory" || record.minDramBytes == 0 || 4 * op.dramBytes < 5 * record.minDramBytes) return std::nullopt;
+    const uint64_t extra = op.dramBytes - record.minDramBytes;
+    const auto cycles = static_cast<uint64_t>(static_cast<double>(extra) / config.dram.bytesPerCycle);
+    if (cycles < kMinimumCycles) return std::nullopt;
+    Finding f = finding("memory_bound", op, cycles);
+    f.message = op.name + " (" + op.type + ") is memory bound and moves " + bytesText(op.dramBytes) + " through DRAM where " +
+                bytesText(record.minDramBytes) + " is compulsory: the extra " + bytesText(extra) + " (operands read again) cost about " +
+                std::to_string(cycles) + " cycles at " + number(config.dram.bandwidthGbps) + " GB/s";
+    f.hint = "more SRAM (sram.size_kib, now " + bytesText(config.sram.sizeBytes) +
+             ") or blocks that reuse each operand longer keep it on chip; a narrower dtype halves the bytes";
+    return f;
+}
+
+/// A tensor-unit op whose array does useful work in less than half of its busy cycles: tile
+/// edges (M, N or K smaller than, or not a multiple of, the array) leave rows or columns idle.
+std::optional<Finding> lowUtilizationFinding(const OpReport& op, const OpRecord& record, const ArchConfig& config) {
+    const double peak = config.tensor.peakMacsPerCycle(record.dtype);
+    if (op.tensorBusy == 0 || record.macs == 0 || peak <= 0) return std::nullopt;
+    const double ideal = static_cast<double>(record.macs) / peak;
+    const double utilization = ideal / static_cast<double>(op.tensorBusy);
+    const auto lost = static_cast<uint64_t>(static_cast<double>(op.tensorBusy) - ideal);
+    if (utilization >= 0.5 || lost < kMinimumCycles) return std::nullopt;
+    Finding f = finding("low_utilization", op, lost);
+    f.message = op.name + " (" + op.type + ") uses " + percent(utilization) + " of the " + std::to_string(config.tensor.rows) + "x" +
+                std::to_string(config.tensor.cols) + " array while it streams: " + std::to_string(record.macs) + " MACs in " +
+                std::to_string(op.tensorBusy) + " busy cycles, " + std::to_string(static_cast<uint64_t>(ideal)) + " at full use";
+    f.hint = "GEMM dims (K against the array's rows, N against its columns) that fill the array, or batching small "
+             "GEMMs together, keep its PEs busy";
+    return f;
+}
+
 }  // namespace
 
 std::vector<Finding> findFailures(const Report& report, const RunRecord& run) {
@@ -85,6 +186,11 @@ std::vector<Finding> findFailures(const Report& report, const RunRecord& run) {
         if (op.spillCount > 0) findings.push_back(spillFinding(op, *records.at(op.opId), run.config));
         if (op.reformatCount > 0) findings.push_back(reformatFinding(op, *records.at(op.opId)));
         if (op.hostKernelCycles + op.hostCopyCycles > 0) findings.push_back(cpuFallbackFinding(op, *records.at(op.opId)));
+        const OpRecord& record = *records.at(op.opId);
+        for (std::optional<Finding> f : {bankConflictFinding(op, run.config), syncStallFinding(op), dispatchFinding(op, run.config),
+                                         memoryBoundFinding(op, record, run.config), lowUtilizationFinding(op, record, run.config)}) {
+            if (f) findings.push_back(std::move(*f));
+        }
     }
     std::stable_sort(findings.begin(), findings.end(),
                      [](const Finding& a, const Finding& b) { return a.cycles > b.cycles; });

@@ -46,6 +46,8 @@ struct OpReport {
     uint64_t cycles = 0;      ///< first command start to last command end
     uint64_t macs = 0, dramBytes = 0;
     uint64_t tensorBusy = 0, vectorBusy = 0, loadBusy = 0, storeBusy = 0, stallCycles = 0;
+    std::array<uint64_t, trace::kStallReasonCount> stalls{};  ///< stallCycles by reason
+    uint64_t dispatchCycles = 0;  ///< the control core's work for the op within its span
     /// What limits the op: compute or memory when that unit kind is busy at least half of the
     /// op's cycles, else dispatch when the control core is, else sync (units waiting).
     std::string bound;
@@ -60,7 +62,9 @@ struct OpReport {
 
 /// A performance failure named at the op that caused it.
 struct Finding {
-    std::string kind;  ///< spill, reformat, cpu_fallback (docs/REPORTS.md lists the kinds)
+    /// spill, reformat, cpu_fallback, bank_conflict, sync_stall, dispatch_overhead,
+    /// memory_bound, low_utilization (docs/REPORTS.md says when each is raised)
+    std::string kind;
     std::string op;    ///< the ONNX node name
     uint32_t opId = 0;
     uint64_t cycles = 0;  ///< cycles lost: the busy cycles of the commands the failure added

@@ -75,6 +75,7 @@ Report buildReport(const RunRecord& run) {
             }
         } else if (e.type == trace::EventType::Stall) {
             op.stallCycles += cycles;
+            op.stalls[static_cast<size_t>(e.reason)] += cycles;
         } else if (e.type == trace::EventType::HostKernel) {
             op.hostKernelCycles += cycles;
         } else if (e.type == trace::EventType::HostCopyIn || e.type == trace::EventType::HostCopyOut) {
@@ -129,7 +130,8 @@ Report buildReport(const RunRecord& run) {
         op.macs = record.macs;
         const auto span = spans.find(record.opId);
         op.cycles = span == spans.end() ? 0 : span->second.second - span->second.first;
-        op.bound = boundOf(op, dispatch[record.opId]);
+        op.dispatchCycles = dispatch[record.opId];
+        op.bound = boundOf(op, op.dispatchCycles);
         const double peak = run.config.tensor.peakMacsPerCycle(record.dtype);
         const double computeBound = peak > 0 ? static_cast<double>(record.macs) / peak : 0;
         const double memoryBound = static_cast<double>(record.minDramBytes) / run.config.dram.bytesPerCycle;

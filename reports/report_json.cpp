@@ -5,8 +5,22 @@
 
 namespace npusim::reports {
 
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// Cycles by stall reason, every reason named.
+Json stallsJson(const std::array<uint64_t, trace::kStallReasonCount>& stalls) {
+    Json j = Json::object();
+    for (int reason = 0; reason < trace::kStallReasonCount; ++reason) {
+        j[std::string(trace::stallReasonName(static_cast<trace::StallReason>(reason)))] = stalls[static_cast<size_t>(reason)];
+    }
+    return j;
+}
+
+}  // namespace
+
 std::string reportToJson(const Report& r) {
-    using Json = nlohmann::ordered_json;
     Json j;
     j["model"] = r.model;
     j["arch"] = r.arch;
@@ -18,13 +32,8 @@ std::string reportToJson(const Report& r) {
     j["time_seconds"] = r.clockHz > 0 ? static_cast<double>(r.totalCycles) / r.clockHz : 0.0;
     j["units"] = Json::object();
     for (const UnitReport& unit : r.units) {
-        Json stalls = Json::object();
-        for (int reason = 0; reason < trace::kStallReasonCount; ++reason) {
-            stalls[std::string(trace::stallReasonName(static_cast<trace::StallReason>(reason)))] =
-                unit.stalls[static_cast<size_t>(reason)];
-        }
         j["units"][unit.name] = {{"busy_cycles", unit.busy},
-                                 {"stall_cycles", stalls},
+                                 {"stall_cycles", stallsJson(unit.stalls)},
                                  {"idle_cycles", unit.idle},
                                  {"commands", unit.commands},
                                  {"utilization", unit.utilization}};
@@ -49,6 +58,8 @@ std::string reportToJson(const Report& r) {
                             {"load_busy_cycles", op.loadBusy},
                             {"store_busy_cycles", op.storeBusy},
                             {"stall_cycles", op.stallCycles},
+                            {"stalls", stallsJson(op.stalls)},
+                            {"dispatch_cycles", op.dispatchCycles},
                             {"bound", op.bound},
                             {"attainable_cycles", op.attainableCycles},
                             {"efficiency", op.efficiency},
