@@ -58,7 +58,10 @@ public:
             vcd_->open(vcdPath.c_str());
             if (!vcd_->isOpen()) throw InputError("--vcd: cannot write '" + vcdPath + "'");
         }
+        // An asynchronous reset acts on the falling edge of rst_n.
         model_->clk = 0;
+        model_->rst_n = 1;
+        model_->eval();
         model_->rst_n = 0;
         model_->eval();
         model_->rst_n = 1;

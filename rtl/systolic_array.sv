@@ -12,6 +12,8 @@
 //            cycle t_i + ROWS + c (t_i: the cycle row i was presented), flagged by c_valid[c]:
 //            the first result ROWS cycles after the stream starts, the last (ROWS-1)+(COLS-1)
 //            cycles after it ends.
+// The adapter (tensor_rtl_core.cpp) runs each tile through alone; a preload for the next tile
+// while the current one still drains would overwrite the bank its last rows read.
 module systolic_array #(
     parameter int ROWS = 16,
     parameter int COLS = 16,
@@ -37,6 +39,9 @@ module systolic_array #(
         else if (a_valid && swap) active <= ~active;
     end
     wire entering_bank = swap ? ~active : active;
+    // A preload fills the bank rows do not stream with: the inactive one, or, in the cycle a
+    // swap makes that one active, the bank it retires.
+    wire preload_bank = (a_valid && swap) ? active : ~active;
 
     // Signals between PEs: a, v, k move right (column index COLS is past the edge), p and pv
     // move down (row index 0 is the array's top edge).
@@ -77,7 +82,7 @@ module systolic_array #(
         for (genvar c = 0; c < COLS; c++) begin : column
             systolic_pe #(.OPERAND_BITS(OPERAND_BITS)) pe (
                 .clk, .rst_n,
-                .w_en(w_valid && w_row == r[$clog2(ROWS)-1:0]), .w_bank(~active), .w_data(w_data[c]),
+                .w_en(w_valid && w_row == r[$clog2(ROWS)-1:0]), .w_bank(preload_bank), .w_data(w_data[c]),
                 .a_in(a_h[r][c]), .v_in(v_h[r][c]), .k_in(k_h[r][c]), .p_in(p_v[r][c]),
                 .a_out(a_h[r][c + 1]), .v_out(v_h[r][c + 1]), .k_out(k_h[r][c + 1]),
                 .p_out(p_v[r + 1][c]), .pv_out(pv_v[r + 1][c]));

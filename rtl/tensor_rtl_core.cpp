@@ -66,6 +66,13 @@ private:
 
 bool onArray(DType dtype) { return dtype == DType::Int8 || dtype == DType::UInt8; }
 
+/// Whether every operand minus its zero point fits the array's signed operands: zero points
+/// inside the dtype's range (the ISA allows any 16-bit value) keep |x - zp| <= 255.
+bool operandsFit(const hw::GemmTile& tile) {
+    const int32_t low = tile.dtype == DType::Int8 ? -128 : 0, high = tile.dtype == DType::Int8 ? 127 : 255;
+    return tile.aZeroPoint >= low && tile.aZeroPoint <= high && tile.bZeroPoint >= low && tile.bZeroPoint <= high;
+}
+
 /// The operand an int8 or uint8 element enters the array as: minus its zero point.
 int32_t operand(const std::byte* data, size_t index, DType dtype, int32_t zeroPoint) {
     const auto raw = static_cast<uint8_t>(data[index]);
@@ -106,6 +113,13 @@ public:
 
     void compute(const hw::GemmTile& tile) override {
         if (!onArray(tile.dtype)) {
+            model_->compute(tile);
+            return;
+        }
+        if (!operandsFit(tile)) {
+            // Its timing was the array's; its values are beyond the array's operand width.
+            --counts_.onRtl;
+            ++counts_.onModel;
             model_->compute(tile);
             return;
         }
@@ -192,17 +206,17 @@ std::vector<uint32_t> builtArraySizes() { return {8, 16, 32}; }
 std::unique_ptr<hw::TensorCore> makeTensorRtlCore(const ArchConfig& config, RtlLog& log,
                                                   const std::string& vcdPath) {
     const TensorUnitConfig& t = config.tensor;
+    std::string sizes;
+    for (uint32_t size : builtArraySizes()) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size) + "x" + std::to_string(size);
     if (t.dataflow != Dataflow::WeightStationary) {
-        throw InputError("--rtl tensor: the RTL systolic array is weight stationary, but arch '" + config.name +
-                         "' has tensor.dataflow output_stationary");
+        throw InputError("--rtl tensor: the RTL systolic arrays (" + sizes + ") are weight stationary, but arch '" +
+                         config.name + "' has tensor.dataflow output_stationary");
     }
     std::unique_ptr<ArrayDriver> array;
     if (t.rows == t.cols && t.rows == 8) array = std::make_unique<VerilatedArray<Vsystolic_array_8>>(8, vcdPath);
     if (t.rows == t.cols && t.rows == 16) array = std::make_unique<VerilatedArray<Vsystolic_array_16>>(16, vcdPath);
     if (t.rows == t.cols && t.rows == 32) array = std::make_unique<VerilatedArray<Vsystolic_array_32>>(32, vcdPath);
     if (!array) {
-        std::string sizes;
-        for (uint32_t size : builtArraySizes()) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size) + "x" + std::to_string(size);
         throw InputError("--rtl tensor: no RTL array of " + std::to_string(t.rows) + "x" + std::to_string(t.cols) +
                          " (arch '" + config.name + "') is built; built: " + sizes);
     }

@@ -1,7 +1,8 @@
 // The adapter between the vector unit and the Verilated lanes: a block's elements, in row-major
 // order, enter `lanes` at a time, one group per cycle, with the second operand as its mode
 // reads it; results leave `depth` cycles later. The lanes' timing does not depend on the
-// values, so each (op, groups) is measured once and every computed block checks it.
+// values, so each (op, groups) is measured once (by the first block computed, or by a block of
+// zeros in a timing-only run) and every later block checks it.
 #include "rtl/vector_rtl_core.h"
 
 #include <cstring>
@@ -119,8 +120,9 @@ public:
         }
         const uint64_t cycles = run(block);
         const uint64_t groups = (uint64_t{block.rows} * block.cols + width_ - 1) / width_;
-        const auto measured = measured_.find({block.op, groups});
-        if (measured != measured_.end() && measured->second != cycles) {
+        // The first block of its kind is the measurement; every later one checks it.
+        const auto [measured, first] = measured_.emplace(std::make_pair(block.op, groups), cycles);
+        if (!first && measured->second != cycles) {
             throw std::logic_error("RTL vector core: a block's cycles depend on its values");
         }
     }

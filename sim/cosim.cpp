@@ -96,6 +96,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
     CoSimResult result;
     std::function<DramTraffic()> dramTraffic;
     ComputeCores cores;
+    rtl::RtlLog firstRunRtl;
     if (options.rtlTensor || options.rtlVector) {
         result.rtl.emplace();
         if (options.rtlTensor) cores.tensor = rtl::makeTensorRtlCore(config, *result.rtl, options.tensorVcd);
@@ -120,6 +121,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
             const runtime::LoadedModel model = runtime.load(artifact);
             runtime::RunResult run = runtime.run(model, inputs);
             result.timing.cold = cold.elapsed();
+            if (result.rtl) firstRunRtl = *result.rtl;  // the report describes the first run
             result.dram = dramTraffic();
             result.outputs = std::move(run.outputs);
             result.job = run.job;
@@ -139,6 +141,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
             runtime.unload(model);
         },
         &dramTraffic, std::move(cores));
+    if (result.rtl) result.rtl = std::move(firstRunRtl);
     return result;
 }
 

@@ -196,7 +196,11 @@ void run(const RunOptions& o) {
         for (const std::string& vcd : vcds) std::filesystem::remove(vcd + ".part");
         throw;
     }
-    for (const std::string& vcd : vcds) std::filesystem::rename(vcd + ".part", vcd);
+    for (const std::string& vcd : vcds) {
+        std::error_code error;
+        std::filesystem::rename(vcd + ".part", vcd, error);
+        if (error) throw RunError("--vcd: cannot write '" + vcd + "': " + error.message());
+    }
     for (size_t i = 0; i < result.outputs.size(); ++i) result.outputs[i] = runtime::reshaped(result.outputs[i], outputBindings[i].shape);
     const reports::RunRecord record{p.config,           manifest,
                                     result.trace,       result.job.startCycle,

@@ -95,6 +95,28 @@ TEST(TensorRtlCore, OtherDTypesStayOnTheModelCoreAndAreCounted) {
     EXPECT_EQ(log.blocks["tensor"].onRtl, 0u);
 }
 
+TEST(TensorRtlCore, ZeroPointsBeyondTheOperandWidthAreComputedByTheModel) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    RtlLog log;
+    const std::unique_ptr<hw::TensorCore> core = makeTensorRtlCore(config, log);
+    std::mt19937 rng(9);
+    RandomTile rtl = randomTile(rng, 16, DType::Int8);
+    rtl.tile.aZeroPoint = 300;  // the ISA allows it; 127 - 300 does not fit 10 bits
+    RandomTile reference = rtl;
+    for (RandomTile* t : {&rtl, &reference}) {
+        t->tile.a = t->a.data();
+        t->tile.b = t->b.data();
+        t->tile.c = t->c.data();
+    }
+    const hw::GemmTile& tile = rtl.tile;
+    core->phases({tile.dtype, tile.m, tile.n, tile.k, tile.accumulate}, {}, 0, 0);
+    core->compute(tile);
+    hw::referenceGemmTile(reference.tile);
+    EXPECT_EQ(rtl.c, reference.c);
+    EXPECT_EQ(log.blocks["tensor"].onRtl, 0u);
+    EXPECT_EQ(log.blocks["tensor"].onModel, 1u);
+}
+
 TEST(TensorRtlCore, APhaseDifferenceIsLoggedWithItsCommand) {
     // A model that streams int8 rows every other cycle: the array takes one per cycle.
     const ArchConfig config = loadArchConfig("edge", std::vector<std::string>{"tensor.dtypes.int8.cycles_per_row=2"});
