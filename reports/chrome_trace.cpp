@@ -1,6 +1,10 @@
 // trace.json in Chrome trace-event format: one track (tid) per unit (and the host CPU, when the
 // run has CPU segments), complete events ("X") named by op and command (host: copy_in, kernel,
-// copy_out), timestamps in microseconds of simulated time.
+// copy_out), timestamps in microseconds of simulated time; a counter track of the DRAM
+// bandwidth the DMAs use.
+#include <algorithm>
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
 #include "reports/report.h"
@@ -40,6 +44,37 @@ std::string traceToChromeJson(const RunRecord& run) {
                           {"dur", static_cast<double>(e.end - e.start) * microsecondsPerCycle},
                           {"args", {{"op_id", e.opId}, {"tile_id", e.tileId}, {"start_cycle", e.start},
                                     {"cycles", e.end - e.start}, {"bytes", e.bytes}, {"macs", e.macs}}}});
+    }
+    // A counter track: DRAM bandwidth the NPU's DMAs used, per window of the run (each burst's
+    // bytes spread evenly over its command's interval).
+    uint64_t first = UINT64_MAX, last = 0;
+    for (const trace::Event& e : run.trace.events()) {
+        if (e.type != trace::EventType::Command || e.onchipMove || e.bytes == 0) continue;
+        if (e.opcode != isa::Opcode::DmaLoad && e.opcode != isa::Opcode::DmaStore) continue;
+        first = std::min(first, e.start);
+        last = std::max(last, e.end);
+    }
+    if (first < last) {
+        const uint64_t window = std::max<uint64_t>(64, (last - first + 255) / 256);
+        std::vector<double> bytes((last - first + window - 1) / window, 0.0);
+        for (const trace::Event& e : run.trace.events()) {
+            if (e.type != trace::EventType::Command || e.onchipMove || e.bytes == 0 || e.end <= e.start) continue;
+            if (e.opcode != isa::Opcode::DmaLoad && e.opcode != isa::Opcode::DmaStore) continue;
+            const double perCycle = static_cast<double>(e.bytes) / static_cast<double>(e.end - e.start);
+            for (uint64_t w = (e.start - first) / window; w * window + first < e.end; ++w) {
+                const uint64_t a = std::max(e.start, first + w * window), b = std::min(e.end, first + (w + 1) * window);
+                bytes[w] += perCycle * static_cast<double>(b - a);
+            }
+        }
+        const double secondsPerWindow = static_cast<double>(window) / run.config.clockHz;
+        for (size_t w = 0; w <= bytes.size(); ++w) {
+            const double gbps = w < bytes.size() ? bytes[w] / secondsPerWindow / 1e9 : 0.0;
+            events.push_back({{"ph", "C"},
+                              {"pid", 1},
+                              {"name", "DRAM bandwidth"},
+                              {"ts", static_cast<double>(first + w * window) * microsecondsPerCycle},
+                              {"args", {{"GB/s", gbps}}}});
+        }
     }
     Json trace;
     trace["traceEvents"] = events;

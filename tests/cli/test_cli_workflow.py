@@ -268,6 +268,22 @@ class RunCommandTest(NpusimTestCase):
         self.assertEqual(cycles["relu1"], 0)  # fused into fc1's epilogue
         self.assertEqual([op["macs"] for op in report["ops"]], [64 * 256 * 512, 0, 64 * 512 * 128])
 
+        # trace.json: a track for every unit that did work, whose slices add up to its busy
+        # cycles; a DRAM bandwidth counter that moves what the DMAs moved.
+        trace = json.loads((self.tmp / "rep" / "trace.json").read_text())["traceEvents"]
+        tracks = {e["args"]["name"]: e["tid"] for e in trace if e["ph"] == "M"}
+        for name, unit in report["units"].items():
+            with self.subTest(track=name):
+                slices = [e for e in trace if e["ph"] == "X" and e["tid"] == tracks[name] and e["cat"] != "stall"]
+                self.assertEqual(sum(e["args"]["cycles"] for e in slices), unit["busy_cycles"])
+                self.assertEqual(bool(slices), unit["busy_cycles"] > 0)
+        counter = [e for e in trace if e["ph"] == "C" and e["name"] == "DRAM bandwidth"]
+        self.assertGreater(len(counter), 1)
+        self.assertGreater(max(e["args"]["GB/s"] for e in counter), 0)
+        window_seconds = (counter[1]["ts"] - counter[0]["ts"]) * 1e-6
+        moved = sum(e["args"]["GB/s"] * 1e9 * window_seconds for e in counter)
+        self.assertAlmostEqual(moved / sum(op["dram_bytes"] for op in report["ops"]), 1.0, delta=0.01)
+
         roofline = report["roofline"]
         for key in ("peak_macs_per_cycle", "dram_bytes_per_cycle", "attainable_cycles"):
             self.assertGreater(roofline[key], 0)
