@@ -25,12 +25,18 @@ std::string bytesText(uint64_t bytes) {
     return buffer;
 }
 
-Finding spillFinding(const OpReport& op, const OpRecord& record, const ArchConfig& config) {
+/// A finding of `kind` at `op` that cost `cycles`; message and hint to be written.
+Finding finding(const char* kind, const OpReport& op, uint64_t cycles) {
     Finding f;
-    f.kind = "spill";
+    f.kind = kind;
     f.op = op.name;
     f.opId = op.opId;
-    f.cycles = op.spillCycles;
+    f.cycles = cycles;
+    return f;
+}
+
+Finding spillFinding(const OpReport& op, const OpRecord& record, const ArchConfig& config) {
+    Finding f = finding("spill", op, op.spillCycles);
     std::string tensors;
     const SpillRecord* largest = nullptr;
     for (const SpillRecord& spill : record.spills) {
@@ -51,11 +57,7 @@ Finding spillFinding(const OpReport& op, const OpRecord& record, const ArchConfi
 }
 
 Finding reformatFinding(const OpReport& op, const OpRecord& record) {
-    Finding f;
-    f.kind = "reformat";
-    f.op = op.name;
-    f.opId = op.opId;
-    f.cycles = op.reformatCycles;
+    Finding f = finding("reformat", op, op.reformatCycles);
     const std::string what = record.note.empty() ? "a tensor between layouts" : record.note;
     f.message = op.name + " rewrites " + what + ": " + std::to_string(op.reformatCount) +
                 " reformat commands, " + std::to_string(op.reformatCycles) + " cycles";
@@ -65,11 +67,7 @@ Finding reformatFinding(const OpReport& op, const OpRecord& record) {
 }
 
 Finding cpuFallbackFinding(const OpReport& op, const OpRecord& record) {
-    Finding f;
-    f.kind = "cpu_fallback";
-    f.op = op.name;
-    f.opId = op.opId;
-    f.cycles = op.hostCopyCycles + op.hostKernelCycles;
+    Finding f = finding("cpu_fallback", op, op.hostCopyCycles + op.hostKernelCycles);
     f.message = op.name + " (" + op.type + ") " + (record.note.empty() ? "runs on the host CPU" : record.note) +
                 ": its JIT kernel takes " + std::to_string(op.hostKernelCycles) + " cycles and copying " +
                 bytesText(op.hostCopyBytes) + " out of device memory and back " + std::to_string(op.hostCopyCycles) +
@@ -89,15 +87,6 @@ std::string percent(double fraction) {
     char buffer[16];
     std::snprintf(buffer, sizeof buffer, "%.0f%%", fraction * 100);
     return buffer;
-}
-
-Finding finding(const char* kind, const OpReport& op, uint64_t cycles) {
-    Finding f;
-    f.kind = kind;
-    f.op = op.name;
-    f.opId = op.opId;
-    f.cycles = cycles;
-    return f;
 }
 
 /// An op whose units wait on SRAM or accumulator banks another unit holds for at least 5% of

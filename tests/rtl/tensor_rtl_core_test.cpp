@@ -22,6 +22,13 @@ struct RandomTile {
     std::vector<std::byte> a, b, c;
 };
 
+/// Points the tile at its own operand and result buffers (after the tile is copied).
+void bind(RandomTile& t) {
+    t.tile.a = t.a.data();
+    t.tile.b = t.b.data();
+    t.tile.c = t.c.data();
+}
+
 RandomTile randomTile(std::mt19937& rng, uint32_t size, DType dtype) {
     RandomTile t;
     hw::GemmTile& tile = t.tile;
@@ -55,11 +62,8 @@ void expectEquivalent(const char* preset, uint64_t seed) {
         for (DType dtype : {DType::Int8, DType::UInt8}) {
             RandomTile rtl = randomTile(rng, size, dtype);
             RandomTile reference = rtl;
-            for (RandomTile* t : {&rtl, &reference}) {
-                t->tile.a = t->a.data();
-                t->tile.b = t->b.data();
-                t->tile.c = t->c.data();
-            }
+            bind(rtl);
+            bind(reference);
             const hw::GemmTile& tile = rtl.tile;
             SCOPED_TRACE(std::string(preset) + " tile " + std::to_string(i) + ": m=" + std::to_string(tile.m) +
                          " n=" + std::to_string(tile.n) + " k=" + std::to_string(tile.k));
@@ -103,11 +107,8 @@ TEST(TensorRtlCore, ZeroPointsBeyondTheOperandWidthAreComputedByTheModel) {
     RandomTile rtl = randomTile(rng, 16, DType::Int8);
     rtl.tile.aZeroPoint = 300;  // the ISA allows it; 127 - 300 does not fit 10 bits
     RandomTile reference = rtl;
-    for (RandomTile* t : {&rtl, &reference}) {
-        t->tile.a = t->a.data();
-        t->tile.b = t->b.data();
-        t->tile.c = t->c.data();
-    }
+    bind(rtl);
+    bind(reference);
     const hw::GemmTile& tile = rtl.tile;
     core->phases({tile.dtype, tile.m, tile.n, tile.k, tile.accumulate}, {}, 0, 0);
     core->compute(tile);
