@@ -1,4 +1,5 @@
-// npusim disasm ARTIFACT: the command stream as assembler text, one command per line.
+// npusim disasm ARTIFACT: the command streams as assembler text, one command per line; with
+// several segments, each under a comment line naming it (CPU segments by their op).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -16,16 +17,26 @@ void addDisasmCommand(CLI::App& app) {
     disasm->add_option("artifact", *path, "artifact file (.npuart)")->required();
     disasm->callback([path] {
         const Artifact artifact = readArtifact(*path);
-        const auto section = artifact.sections.find(kCommandsSection);
-        if (section == artifact.sections.end()) {
-            throw InputError("artifact '" + *path + "' has no command stream");
+        const std::vector<SegmentRecord>& segments = artifact.manifest.segments;
+        const bool labelled = segments.size() > 1;
+        bool streams = false;
+        for (size_t s = 0; s < segments.size(); ++s) {
+            if (segments[s].cpu) {
+                std::cout << "# segment " << s << ": CPU kernel @" << segments[s].kernel << " (op " << segments[s].opId << ")\n";
+                continue;
+            }
+            const auto section = artifact.sections.find(segments[s].section);
+            if (section == artifact.sections.end()) continue;  // a bucketed artifact names its streams by bucket
+            streams = true;
+            if (labelled) std::cout << "# segment " << s << ": NPU job, section '" << segments[s].section << "'\n";
+            const std::vector<isa::Command> commands = isa::decodeStream(section->second);
+            char index[32];
+            for (size_t i = 0; i < commands.size(); ++i) {
+                std::snprintf(index, sizeof index, "%6zu  ", i);
+                std::cout << index << isa::disassemble(commands[i]) << "\n";
+            }
         }
-        const std::vector<isa::Command> commands = isa::decodeStream(section->second);
-        char index[32];
-        for (size_t i = 0; i < commands.size(); ++i) {
-            std::snprintf(index, sizeof index, "%6zu  ", i);
-            std::cout << index << isa::disassemble(commands[i]) << "\n";
-        }
+        if (!streams) throw InputError("artifact '" + *path + "' has no command stream");
     });
 }
 
