@@ -2,6 +2,7 @@
 //            [--report DIR] [--check] [--expected DIR]
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -120,6 +121,28 @@ void writeReportDirectory(sim::OutputFiles& files, const std::filesystem::path& 
     files.stage(directory / "trace.json", reports::traceToChromeJson(run));
 }
 
+/// Draws the report directory's plots (reports/plots.py with Debian's Python): plots/*.png.
+/// RunError with the script's own last line when it fails.
+void drawPlots(const std::filesystem::path& directory) {
+    const auto quoted = [](const std::string& text) {
+        std::string out = "'";
+        for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return out + "'";
+    };
+    const std::filesystem::path log = directory / ".plots.log";
+    const std::string command = quoted(NPUSIM_PYTHON) + " " + quoted(NPUSIM_PLOTS_SCRIPT) + " " + quoted(directory.string()) +
+                                " > /dev/null 2> " + quoted(log.string());
+    const int status = std::system(command.c_str());
+    std::string last;
+    if (std::ifstream in(log); in) {
+        for (std::string line; std::getline(in, line);) {
+            if (!line.empty()) last = line;
+        }
+    }
+    std::filesystem::remove(log);
+    if (status != 0) throw RunError("drawing the report's plots failed: " + (last.empty() ? "no message" : last));
+}
+
 /// The RTL use of a run, for the report: the blocks, and each command that took other cycles
 /// on the RTL than in the timing model, named by op.
 reports::RtlUse rtlUse(const rtl::RtlLog& log, const ArtifactManifest& manifest) {
@@ -234,7 +257,10 @@ void run(const RunOptions& o) {
     if (!o.outputs.empty()) sim::writeOutputs(files, o.outputs, outputBindings, result.outputs);
     if (!o.report.empty()) writeReportDirectory(files, o.report, report, record);
     files.commit();
-    if (!o.report.empty()) std::printf("  report: %s/report.json, report.md, trace.json\n", o.report.c_str());
+    if (!o.report.empty()) {
+        drawPlots(o.report);
+        std::printf("  report: %s/report.json, report.md, trace.json, plots/*.png\n", o.report.c_str());
+    }
     if (!failures.empty()) throw RunError(failures.front());
 }
 

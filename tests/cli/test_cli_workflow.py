@@ -246,7 +246,11 @@ class RunCommandTest(NpusimTestCase):
     def test_report_directory_holds_a_consistent_report_and_trace(self):
         stdout = self.ok("run", example("mlp.onnx"), "--report", "rep")
         self.assertEqual(sorted(p.name for p in (self.tmp / "rep").iterdir()),
-                         ["report.json", "report.md", "trace.json"])
+                         ["plots", "report.json", "report.md", "trace.json"])
+        plots = sorted(p.name for p in (self.tmp / "rep" / "plots").iterdir())
+        self.assertEqual(plots, ["op_cycles.png", "roofline.png", "timeline.png", "utilization.png"])
+        for plot in plots:
+            self.assertEqual((self.tmp / "rep" / "plots" / plot).read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
         report = self.report("rep")
         total = report["total_cycles"]
         self.assertGreater(total, 0)
