@@ -80,7 +80,6 @@ void addSegments(Compilation& c, const std::string& modelName) {
             if (streams > 0) record.section += "." + std::to_string(streams);
             ++streams;
             c.artifact.sections[record.section] = isa::encodeStream(segment.commands);
-            c.commands.insert(c.commands.end(), segment.commands.begin(), segment.commands.end());
         } else {
             const HostTiles& host = *hostOps.at(*segment.hostOp);
             record.cpu = true;
@@ -170,11 +169,19 @@ std::string printIr(const Compilation& c, IrLevel level) {
         case IrLevel::Memory: return printMemoryPlan(c.memory, c.graph);
         case IrLevel::Isa: {
             std::string text;
-            for (const isa::Command& command : c.commands) text += isa::disassemble(command) + "\n";
+            for (const CodeSegment& segment : c.segments) {  // CPU segments have no commands
+                for (const isa::Command& command : segment.commands) text += isa::disassemble(command) + "\n";
+            }
             return text;
         }
     }
     return {};
+}
+
+size_t commandCount(const Compilation& c) {
+    size_t count = 0;
+    for (const CodeSegment& segment : c.segments) count += segment.commands.size();
+    return count;
 }
 
 }  // namespace npusim::compiler

@@ -26,7 +26,6 @@ struct Compilation {
     TileProgram tiles;
     MemoryPlan memory;
     std::vector<CodeSegment> segments;  ///< NPU jobs and CPU ops, in execution order
-    std::vector<isa::Command> commands;  ///< every NPU segment's stream, one after another
     Artifact artifact;
     std::vector<OpMapping> mapping;  ///< where each op runs (after fusion)
 };
@@ -61,5 +60,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
                          const std::string& modelHash, const CompileOptions& options = {});
 
 std::string printIr(const Compilation& compilation, IrLevel level);
+/// How many commands the NPU segments' streams hold together.
+size_t commandCount(const Compilation& compilation);
 
 }  // namespace npusim::compiler

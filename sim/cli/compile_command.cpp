@@ -141,7 +141,7 @@ void addCompileCommand(CLI::App& app) {
         if (!options->output.empty()) {
             writeArtifact(options->output, compilation.artifact);
             std::cerr << "npusim: wrote " << options->output << " ("
-                      << compilation.commands.size() << " commands, arch " << config.name << ")\n";
+                      << compiler::commandCount(compilation) << " commands, arch " << config.name << ")\n";
         }
     });
 }
