@@ -16,7 +16,7 @@
 
 namespace npusim {
 
-inline constexpr uint32_t kArtifactFormatVersion = 3;
+inline constexpr uint32_t kArtifactFormatVersion = 4;
 
 /// A model input or output and where it lives inside the context's DRAM window.
 struct TensorBinding {
@@ -46,6 +46,8 @@ struct OpRecord {
     uint64_t macs = 0;
     uint64_t minDramBytes = 0;  ///< compulsory traffic: its tensors that live in DRAM, once
     std::vector<SpillRecord> spills;  ///< spilled intermediates the op stores or reloads
+    /// SRAM in use while the op runs: its buffer slots and the resident intermediates live across it.
+    uint64_t sramBytes = 0;
     /// What the compiler made the op for, when it made it (a Reformat: "layout CNHW -> NCHW").
     std::string note;
     bool operator==(const OpRecord&) const = default;

@@ -22,10 +22,11 @@
 namespace npusim::compiler {
 namespace {
 
-OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, uint32_t opId,
+OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, uint32_t opId, int position,
                   const TileOp& tiles) {
     OpRecord record;
     record.opId = opId;
+    record.sramBytes = plan.sramInUse(position, opId);
     record.name = node.name;
     record.type = std::string(opInfo(node.kind).name);
     if (const auto* host = std::get_if<HostTiles>(&tiles)) record.note = "runs on the host CPU (" + host->reason + ")";
@@ -149,9 +150,10 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     for (ValueId id : c.graph.outputs) m.outputs.push_back(binding(c.graph, c.memory, id));
     m.dramBytes = c.memory.dramBytes;
     m.weightsOffset = c.memory.weightsOffset;
-    for (const TileOp& tiles : c.tiles.ops) {
-        const uint32_t opId = tileOpId(tiles);
-        m.ops.push_back(opRecord(c.graph, c.memory, c.graph.nodes.at(opId), opId, tiles));
+    for (size_t position = 0; position < c.tiles.ops.size(); ++position) {
+        const uint32_t opId = tileOpId(c.tiles.ops[position]);
+        m.ops.push_back(opRecord(c.graph, c.memory, c.graph.nodes.at(opId), opId, static_cast<int>(position),
+                                 c.tiles.ops[position]));
     }
     addSegments(c, modelName);
     dump("generate-commands", IrLevel::Isa);

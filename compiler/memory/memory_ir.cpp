@@ -1,6 +1,7 @@
 // Memory IR queries and printing.
 #include "compiler/memory/memory_ir.h"
 
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -45,6 +46,23 @@ std::vector<uint32_t> MemoryPlan::overlapping(uint32_t id) const {
         }
     }
     return result;
+}
+
+uint64_t MemoryPlan::sramInUse(int position, uint32_t opId) const {
+    std::set<uint32_t> residentBuffers, live;
+    for (const TensorHome& t : tensors) {
+        if (!t.resident()) continue;
+        residentBuffers.insert(t.buffer);
+        if (t.firstOp <= position && position <= t.lastOp) live.insert(t.buffer);
+    }
+    uint64_t bytes = 0;
+    for (uint32_t id : live) bytes += buffers.at(id).bytes;
+    for (const OnchipBuffer& buffer : buffers) {
+        if (buffer.space == AddressSpace::Sram && buffer.opId == opId && !residentBuffers.contains(buffer.id)) {
+            bytes += buffer.bytes;
+        }
+    }
+    return bytes;
 }
 
 std::string printMemoryPlan(const MemoryPlan& plan, const Graph& graph) {

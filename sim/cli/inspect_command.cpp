@@ -27,17 +27,18 @@ void printManifest(const Artifact& artifact) {
                 static_cast<unsigned long long>(m.weightsOffset));
     for (const TensorBinding& b : m.inputs) std::printf("input     %s\n", bindingText(b).c_str());
     for (const TensorBinding& b : m.outputs) std::printf("output    %s\n", bindingText(b).c_str());
-    std::printf("\n%-6s %-28s %-18s %-6s %14s %14s  %s\n", "op_id", "name", "type", "dtype", "MACs", "min DRAM B",
-                "notes");
+    std::printf("\n%-6s %-28s %-18s %-6s %14s %14s %10s  %s\n", "op_id", "name", "type", "dtype", "MACs",
+                "min DRAM B", "SRAM B", "notes");
     for (const OpRecord& op : m.ops) {
         std::string notes = op.note;
         for (const SpillRecord& spill : op.spills) {
             notes += (notes.empty() ? "" : "; ") + std::string("spills ") + spill.tensor + " (" +
                      std::to_string(spill.bytes) + " B)";
         }
-        std::printf("%-6u %-28s %-18s %-6s %14llu %14llu  %s\n", op.opId, op.name.c_str(), op.type.c_str(),
+        std::printf("%-6u %-28s %-18s %-6s %14llu %14llu %10llu  %s\n", op.opId, op.name.c_str(), op.type.c_str(),
                     std::string(dtypeName(op.dtype)).c_str(), static_cast<unsigned long long>(op.macs),
-                    static_cast<unsigned long long>(op.minDramBytes), notes.c_str());
+                    static_cast<unsigned long long>(op.minDramBytes), static_cast<unsigned long long>(op.sramBytes),
+                    notes.c_str());
     }
     std::printf("\nsegments (run in this order)\n");
     for (size_t i = 0; i < m.segments.size(); ++i) {

@@ -21,7 +21,7 @@ Artifact sampleArtifact() {
     m.outputs = {{"y", DType::Int32, {4, 2}, 0x400}};
     m.dramBytes = 0x1000;
     m.weightsOffset = 0x200;
-    m.ops = {{0, "matmul_0", "MatMul", DType::Fp32, 64, 256}};
+    m.ops = {{0, "matmul_0", "MatMul", DType::Fp32, 64, 256, {{"t", 32, 96}}, 4096, "note"}};
     artifact.sections[kCommandsSection] = std::vector<std::byte>(64 * 3, std::byte{7});
     artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
     artifact.sections[kWeightsSection] = std::vector<std::byte>(33, std::byte{9});
