@@ -1,9 +1,10 @@
 // trace.json in Chrome trace-event format: one track (tid) per unit (and the host CPU, when the
 // run has CPU segments), complete events ("X") named by op and command (host: copy_in, kernel,
-// copy_out), timestamps in microseconds of simulated time; a counter track of the DRAM
-// bandwidth the DMAs use.
+// copy_out), timestamps in microseconds of simulated time; counter tracks of the DRAM
+// bandwidth the DMAs use and of the SRAM the compiler's plan has in use.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -75,6 +76,32 @@ std::string traceToChromeJson(const RunRecord& run) {
                               {"ts", static_cast<double>(first + w * window) * microsecondsPerCycle},
                               {"args", {{"GB/s", gbps}}}});
         }
+    }
+    // A counter track: SRAM in use, stepping to each op's planned occupancy as its first command
+    // starts (ops overlap in a pipeline: the op that started last sets the value).
+    std::map<uint32_t, uint64_t> opStarts;
+    uint64_t runEnd = 0;
+    for (const trace::Event& e : run.trace.events()) {
+        runEnd = std::max(runEnd, e.end);
+        if (e.opId == isa::kNoOp || run.trace.units()[e.unit].kind == trace::UnitKind::ControlCore) continue;
+        auto [it, fresh] = opStarts.emplace(e.opId, e.start);
+        if (!fresh) it->second = std::min(it->second, e.start);
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> occupancy;  // (cycle, bytes)
+    for (const OpRecord& op : run.manifest.ops) {
+        if (const auto start = opStarts.find(op.opId); start != opStarts.end()) {
+            occupancy.emplace_back(start->second, op.sramBytes);
+        }
+    }
+    std::stable_sort(occupancy.begin(), occupancy.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (!occupancy.empty()) occupancy.emplace_back(runEnd, 0);
+    for (const auto& [cycle, bytes] : occupancy) {
+        events.push_back({{"ph", "C"},
+                          {"pid", 1},
+                          {"name", "SRAM occupancy"},
+                          {"ts", static_cast<double>(cycle) * microsecondsPerCycle},
+                          {"args", {{"bytes", bytes}}}});
     }
     Json trace;
     trace["traceEvents"] = events;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arch/arch_config.h"
@@ -45,12 +46,19 @@ struct OpReport {
     std::string name, type, dtype;
     uint64_t cycles = 0;      ///< first command start to last command end
     uint64_t macs = 0, dramBytes = 0;
+    uint64_t sramBytes = 0;  ///< SRAM in use while the op runs (the compiler's plan)
     uint64_t tensorBusy = 0, vectorBusy = 0, loadBusy = 0, storeBusy = 0, stallCycles = 0;
     std::array<uint64_t, trace::kStallReasonCount> stalls{};  ///< stallCycles by reason
     uint64_t dispatchCycles = 0;  ///< the control core's work for the op within its span
     /// What limits the op: compute or memory when that unit kind is busy at least half of the
     /// op's cycles, else dispatch when the control core is, else sync (units waiting).
     std::string bound;
+    /// The op's roofline: the tensor unit's peak for its dtype (0 when it has no MACs), its
+    /// compulsory DRAM bytes, MACs per compulsory byte (0 without DRAM traffic), and the
+    /// cycles the slower of the two roofs allows.
+    double peakMacsPerCycle = 0;
+    uint64_t minDramBytes = 0;
+    double intensity = 0;
     double attainableCycles = 0, efficiency = 0;
     /// Spill and reformat commands of the op: how many, bytes moved, busy cycles.
     uint64_t spillCount = 0, spillBytes = 0, spillCycles = 0;
@@ -114,11 +122,22 @@ struct Report {
     bool timingOnly = false;  ///< values were not computed (npusim run --timing-only)
 };
 
+/// A plot of the report directory: its name (plots/<name>.png) and the PNG's bytes.
+struct Plot {
+    std::string name;
+    std::string png;
+};
+
 Report buildReport(const RunRecord& run);
+/// Reads report.json back (InputError naming `source` and the problem when it is not one).
+Report reportFromJson(std::string_view text, const std::string& source);
 /// The findings of a built report, most cycles lost first.
 std::vector<Finding> findFailures(const Report& report, const RunRecord& run);
 std::string reportToJson(const Report& report);
 std::string reportToMarkdown(const Report& report);
+/// A self-contained page: report.md's sections with the plots (timeline, utilization,
+/// op_cycles, roofline) embedded.
+std::string reportToHtml(const Report& report, const std::vector<Plot>& plots);
 /// Chrome trace-event JSON (opens in Perfetto): one track per unit, slices named by op and kind.
 std::string traceToChromeJson(const RunRecord& run);
 

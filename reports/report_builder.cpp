@@ -23,6 +23,7 @@ std::string boundOf(const OpReport& op, uint64_t dispatch) {
     const uint64_t compute = std::max(op.tensorBusy, op.vectorBusy);
     const uint64_t memory = std::max(op.loadBusy, op.storeBusy);
     if (op.hostKernelCycles + op.hostCopyCycles > 0) return "host";
+    if (op.cycles == 0) return "none";  // no commands of its own: fused into another op, or a view
     if (2 * std::max(compute, memory) >= op.cycles) return compute >= memory ? "compute" : "memory";
     if (2 * dispatch >= op.cycles) return "dispatch";
     return "sync";
@@ -128,11 +129,15 @@ Report buildReport(const RunRecord& run) {
         op.type = record.type;
         op.dtype = std::string(dtypeName(record.dtype));
         op.macs = record.macs;
+        op.sramBytes = record.sramBytes;
+        op.minDramBytes = record.minDramBytes;
         const auto span = spans.find(record.opId);
         op.cycles = span == spans.end() ? 0 : span->second.second - span->second.first;
         op.dispatchCycles = dispatch[record.opId];
         op.bound = boundOf(op, op.dispatchCycles);
         const double peak = run.config.tensor.peakMacsPerCycle(record.dtype);
+        op.peakMacsPerCycle = record.macs > 0 ? peak : 0.0;
+        op.intensity = record.minDramBytes ? static_cast<double>(record.macs) / record.minDramBytes : 0.0;
         const double computeBound = peak > 0 ? static_cast<double>(record.macs) / peak : 0;
         const double memoryBound = static_cast<double>(record.minDramBytes) / run.config.dram.bytesPerCycle;
         op.attainableCycles = std::max(computeBound, memoryBound);
