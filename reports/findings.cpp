@@ -6,24 +6,13 @@
 #include <optional>
 
 #include "reports/report.h"
+#include "reports/text_format.h"
 
 namespace npusim::reports {
 namespace {
 
 /// Below this many cycles lost, a failure is not worth a finding.
 constexpr uint64_t kMinimumCycles = 64;
-
-std::string bytesText(uint64_t bytes) {
-    char buffer[32];
-    if (bytes >= (uint64_t{1} << 20)) {
-        std::snprintf(buffer, sizeof buffer, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-    } else if (bytes >= 1024) {
-        std::snprintf(buffer, sizeof buffer, "%.1f KiB", static_cast<double>(bytes) / 1024);
-    } else {
-        std::snprintf(buffer, sizeof buffer, "%llu B", static_cast<unsigned long long>(bytes));
-    }
-    return buffer;
-}
 
 /// A finding of `kind` at `op` that cost `cycles`; message and hint to be written.
 Finding finding(const char* kind, const OpReport& op, uint64_t cycles) {
@@ -83,12 +72,6 @@ std::string number(double value) {
     return buffer;
 }
 
-std::string percent(double fraction) {
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, "%.0f%%", fraction * 100);
-    return buffer;
-}
-
 /// An op whose units wait on SRAM or accumulator banks another unit holds for at least 5% of
 /// its cycles.
 std::optional<Finding> bankConflictFinding(const OpReport& op, const ArchConfig& config) {
@@ -96,7 +79,7 @@ std::optional<Finding> bankConflictFinding(const OpReport& op, const ArchConfig&
     if (waited < kMinimumCycles || 20 * waited < op.cycles) return std::nullopt;
     Finding f = finding("bank_conflict", op, waited);
     f.message = op.name + " (" + op.type + ") waits " + std::to_string(waited) + " cycles on SRAM or accumulator banks held by another unit (" +
-                percent(static_cast<double>(waited) / static_cast<double>(op.cycles)) + " of its " + std::to_string(op.cycles) + " cycles)";
+                fixedText(static_cast<double>(waited) / static_cast<double>(op.cycles) * 100, 0) + "%" + " of its " + std::to_string(op.cycles) + " cycles)";
     f.hint = "buffers whose row pitch is a multiple of the bank interleave (" + std::to_string(config.sram.banks) + " banks x " +
              std::to_string(config.sram.bankWidthBytes) + " B) hit one bank; more banks (sram.banks) or more ports (sram.ports) "
              "spread the accesses";
@@ -157,7 +140,7 @@ std::optional<Finding> lowUtilizationFinding(const OpReport& op, const OpRecord&
     const auto lost = static_cast<uint64_t>(static_cast<double>(op.tensorBusy) - ideal);
     if (utilization >= 0.5 || lost < kMinimumCycles) return std::nullopt;
     Finding f = finding("low_utilization", op, lost);
-    f.message = op.name + " (" + op.type + ") uses " + percent(utilization) + " of the " + std::to_string(config.tensor.rows) + "x" +
+    f.message = op.name + " (" + op.type + ") uses " + fixedText(utilization * 100, 0) + "%" + " of the " + std::to_string(config.tensor.rows) + "x" +
                 std::to_string(config.tensor.cols) + " array while it streams: " + std::to_string(record.macs) + " MACs in " +
                 std::to_string(op.tensorBusy) + " busy cycles, " + std::to_string(static_cast<uint64_t>(ideal)) + " at full use";
     f.hint = "GEMM dims (K against the array's rows, N against its columns) that fill the array, or batching small "

@@ -10,7 +10,7 @@ roofline.png     each op's attained MACs per cycle against its arithmetic intens
 op_cycles.png    cycles per op, most first
 
 The plots are written into a temporary directory and renamed to plots/ at the end, so a failed
-run leaves no half-written plots. Exit status 1 with one line on stderr on bad input.
+run leaves no half-written plots. Exit status 2 with one line on stderr on bad input.
 """
 import json
 import os
@@ -118,20 +118,28 @@ def main(argv):
         print("usage: plots.py REPORT_DIR", file=sys.stderr)
         return 2
     directory = argv[1]
+    loaded = {}
+    for name in ("report.json", "trace.json"):
+        path = os.path.join(directory, name)
+        try:
+            with open(path) as f:
+                loaded[name] = json.load(f)
+        except (OSError, ValueError) as error:
+            print(f"plots: cannot read {path}: {error}", file=sys.stderr)
+            return 2
+    report = loaded["report.json"]
     try:
-        with open(os.path.join(directory, "report.json")) as f:
-            report = json.load(f)
-        with open(os.path.join(directory, "trace.json")) as f:
-            trace = json.load(f)["traceEvents"]
-    except (OSError, ValueError, KeyError) as error:
-        print(f"plots: cannot read the report in '{directory}': {error}", file=sys.stderr)
-        return 1
+        trace = loaded["trace.json"]["traceEvents"]
+    except (KeyError, TypeError):
+        print(f"plots: {os.path.join(directory, 'trace.json')} has no traceEvents", file=sys.stderr)
+        return 2
     staging = tempfile.mkdtemp(prefix=".plots-", dir=directory)
     try:
         timeline(trace, report, os.path.join(staging, "timeline.png"))
         utilization(report, os.path.join(staging, "utilization.png"))
         roofline(report, os.path.join(staging, "roofline.png"))
         op_cycles(report, os.path.join(staging, "op_cycles.png"))
+        os.chmod(staging, 0o755)
         final = os.path.join(directory, "plots")
         shutil.rmtree(final, ignore_errors=True)
         os.rename(staging, final)

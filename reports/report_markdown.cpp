@@ -1,22 +1,31 @@
-// report.md: what a person reads first: summary, findings, units, ops.
-#include <cstdio>
+// report.md: what a person reads first: summary, top findings, units, stall breakdown, ops.
 #include <sstream>
 
 #include "reports/report.h"
+#include "reports/report_tables.h"
 
 namespace npusim::reports {
 namespace {
 
-std::string percent(double fraction) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f%%", fraction * 100);
-    return buffer;
+std::string cell(const std::string& text) {
+    std::string out;
+    for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+    return out;
 }
 
-std::string number(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.0f", value);
-    return buffer;
+void writeTable(std::ostringstream& out, const std::string& title, const Table& table) {
+    if (table.rows.empty()) return;
+    out << "\n## " << title << "\n\n|";
+    for (const std::string& header : table.headers) out << " " << cell(header) << " |";
+    out << "\n|";
+    for (bool numeric : table.numeric) out << (numeric ? "---:|" : "---|");
+    out << "\n";
+    for (const auto& row : table.rows) {
+        out << "|";
+        for (const std::string& value : row) out << " " << cell(value) << " |";
+        out << "\n";
+    }
+    if (!table.note.empty()) out << "\n" << table.note << "\n";
 }
 
 }  // namespace
@@ -24,58 +33,12 @@ std::string number(double value) {
 std::string reportToMarkdown(const Report& r) {
     std::ostringstream out;
     out << "# npusim report: " << r.model << " on " << r.arch << "\n\n";
-    out << "- total: " << r.totalCycles << " cycles ("
-        << number(static_cast<double>(r.totalCycles) / r.clockHz * 1e6) << " us at "
-        << number(r.clockHz / 1e6) << " MHz)\n";
-    out << "- roofline: " << number(r.attainableCycles) << " attainable cycles, efficiency "
-        << percent(r.efficiency) << "\n";
-    out << "- DRAM: " << r.dramBytesRead << " bytes read, " << r.dramBytesWritten
-        << " bytes written, " << number(r.dramGbps) << " GB/s achieved\n";
-    if (r.bucket) {
-        out << "- shape bucket: " << r.bucket->symbol << "=" << r.bucket->size << " (actual " << r.bucket->actual
-            << ", padded)\n";
-    }
-    out << "- timing on the host's clock: cold " << r.timing.cold.cycles << " cycles ("
-        << number(r.timing.cold.hostSeconds * 1e3) << " ms host)";
-    if (r.timing.warm && r.timing.steady) {
-        out << ", warm " << r.timing.warm->cycles << " (" << number(r.timing.warm->hostSeconds * 1e3)
-            << " ms), steady " << r.timing.steady->cycles << " (" << number(r.timing.steady->hostSeconds * 1e3)
-            << " ms, median of " << r.timing.repeat << ")";
-    }
-    out << "\n";
-    if (r.rtl) {
-        out << "- RTL co-simulation:";
-        for (const RtlUse::Block& b : r.rtl->blocks) {
-            out << " " << b.name << " (" << b.onRtl << " commands on the RTL, " << b.onModel << " on the model)";
-        }
-        out << "; " << r.rtl->differences.size() << " commands whose cycles differ from the timing model\n";
-    }
-    if (r.check) {
-        out << "- check: " << (r.check->passed ? "passed" : "FAILED") << " (max abs error "
-            << r.check->maxAbsError << ")\n";
-    }
-    if (!r.findings.empty()) {
-        out << "\n## Findings\n\n| kind | op | cycles lost | what happened | what would help |\n"
-            << "|---|---|---:|---|---|\n";
-        for (const Finding& f : r.findings) {
-            out << "| " << f.kind << " | " << f.op << " | " << f.cycles << " | " << f.message << " | " << f.hint
-                << " |\n";
-        }
-    }
-    out << "\n## Units\n\n| unit | busy | stalled | idle | utilization |\n|---|---:|---:|---:|---:|\n";
-    for (const UnitReport& unit : r.units) {
-        uint64_t stalled = 0;
-        for (uint64_t s : unit.stalls) stalled += s;
-        out << "| " << unit.name << " | " << unit.busy << " | " << stalled << " | " << unit.idle
-            << " | " << percent(unit.utilization) << " |\n";
-    }
-    out << "\n## Ops\n\n| op | type | cycles | MACs | DRAM bytes | bound | efficiency |\n"
-        << "|---|---|---:|---:|---:|---|---:|\n";
-    for (const OpReport& op : r.ops) {
-        out << "| " << op.name << " | " << op.type << " " << op.dtype << " | " << op.cycles << " | "
-            << op.macs << " | " << op.dramBytes << " | " << op.bound << " | " << percent(op.efficiency)
-            << " |\n";
-    }
+    for (const std::string& line : summaryLines(r)) out << "- " << line << "\n";
+    writeTable(out, "Top findings", findingsTable(r, kTopFindings));
+    writeTable(out, "Units", unitsTable(r));
+    writeTable(out, "Stalls by unit", unitStallsTable(r));
+    writeTable(out, "Ops that stalled most", opStallsTable(r, kTopStalledOps));
+    writeTable(out, "Ops", opsTable(r));
     return out.str();
 }
 

@@ -18,5 +18,5 @@ echo
 echo "== simulate it (runtime -> driver -> firmware -> SystemC NPU), check against the reference"
 "$npusim" run "$out/mlp.npuart" --model "$model" --check --outputs "$out/outputs" --report "$out/report"
 echo
-echo "Reports: $out/report/report.md, report.json, plots/*.png, trace.json (open in https://ui.perfetto.dev)"
+echo "Reports: $out/report/report.html (open in a browser), report.md, report.json, plots/*.png, trace.json (open in https://ui.perfetto.dev)"
 echo "Commands: $npusim disasm $out/mlp.npuart | less"

@@ -14,6 +14,7 @@ packages=(
     libgtest-dev libgmock-dev libbenchmark-dev
     python3 python3-onnx python3-numpy python3-matplotlib python3-jsonschema
     libonnx-testdata
+    chromium
 )
 
 missing=()

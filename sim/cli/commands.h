@@ -43,5 +43,7 @@ void addDisasmCommand(CLI::App& app);
 void addConformanceCommand(CLI::App& app);
 void addOptCommand(CLI::App& app);
 void addInspectCommand(CLI::App& app);
+void addReportCommand(CLI::App& app);
+void addDiffCommand(CLI::App& app);
 
 }  // namespace npusim::cli

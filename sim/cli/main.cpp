@@ -18,6 +18,8 @@ int sc_main(int argc, char* argv[]) {
     npusim::cli::addConformanceCommand(app);
     npusim::cli::addOptCommand(app);
     npusim::cli::addInspectCommand(app);
+    npusim::cli::addReportCommand(app);
+    npusim::cli::addDiffCommand(app);
     try {
         // CLI11 reports an unknown command only as a missing one; name it.
         if (argc > 1 && argv[1][0] != '-') {
@@ -25,7 +27,7 @@ int sc_main(int argc, char* argv[]) {
             for (const CLI::App* command : app.get_subcommands({})) known = known || command->get_name() == argv[1];
             if (!known) {
                 std::cerr << "npusim: error: unknown command '" << argv[1]
-                          << "' (commands: arch, compile, run, disasm, inspect, conformance, opt; see npusim --help)\n";
+                          << "' (commands: arch, compile, run, report, diff, disasm, inspect, conformance, opt; see npusim --help)\n";
                 return 2;
             }
         }

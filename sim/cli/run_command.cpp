@@ -2,7 +2,6 @@
 //            [--report DIR] [--check] [--expected DIR]
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +15,7 @@
 #include "reports/report.h"
 #include "runtime/buckets.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/report_directory.h"
 #include "sim/buckets.h"
 #include "sim/cosim.h"
 #include "sim/tensor_files.h"
@@ -111,36 +111,6 @@ void printSummary(const reports::Report& report) {
                     static_cast<unsigned long long>(t.cold.cycles), static_cast<unsigned long long>(t.warm->cycles),
                     static_cast<unsigned long long>(t.steady->cycles), t.repeat);
     }
-}
-
-void writeReportDirectory(sim::OutputFiles& files, const std::filesystem::path& directory,
-                          const reports::Report& report, const reports::RunRecord& run) {
-    files.makeDirectory(directory);
-    files.stage(directory / "report.json", reports::reportToJson(report));
-    files.stage(directory / "report.md", reports::reportToMarkdown(report));
-    files.stage(directory / "trace.json", reports::traceToChromeJson(run));
-}
-
-/// Draws the report directory's plots (reports/plots.py with Debian's Python): plots/*.png.
-/// RunError with the script's own last line when it fails.
-void drawPlots(const std::filesystem::path& directory) {
-    const auto quoted = [](const std::string& text) {
-        std::string out = "'";
-        for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        return out + "'";
-    };
-    const std::filesystem::path log = directory / ".plots.log";
-    const std::string command = quoted(NPUSIM_PYTHON) + " " + quoted(NPUSIM_PLOTS_SCRIPT) + " " + quoted(directory.string()) +
-                                " > /dev/null 2> " + quoted(log.string());
-    const int status = std::system(command.c_str());
-    std::string last;
-    if (std::ifstream in(log); in) {
-        for (std::string line; std::getline(in, line);) {
-            if (!line.empty()) last = line;
-        }
-    }
-    std::filesystem::remove(log);
-    if (status != 0) throw RunError("drawing the report's plots failed: " + (last.empty() ? "no message" : last));
 }
 
 /// The RTL use of a run, for the report: the blocks, and each command that took other cycles
@@ -255,11 +225,11 @@ void run(const RunOptions& o) {
     printSummary(report);
     sim::OutputFiles files;
     if (!o.outputs.empty()) sim::writeOutputs(files, o.outputs, outputBindings, result.outputs);
-    if (!o.report.empty()) writeReportDirectory(files, o.report, report, record);
+    if (!o.report.empty()) stageReportData(files, o.report, report, record);
     files.commit();
     if (!o.report.empty()) {
-        drawPlots(o.report);
-        std::printf("  report: %s/report.json, report.md, trace.json, plots/*.png\n", o.report.c_str());
+        writeReadableReport(o.report, report);
+        std::printf("  report: %s/report.json, report.md, report.html, trace.json, plots/*.png\n", o.report.c_str());
     }
     if (!failures.empty()) throw RunError(failures.front());
 }
@@ -274,7 +244,7 @@ void addRunCommand(CLI::App& app) {
         ->capture_default_str();
     command->add_option("--seed", o->seed, "seed for random inputs")->capture_default_str();
     command->add_option("--outputs", o->outputs, "directory to write <output name>.npy into");
-    command->add_option("--report", o->report, "directory to write report.json, report.md, trace.json");
+    command->add_option("--report", o->report, "directory to write report.json, report.md, report.html, trace.json, plots/");
     command->add_flag("--check", o->check, "compare outputs with the graph-IR reference interpreter");
     command->add_flag("--timing-only", o->timingOnly,
                       "skip arithmetic and data movement; every timing decision and cycle is unchanged");

@@ -42,7 +42,7 @@ class SpillTest(NpusimTestCase):
         self.assertEqual([f["cycles_lost"] for f in report["findings"]],
                          sorted((f["cycles_lost"] for f in report["findings"]), reverse=True))
         markdown = (self.tmp / "rep" / "report.md").read_text()
-        self.assertIn("## Findings", markdown)
+        self.assertIn("## Top findings", markdown)
 
     def test_server_keeps_the_hidden_activation_on_chip(self):
         self.assertEqual(self.command_kinds("server")["spill"], 0)

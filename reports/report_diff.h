@@ -1,0 +1,46 @@
+// Comparing two runs' reports op by op: cycles, bounds and findings that moved between them
+// (two architectures, two compiler options, two versions). Ops and findings are matched by
+// the ONNX node name (and finding kind).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/report.h"
+
+namespace npusim::reports {
+
+struct ReportDiff {
+    struct Side {
+        std::string label, model, arch;
+        uint64_t totalCycles = 0;
+    };
+    struct UnitChange {
+        std::string unit;
+        std::optional<double> utilizationA, utilizationB;  ///< absent in a run without the unit
+    };
+    struct OpChange {
+        std::string op, type;
+        std::optional<uint64_t> cyclesA, cyclesB;  ///< absent in a run without the op
+        std::string boundA, boundB;
+        int64_t delta() const { return static_cast<int64_t>(cyclesB.value_or(0)) - static_cast<int64_t>(cyclesA.value_or(0)); }
+    };
+    struct FindingChange {
+        std::string kind, op;
+        std::optional<uint64_t> lostA, lostB;  ///< absent: the run has no such finding
+        int64_t delta() const { return static_cast<int64_t>(lostB.value_or(0)) - static_cast<int64_t>(lostA.value_or(0)); }
+    };
+    Side a, b;
+    std::vector<UnitChange> units;
+    std::vector<OpChange> ops;                ///< every op of either run, largest change in cycles first
+    std::vector<FindingChange> findings;      ///< findings that differ, largest change first
+};
+
+ReportDiff diffReports(const Report& a, const std::string& labelA, const Report& b, const std::string& labelB);
+/// The diff for a terminal: totals, units, the ops whose cycles changed, changed findings.
+std::string diffToText(const ReportDiff& diff);
+std::string diffToJson(const ReportDiff& diff);
+
+}  // namespace npusim::reports

@@ -1,0 +1,137 @@
+// Reading report.json back into a Report, so that reports can be rebuilt and compared from a
+// run directory without rerunning the simulation.
+#include <nlohmann/json.hpp>
+
+#include "arch/error.h"
+#include "reports/report.h"
+
+namespace npusim::reports {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::array<uint64_t, trace::kStallReasonCount> stallsFromJson(const Json& j) {
+    std::array<uint64_t, trace::kStallReasonCount> stalls{};
+    for (int reason = 0; reason < trace::kStallReasonCount; ++reason) {
+        stalls[static_cast<size_t>(reason)] =
+            j.at(std::string(trace::stallReasonName(static_cast<trace::StallReason>(reason)))).get<uint64_t>();
+    }
+    return stalls;
+}
+
+std::optional<PhaseTiming> phaseFromJson(const Json& j) {
+    if (j.is_null()) return std::nullopt;
+    return PhaseTiming{j.at("cycles").get<uint64_t>(), j.at("host_seconds").get<double>()};
+}
+
+OpReport opFromJson(const Json& j) {
+    OpReport op;
+    op.opId = j.at("op_id").get<uint32_t>();
+    op.name = j.at("name").get<std::string>();
+    op.type = j.at("type").get<std::string>();
+    op.dtype = j.at("dtype").get<std::string>();
+    op.cycles = j.at("cycles").get<uint64_t>();
+    op.macs = j.at("macs").get<uint64_t>();
+    op.dramBytes = j.at("dram_bytes").get<uint64_t>();
+    op.sramBytes = j.at("sram_bytes").get<uint64_t>();
+    op.tensorBusy = j.at("tensor_busy_cycles").get<uint64_t>();
+    op.vectorBusy = j.at("vector_busy_cycles").get<uint64_t>();
+    op.loadBusy = j.at("load_busy_cycles").get<uint64_t>();
+    op.storeBusy = j.at("store_busy_cycles").get<uint64_t>();
+    op.stallCycles = j.at("stall_cycles").get<uint64_t>();
+    op.stalls = stallsFromJson(j.at("stalls"));
+    op.dispatchCycles = j.at("dispatch_cycles").get<uint64_t>();
+    op.bound = j.at("bound").get<std::string>();
+    op.peakMacsPerCycle = j.at("peak_macs_per_cycle").get<double>();
+    op.minDramBytes = j.at("min_dram_bytes").get<uint64_t>();
+    op.intensity = j.at("intensity").get<double>();
+    op.attainableCycles = j.at("attainable_cycles").get<double>();
+    op.efficiency = j.at("efficiency").get<double>();
+    const Json& spill = j.at("spill");
+    op.spillCount = spill.at("count").get<uint64_t>();
+    op.spillBytes = spill.at("bytes").get<uint64_t>();
+    op.spillCycles = spill.at("cycles").get<uint64_t>();
+    op.reformatCount = j.at("reformat").at("count").get<uint64_t>();
+    op.reformatCycles = j.at("reformat").at("cycles").get<uint64_t>();
+    const Json& host = j.at("host");
+    op.hostCopyCycles = host.at("copy_cycles").get<uint64_t>();
+    op.hostKernelCycles = host.at("kernel_cycles").get<uint64_t>();
+    op.hostCopyBytes = host.at("copy_bytes").get<uint64_t>();
+    return op;
+}
+
+Report fromJson(const Json& j) {
+    Report r;
+    r.model = j.at("model").get<std::string>();
+    r.arch = j.at("arch").get<std::string>();
+    r.totalCycles = j.at("total_cycles").get<uint64_t>();
+    r.clockHz = j.at("clock_hz").get<double>();
+    r.timingOnly = j.at("timing_only").get<bool>();
+    if (const Json& b = j.at("bucket"); !b.is_null()) {
+        r.bucket = BucketUse{b.at("symbol").get<std::string>(), b.at("size").get<int64_t>(), b.at("actual").get<int64_t>()};
+    }
+    for (const auto& [name, u] : j.at("units").items()) {
+        UnitReport unit;
+        unit.name = name;
+        unit.busy = u.at("busy_cycles").get<uint64_t>();
+        unit.stalls = stallsFromJson(u.at("stall_cycles"));
+        unit.idle = u.at("idle_cycles").get<uint64_t>();
+        unit.commands = u.at("commands").get<uint64_t>();
+        unit.utilization = u.at("utilization").get<double>();
+        r.units.push_back(std::move(unit));
+    }
+    const Json& dram = j.at("dram");
+    r.dramBytesRead = dram.at("bytes_read").get<uint64_t>();
+    r.dramBytesWritten = dram.at("bytes_written").get<uint64_t>();
+    r.dramRowHits = dram.at("row_hits").get<uint64_t>();
+    r.dramRowMisses = dram.at("row_misses").get<uint64_t>();
+    r.dramBytesPerCycle = dram.at("bytes_per_cycle").get<double>();
+    r.dramGbps = dram.at("achieved_gbps").get<double>();
+    for (const Json& op : j.at("ops")) r.ops.push_back(opFromJson(op));
+    for (const Json& f : j.at("findings")) {
+        r.findings.push_back({f.at("kind").get<std::string>(), f.at("op").get<std::string>(),
+                              f.at("op_id").get<uint32_t>(), f.at("cycles_lost").get<uint64_t>(),
+                              f.at("message").get<std::string>(), f.at("hint").get<std::string>()});
+    }
+    const Json& timing = j.at("timing");
+    r.timing.repeat = timing.at("repeat").get<int>();
+    if (const auto cold = phaseFromJson(timing.at("cold"))) r.timing.cold = *cold;
+    r.timing.warm = phaseFromJson(timing.at("warm"));
+    r.timing.steady = phaseFromJson(timing.at("steady"));
+    const Json& roofline = j.at("roofline");
+    r.peakMacsPerCycle = roofline.at("peak_macs_per_cycle").get<double>();
+    r.peakDramBytesPerCycle = roofline.at("dram_bytes_per_cycle").get<double>();
+    r.attainableCycles = roofline.at("attainable_cycles").get<double>();
+    r.efficiency = roofline.at("efficiency").get<double>();
+    if (const Json& rtl = j.at("rtl"); !rtl.is_null()) {
+        RtlUse use;
+        for (const auto& [name, b] : rtl.at("blocks").items()) {
+            use.blocks.push_back({name, b.at("on_rtl").get<uint64_t>(), b.at("on_model").get<uint64_t>(),
+                                  b.at("clock_cycles").get<uint64_t>()});
+        }
+        for (const Json& d : rtl.at("differences")) {
+            use.differences.push_back({d.at("block").get<std::string>(), d.at("op").get<std::string>(),
+                                       d.at("op_id").get<uint32_t>(), d.at("tile_id").get<uint32_t>(),
+                                       d.at("model_cycles").get<uint64_t>(), d.at("rtl_cycles").get<uint64_t>(),
+                                       d.at("detail").get<std::string>()});
+        }
+        r.rtl = std::move(use);
+    }
+    if (const auto check = j.find("check"); check != j.end()) {
+        r.check = CheckResult{check->at("passed").get<bool>(), check->at("max_abs_error").get<double>(),
+                              check->at("max_rel_error").get<double>(), check->at("worst_output").get<std::string>()};
+    }
+    return r;
+}
+
+}  // namespace
+
+Report reportFromJson(std::string_view text, const std::string& source) {
+    try {
+        return fromJson(Json::parse(text));
+    } catch (const Json::exception& e) {
+        throw InputError("'" + source + "' is not a report.json this npusim writes: " + e.what());
+    }
+}
+
+}  // namespace npusim::reports

@@ -1,0 +1,136 @@
+#include "reports/report_tables.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "reports/text_format.h"
+
+namespace npusim::reports {
+namespace {
+
+uint64_t sum(const std::array<uint64_t, trace::kStallReasonCount>& stalls) {
+    return std::accumulate(stalls.begin(), stalls.end(), uint64_t{0});
+}
+
+std::string reasonName(int reason) { return std::string(trace::stallReasonName(static_cast<trace::StallReason>(reason))); }
+
+std::string milliseconds(double seconds) { return fixedText(seconds * 1e3, 1) + " ms"; }
+
+}  // namespace
+
+std::vector<std::string> summaryLines(const Report& r) {
+    std::vector<std::string> lines;
+    const double microseconds = r.clockHz > 0 ? static_cast<double>(r.totalCycles) / r.clockHz * 1e6 : 0;
+    lines.push_back("total: " + std::to_string(r.totalCycles) + " cycles (" + fixedText(microseconds, 1) + " us at " +
+                    wholeText(r.clockHz / 1e6) + " MHz)");
+    lines.push_back("roofline: " + wholeText(r.attainableCycles) + " attainable cycles, efficiency " +
+                    percentText(r.efficiency));
+    lines.push_back("DRAM: " + bytesText(r.dramBytesRead) + " read, " + bytesText(r.dramBytesWritten) + " written, " +
+                    fixedText(r.dramGbps, 2) + " GB/s achieved");
+    uint64_t lost = 0;
+    for (const Finding& f : r.findings) lost += f.cycles;
+    lines.push_back("findings: " + std::to_string(r.findings.size()) +
+                    (r.findings.empty() ? "" : ", " + std::to_string(lost) + " cycles lost in all (they may overlap)"));
+    if (r.bucket) {
+        lines.push_back("shape bucket: " + r.bucket->symbol + "=" + std::to_string(r.bucket->size) + " (actual " +
+                        std::to_string(r.bucket->actual) + ", padded)");
+    }
+    std::string timing = "timing on the host's clock: cold " + std::to_string(r.timing.cold.cycles) + " cycles (" +
+                         milliseconds(r.timing.cold.hostSeconds) + " host)";
+    if (r.timing.warm && r.timing.steady) {
+        timing += ", warm " + std::to_string(r.timing.warm->cycles) + " (" + milliseconds(r.timing.warm->hostSeconds) +
+                  "), steady " + std::to_string(r.timing.steady->cycles) + " (" +
+                  milliseconds(r.timing.steady->hostSeconds) + ", median of " + std::to_string(r.timing.repeat) + ")";
+    }
+    lines.push_back(timing);
+    if (r.rtl) {
+        std::string rtl = "RTL co-simulation:";
+        for (const RtlUse::Block& b : r.rtl->blocks) {
+            rtl += " " + b.name + " (" + std::to_string(b.onRtl) + " commands on the RTL, " + std::to_string(b.onModel) +
+                   " on the model)";
+        }
+        lines.push_back(rtl + "; " + std::to_string(r.rtl->differences.size()) +
+                        " commands whose cycles differ from the timing model");
+    }
+    if (r.check) {
+        lines.push_back(std::string("check: ") + (r.check->passed ? "passed" : "FAILED") + " (max abs error " +
+                        fixedText(r.check->maxAbsError, 6) + ")");
+    }
+    if (r.timingOnly) lines.push_back("timing only: no values were computed");
+    return lines;
+}
+
+Table findingsTable(const Report& r, size_t limit) {
+    Table t{{"kind", "op", "cycles lost", "what happened", "what would help"}, {false, false, true, false, false}, {}, ""};
+    for (size_t i = 0; i < r.findings.size() && i < limit; ++i) {
+        const Finding& f = r.findings[i];
+        t.rows.push_back({f.kind, f.op, std::to_string(f.cycles), f.message, f.hint});
+    }
+    if (r.findings.size() > limit) {
+        t.note = "and " + std::to_string(r.findings.size() - limit) + " more findings in report.json";
+    }
+    return t;
+}
+
+Table unitsTable(const Report& r) {
+    Table t{{"unit", "commands", "busy", "stalled", "idle", "utilization"}, {false, true, true, true, true, true}, {}, ""};
+    for (const UnitReport& u : r.units) {
+        t.rows.push_back({u.name, std::to_string(u.commands), std::to_string(u.busy), std::to_string(sum(u.stalls)),
+                          std::to_string(u.idle), percentText(u.utilization)});
+    }
+    return t;
+}
+
+Table unitStallsTable(const Report& r) {
+    Table t{{"unit"}, {false}, {}, ""};
+    for (int reason = 0; reason < trace::kStallReasonCount; ++reason) {
+        t.headers.push_back(reasonName(reason));
+        t.numeric.push_back(true);
+    }
+    t.headers.push_back("stalled");
+    t.numeric.push_back(true);
+    for (const UnitReport& u : r.units) {
+        std::vector<std::string> row{u.name};
+        for (uint64_t cycles : u.stalls) row.push_back(std::to_string(cycles));
+        const uint64_t stalled = sum(u.stalls);
+        row.push_back(std::to_string(stalled) + " (" + percentText(r.totalCycles ? static_cast<double>(stalled) / r.totalCycles : 0) + ")");
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+Table opStallsTable(const Report& r, size_t limit) {
+    std::vector<const OpReport*> ops;
+    for (const OpReport& op : r.ops) {
+        if (op.stallCycles > 0) ops.push_back(&op);
+    }
+    std::stable_sort(ops.begin(), ops.end(), [](const OpReport* a, const OpReport* b) { return a->stallCycles > b->stallCycles; });
+    Table t{{"op", "cycles", "stall cycles (all units)", "by reason"}, {false, true, true, false}, {}, ""};
+    for (size_t i = 0; i < ops.size() && i < limit; ++i) {
+        std::string reasons;
+        for (int reason = 0; reason < trace::kStallReasonCount; ++reason) {
+            const uint64_t cycles = ops[i]->stalls[static_cast<size_t>(reason)];
+            if (cycles > 0) reasons += (reasons.empty() ? "" : ", ") + reasonName(reason) + " " + std::to_string(cycles);
+        }
+        t.rows.push_back({ops[i]->name, std::to_string(ops[i]->cycles), std::to_string(ops[i]->stallCycles), reasons});
+    }
+    if (ops.size() > limit) t.note = "and " + std::to_string(ops.size() - limit) + " more ops with stalls in report.json";
+    return t;
+}
+
+Table opsTable(const Report& r) {
+    Table t{{"op", "type", "cycles", "bound", "MACs", "DRAM bytes", "SRAM in use", "MACs/byte", "attainable",
+             "efficiency"},
+            {false, false, true, false, true, true, true, true, true, true},
+            {},
+            ""};
+    for (const OpReport& op : r.ops) {
+        t.rows.push_back({op.name, op.type + " " + op.dtype, std::to_string(op.cycles), op.bound, std::to_string(op.macs),
+                          std::to_string(op.dramBytes), bytesText(op.sramBytes),
+                          op.intensity > 0 ? fixedText(op.intensity, 1) : "-", wholeText(op.attainableCycles),
+                          percentText(op.efficiency)});
+    }
+    return t;
+}
+
+}  // namespace npusim::reports

@@ -1,0 +1,19 @@
+// Number formatting shared by the human-readable reports (findings, report.md, report.html,
+// npusim diff).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace npusim::reports {
+
+/// "512 B", "3.0 KiB", "1.4 MiB".
+std::string bytesText(uint64_t bytes);
+/// A fraction as a percentage with one decimal: 0.4051 -> "40.5%".
+std::string percentText(double fraction);
+/// A value rounded to a whole number: "1234".
+std::string wholeText(double value);
+/// A value with `decimals` decimals.
+std::string fixedText(double value, int decimals);
+
+}  // namespace npusim::reports

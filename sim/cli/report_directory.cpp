@@ -1,0 +1,93 @@
+#include "sim/cli/report_directory.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <sys/wait.h>
+
+#include "arch/error.h"
+#include "sim/output_files.h"
+
+namespace npusim::cli {
+namespace {
+
+std::string shellQuoted(const std::string& text) {
+    std::string out = "'";
+    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+/// Draws the directory's plots (reports/plots.py with Debian's Python): plots/*.png.
+/// InputError (the script's exit status 2: report.json or trace.json unreadable) or RunError,
+/// with the script's own last line, when it fails.
+void drawPlots(const std::filesystem::path& directory) {
+    const std::filesystem::path log = directory / ".plots.log";
+    const std::string command = shellQuoted(NPUSIM_PYTHON) + " " + shellQuoted(NPUSIM_PLOTS_SCRIPT) + " " +
+                                shellQuoted(directory.string()) + " > /dev/null 2> " + shellQuoted(log.string());
+    const int status = std::system(command.c_str());
+    std::string last;
+    if (std::ifstream in(log); in) {
+        for (std::string line; std::getline(in, line);) {
+            if (!line.empty()) last = line;
+        }
+    }
+    std::filesystem::remove(log);
+    if (status == 0) return;
+    const std::string message = "drawing the report's plots failed: " + (last.empty() ? "no message" : last);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw InputError(message);
+    throw RunError(message);
+}
+
+std::string fileText(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError("cannot read '" + file.string() + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+void writeReadableReport(const std::filesystem::path& directory, const reports::Report& report) {
+    drawPlots(directory);
+    std::vector<reports::Plot> plots;
+    for (const char* name : {"timeline", "utilization", "op_cycles", "roofline"}) {
+        plots.push_back({name, fileText(directory / "plots" / (std::string(name) + ".png"))});
+    }
+    sim::OutputFiles files;
+    files.stage(directory / "report.md", reports::reportToMarkdown(report));
+    files.stage(directory / "report.html", reports::reportToHtml(report, plots));
+    files.commit();
+}
+
+void stageReportData(sim::OutputFiles& files, const std::filesystem::path& directory, const reports::Report& report,
+                     const reports::RunRecord& run) {
+    files.makeDirectory(directory);
+    files.stage(directory / "report.json", reports::reportToJson(report));
+    files.stage(directory / "trace.json", reports::traceToChromeJson(run));
+}
+
+reports::Report readReport(const std::filesystem::path& runOrFile) {
+    std::filesystem::path json = runOrFile;
+    if (std::filesystem::is_directory(runOrFile)) {
+        json = runOrFile / "report.json";
+        if (!std::filesystem::is_regular_file(json)) {
+            throw InputError("'" + runOrFile.string() + "' has no report.json (written by npusim run --report DIR)");
+        }
+    }
+    return reports::reportFromJson(fileText(json), json.string());
+}
+
+void rebuildReportDirectory(const std::filesystem::path& directory) {
+    if (!std::filesystem::is_directory(directory)) {
+        throw InputError("'" + directory.string() + "' is not a directory (a run's --report DIR)");
+    }
+    const reports::Report report = readReport(directory);
+    if (!std::filesystem::is_regular_file(directory / "trace.json")) {
+        throw InputError("'" + directory.string() + "' has no trace.json (written by npusim run --report DIR)");
+    }
+    writeReadableReport(directory, report);
+}
+
+}  // namespace npusim::cli
