@@ -14,7 +14,81 @@ namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+double& feature(CostEstimate& e, CostFeature f) { return e.features[static_cast<size_t>(f)]; }
+
+/// One block's time on each stage of the pipeline: the load DMA engine, the units, the store
+/// DMA engine.
+struct StageTimes {
+    double loads = 0, compute = 0, stores = 0;
+    /// Of the loads' and stores' time, the DRAM transfers at full bandwidth, which the two
+    /// engines share.
+    double loadTransfer = 0, storeTransfer = 0;
+};
+
+/// Adds `count` memory-bound steps of `dma` cycles, of which `transfer` (at most) are DRAM
+/// transfers at full bandwidth: the Transfer feature takes those, Memory the rest (command
+/// latency, burst issue, the request window).
+void addMemory(CostEstimate& e, double count, double dma, double transfer) {
+    const double bandwidth = std::min(dma, transfer);
+    feature(e, CostFeature::Transfer) += count * bandwidth;
+    feature(e, CostFeature::Memory) += count * (dma - bandwidth);
+}
+
+/// Adds a pipeline of blocks to the estimate's Compute, Memory, Transfer and Exposed features. `runs`
+/// are the blocks in order, each a block time and how many blocks in a row take it.
+/// Double-buffered, block i computes while the load engine brings block i+1 and the store
+/// engine writes block i-1, so each step takes the longest of the three, or of the two
+/// engines' transfers together through DRAM; the first block's loads and the last one's
+/// stores are exposed. Single-buffered, compute does not overlap the transfers.
+void addPipeline(CostEstimate& e, const std::vector<std::pair<StageTimes, double>>& runs, bool doubleBuffered) {
+    // Steps as (block, how many in a row): a run of more than two blocks is its first block,
+    // its middle ones (whose neighbours are blocks of the same time) and its last.
+    std::vector<std::pair<const StageTimes*, double>> steps;
+    for (const auto& [b, count] : runs) {
+        if (count <= 0) continue;
+        if (count > 2) {
+            steps.insert(steps.end(), {{&b, 1.0}, {&b, count - 2}, {&b, 1.0}});
+        } else {
+            for (double i = 0; i < count; ++i) steps.push_back({&b, 1.0});
+        }
+    }
+    if (!doubleBuffered) {
+        // One slot: a block's loads wait for the previous block's compute, but overlap its
+        // stores (the store engine drains the result while the load engine refills).
+        for (size_t i = 0; i < steps.size(); ++i) {
+            const StageTimes& b = *steps[i].first;
+            const StageTimes* before = i > 0 ? steps[i - 1].first : nullptr;
+            const double transfer = b.loadTransfer + (before ? before->storeTransfer : 0.0);
+            const double dma = std::max({b.loads, before ? before->stores : 0.0, transfer});
+            feature(e, CostFeature::Compute) += steps[i].second * b.compute;
+            addMemory(e, steps[i].second, dma, transfer);
+        }
+        if (!steps.empty()) feature(e, CostFeature::Exposed) += steps.back().first->stores;
+        return;
+    }
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const StageTimes& b = *steps[i].first;
+        const double next = i + 1 < steps.size() ? steps[i + 1].first->loads : 0;
+        const double before = i > 0 ? steps[i - 1].first->stores : 0;
+        const double sharedDram = (i + 1 < steps.size() ? steps[i + 1].first->loadTransfer : 0) +
+                                  (i > 0 ? steps[i - 1].first->storeTransfer : 0);
+        const double dma = std::max({next, before, sharedDram});
+        if (b.compute >= dma) {
+            feature(e, CostFeature::Compute) += steps[i].second * b.compute;
+        } else {
+            addMemory(e, steps[i].second, dma, sharedDram);
+        }
+    }
+    if (!steps.empty()) feature(e, CostFeature::Exposed) += steps.front().first->loads + steps.back().first->stores;
+}
+
 }  // namespace
+
+double CostModel::total(const std::array<double, kCostFeatures>& features) const {
+    double sum = 0;
+    for (size_t i = 0; i < kCostFeatures; ++i) sum += params_.weights[i] * features[i];
+    return sum;
+}
 
 double CostModel::arrayBlockCycles(DType dtype, const GemmBlock& block) const {
     // Tiles come in at most two sizes along each cut dimension (full and tail), so the sum
@@ -119,10 +193,7 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     SlotCache aSlots(slots), bSlots(slots);
     const uint64_t elem = dtypeSize(p.operandType);
     // Per block: the DMA time of its loads, the units' time, and the DMA time after it.
-    struct BlockTime {
-        double loads = 0, compute = 0, after = 0;
-    };
-    std::vector<BlockTime> blocks;
+    std::vector<std::pair<StageTimes, double>> blocks;
     // Gathered B blocks: the blocks at the first two and last two column positions are priced
     // transfer by transfer (the operand's borders fall there); the interior blocks of a row
     // band cost what its first interior block does.
@@ -154,7 +225,8 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
         return cost;
     };
     forEachGemmBlock(p, s, [&](const GemmBlock& block) {
-        BlockTime t;
+        StageTimes t;
+        const uint64_t bytesBefore = e.dramBytes;
         if (aSlots.use(gemmKeyA(p, block)).load) {
             t.loads += p.a.transposed ? dmaCycles(block.k, block.m * elem, block.m == p.m)
                                       : dmaCycles(block.m, block.k * elem, block.k == p.k);
@@ -174,6 +246,8 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 e.commands += cost.commands;
             }
         }
+        t.loadTransfer = static_cast<double>(e.dramBytes - bytesBefore) / config_.dram.bytesPerCycle;
+        const uint64_t loadedBytes = e.dramBytes;
         const double array = arrayBlockCycles(p.operandType, block);
         e.tensorCycles += array;
         t.compute = array;
@@ -192,35 +266,27 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             if (p.bias != kNoValue) {
                 t.compute += vectorCycles(isa::VectorOp::Add, elements);
                 const BiasExtent bias = gemmBiasExtent(p, block);
-                t.after += dmaCycles(static_cast<uint64_t>(bias.rows),
+                t.stores += dmaCycles(static_cast<uint64_t>(bias.rows),
                                      static_cast<uint64_t>(bias.rowElements) * 4, bias.rowElements == p.n);
                 e.dramBytes += static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;
                 e.commands += 2;
             }
-            t.after += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, block.n == p.n);
+            t.stores += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, block.n == p.n);
             e.dramBytes += static_cast<uint64_t>(elements) * 4;
             ++e.commands;
         }
+        t.storeTransfer = static_cast<double>(e.dramBytes - loadedBytes) / config_.dram.bytesPerCycle;
         e.vectorCycles += t.compute - array;
-        e.dmaCycles += t.loads + t.after;
-        blocks.push_back(t);
+        e.dmaCycles += t.loads + t.stores;
+        blocks.push_back({t, 1.0});
     });
-    // Double-buffered, the stream loads one block ahead: while block i computes, the DMA
-    // engines store what came before and load block i+1. Single-buffered, nothing overlaps.
-    double steady = 0;
-    for (size_t i = 0; i < blocks.size(); ++i) {
-        if (!s.doubleBuffer) {
-            steady += blocks[i].loads + blocks[i].compute + blocks[i].after;
-            continue;
-        }
-        const double next = i + 1 < blocks.size() ? blocks[i + 1].loads : 0;
-        const double before = i > 0 ? blocks[i - 1].after : 0;
-        steady += std::max(blocks[i].compute, next + before);
-    }
-    if (s.doubleBuffer && !blocks.empty()) steady += blocks.front().loads + blocks.back().after;
+    addPipeline(e, blocks, s.doubleBuffer);
     e.commands += e.commands / 2;  // semaphore commands, about one per two others
     e.overheadCycles = commandOverheadCycles(e.commands);
-    e.totalCycles = steady + e.overheadCycles;
+    feature(e, CostFeature::Dispatch) = e.overheadCycles;
+    feature(e, CostFeature::Blocks) = static_cast<double>(blocks.size());
+    feature(e, CostFeature::Op) = 1;
+    e.totalCycles = total(e.features);
     return e;
 }
 
@@ -235,28 +301,30 @@ CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSched
     // Blocks come in at most two sizes (full and tail along blockDim); transfers and steps
     // have the same shapes in every block of a size.
     struct BlockTime {
-        double loads = 0, compute = 0, stores = 0;
+        StageTimes stages;
         uint64_t bytes = 0, commands = 0;
     };
     auto blockTime = [&](const VectorBlock& block) {
         BlockTime t;
-        auto transfers = [&](const TensorView& view, BufferExtent extent, DType dtype, double& cycles) {
-            for (const BlockTransfer& transfer : blockTransfers(p, s, block, view, extent)) {
-                cycles += transferCycles(transfer, dtypeSize(dtype));
-                t.bytes += static_cast<uint64_t>(transfer.planes * transfer.rows * transfer.rowElements) * dtypeSize(dtype);
+        auto transfers = [&](const TensorView& view, BufferExtent extent, DType dtype, double& cycles, double& transfer) {
+            for (const BlockTransfer& b : blockTransfers(p, s, block, view, extent)) {
+                cycles += transferCycles(b, dtypeSize(dtype));
+                const uint64_t bytes = static_cast<uint64_t>(b.planes * b.rows * b.rowElements) * dtypeSize(dtype);
+                transfer += static_cast<double>(bytes) / config_.dram.bytesPerCycle;
+                t.bytes += bytes;
                 ++t.commands;
             }
         };
         for (const VectorLoad& load : p.loads) {
             const VectorBuffer& buffer = p.buffers[load.buffer];
-            transfers(load.view, buffer.extent, buffer.dtype, t.loads);
+            transfers(load.view, buffer.extent, buffer.dtype, t.stages.loads, t.stages.loadTransfer);
         }
         for (const VectorStore& store : p.stores) {
             const VectorBuffer& buffer = p.buffers[store.buffer];
-            transfers(store.view, buffer.extent, buffer.dtype, t.stores);
+            transfers(store.view, buffer.extent, buffer.dtype, t.stages.stores, t.stages.storeTransfer);
         }
         for (const VectorStep& step : p.steps) {
-            t.compute += vectorCycles(step.op, bufferElements(p, p.buffers[step.src0].extent, block.rows));
+            t.stages.compute += vectorCycles(step.op, bufferElements(p, p.buffers[step.src0].extent, block.rows));
             ++t.commands;
         }
         return t;
@@ -276,19 +344,17 @@ CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSched
     const BlockTime t = tailBlocks ? blockTime(tail) : BlockTime{};
     const auto nf = static_cast<double>(blocks), nt = static_cast<double>(tailBlocks);
     CostEstimate e;
-    e.vectorCycles = nf * f.compute + nt * t.compute;
-    e.dmaCycles = nf * (f.loads + f.stores) + nt * (t.loads + t.stores);
+    e.vectorCycles = nf * f.stages.compute + nt * t.stages.compute;
+    e.dmaCycles = nf * (f.stages.loads + f.stages.stores) + nt * (t.stages.loads + t.stages.stores);
     e.dramBytes = static_cast<uint64_t>(blocks) * f.bytes + static_cast<uint64_t>(tailBlocks) * t.bytes;
     e.commands = static_cast<uint64_t>(blocks) * f.commands + static_cast<uint64_t>(tailBlocks) * t.commands;
     e.commands += e.commands / 2;  // semaphore commands, about one per two others
     e.overheadCycles = commandOverheadCycles(e.commands);
-    // Double-buffered, a block's loads and the previous block's stores run while it computes;
-    // the first loads and the last stores are exposed.
-    const double steady = s.doubleBuffer
-                              ? nf * std::max(f.compute, f.loads + f.stores) +
-                                    nt * std::max(t.compute, t.loads + t.stores) + f.loads + f.stores
-                              : e.vectorCycles + e.dmaCycles;
-    e.totalCycles = steady + e.overheadCycles;
+    addPipeline(e, {{f.stages, nf}, {t.stages, nt}}, s.doubleBuffer);
+    feature(e, CostFeature::Dispatch) = e.overheadCycles;
+    feature(e, CostFeature::Blocks) = nf + nt;
+    feature(e, CostFeature::Op) = 1;
+    e.totalCycles = total(e.features);
     return e;
 }
 

@@ -3,20 +3,31 @@
 // searches candidate schedules with it; `npusim compile --estimate` prints its figures.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string>
 
 #include "arch/arch_config.h"
 #include "compiler/tile/tile_ir.h"
 
 namespace npusim::compiler {
 
+/// Weights of an estimate's features (CostFeature): total = sum of weight * feature. The
+/// defaults are the analytical model (compute + memory + transfer + exposed + dispatch); `npusim
+/// calibrate` fits them against the simulator for one architecture.
+struct CostParams {
+    std::array<double, kCostFeatures> weights{1, 1, 1, 1, 1, 0, 0};
+    std::string archHash;  ///< the config they were fitted for; empty for the defaults
+};
+
 class CostModel {
 public:
-    explicit CostModel(const ArchConfig& config) : config_(config) {}
+    explicit CostModel(const ArchConfig& config, CostParams params = {}) : config_(config), params_(std::move(params)) {}
 
     CostEstimate estimateGemm(const GemmProblem& problem, const GemmSchedule& schedule) const;
-    /// A lower bound of estimateGemm's total, cheap to compute: the array's time and the
-    /// control core's cost of the GEMM commands, summed per distinct block size.
+    /// A lower bound of estimateGemm's total under the default weights, cheap to compute: the
+    /// array's time and the control core's cost of the GEMM commands, summed per distinct
+    /// block size. With fitted weights (calibrated()) it bounds nothing.
     double gemmLowerBound(const GemmProblem& problem, const GemmSchedule& schedule) const;
     CostEstimate estimateVector(const VectorProblem& problem, const VectorSchedule& schedule) const;
 
@@ -35,8 +46,14 @@ public:
     /// The control core's cost of fetching, validating and dispatching `commands` commands.
     double commandOverheadCycles(uint64_t commands) const;
 
+    /// Whether the weights are fitted rather than the analytical defaults.
+    bool calibrated() const { return params_.weights != CostParams{}.weights; }
+    /// The weighted sum of an estimate's features.
+    double total(const std::array<double, kCostFeatures>& features) const;
+
 private:
     const ArchConfig& config_;
+    CostParams params_;
 };
 
 }  // namespace npusim::compiler

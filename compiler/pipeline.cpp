@@ -5,6 +5,7 @@
 #include <set>
 
 #include "arch/checksum.h"
+#include "arch/error.h"
 #include "compiler/cost_model.h"
 #include "compiler/cpu/llvm_emitter.h"
 #include "compiler/frontend/onnx_import.h"
@@ -119,8 +120,13 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     }
     verifyGraph(c.graph);
 
-    const CostModel costModel(config);
-    c.tiles = lowerToTiles(c.graph, config, costModel);
+    if (!options.costParams.archHash.empty() && options.costParams.archHash != archConfigHash(config)) {
+        throw InputError("the cost parameters were fitted for another architecture (config " +
+                         options.costParams.archHash + ", this one is " + archConfigHash(config) +
+                         "); calibrate for it with npusim calibrate");
+    }
+    const CostModel costModel(config, options.costParams);
+    c.tiles = lowerToTiles(c.graph, config, costModel, options.fixed);
     dump("lower-to-tiles", IrLevel::Tile);
     if (options.fusion) {
         fuseGatheredOperands(c.tiles, c.graph, config, costModel);

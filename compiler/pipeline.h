@@ -17,6 +17,7 @@
 #include "compiler/target/codegen.h"
 #include "compiler/tile/mapping.h"
 #include "compiler/tile/tile_ir.h"
+#include "compiler/tile/tiling.h"
 
 namespace npusim::compiler {
 
@@ -40,6 +41,10 @@ struct CompileOptions {
     std::map<std::string, int64_t> dims;
     /// Merge elementwise kernels into their readers (fuseVectorKernels).
     bool fusion = true;
+    /// The cost model's weights (`--cost-params`, fitted by `npusim calibrate`).
+    CostParams costParams;
+    /// Schedules to use instead of the search's (calibration's microbenchmarks).
+    FixedSchedules fixed;
     /// When set, called after every stage (import, each graph pass, tiling, each fusion,
     /// memory planning, codegen) with the stage's name and its IR as text.
     std::function<void(std::string_view stage, IrLevel level, const std::string& text)> dump;

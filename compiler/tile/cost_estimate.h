@@ -1,14 +1,29 @@
 // The cost model's view of a schedule, shared by every tile op.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace npusim::compiler {
+
+/// The terms an estimate's total is a weighted sum of (CostParams weighs them).
+enum class CostFeature : uint8_t {
+    Compute,   ///< pipeline time where the units' work is the longer side
+    Memory,    ///< pipeline time where the DMA commands (latency, burst issue) are the longer side
+    Transfer,  ///< pipeline time where the DRAM transfers at full bandwidth are the longer side
+    Exposed,   ///< the first loads and last stores no compute hides
+    Dispatch,  ///< the control core's fetch and validation of the op's commands
+    Blocks,    ///< the number of blocks (each a synchronisation round)
+    Op,        ///< 1: a fixed cost per op
+};
+inline constexpr size_t kCostFeatures = 7;
 
 struct CostEstimate {
     double tensorCycles = 0, vectorCycles = 0, dmaCycles = 0, overheadCycles = 0;
     double totalCycles = 0;
     uint64_t dramBytes = 0, commands = 0;
+    std::array<double, kCostFeatures> features{};
 };
 
 }  // namespace npusim::compiler

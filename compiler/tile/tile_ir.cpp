@@ -227,6 +227,7 @@ CostEstimate tileOpEstimate(const TileOp& op) {
         total.totalCycles += e.totalCycles;
         total.dramBytes += e.dramBytes;
         total.commands += e.commands;
+        for (size_t i = 0; i < kCostFeatures; ++i) total.features[i] += e.features[i];
     }
     return total;
 }

@@ -13,9 +13,14 @@ namespace {
 std::string kib(uint64_t bytes) { return std::to_string(bytes / 1024) + " KiB"; }
 
 TileOp lowerGemm(const Graph& graph, const Node& node, uint32_t opId, const ArchConfig& config,
-                 const CostModel& model) {
+                 const CostModel& model, const FixedSchedules& fixed) {
     GemmTiles tiles{gemmProblemFor(graph, node, opId, config), {}};
-    const std::optional<GemmSchedule> schedule = chooseGemmSchedule(tiles.problem, config, model);
+    std::optional<GemmSchedule> schedule = fixed.gemm;
+    if (schedule) {
+        schedule->estimate = model.estimateGemm(tiles.problem, *schedule);
+    } else {
+        schedule = chooseGemmSchedule(tiles.problem, config, model);
+    }
     if (!schedule) {
         opError(node, "no tiling of this GEMM fits " + kib(config.sram.sizeBytes) + " SRAM and " +
                           kib(config.accumulator.sizeBytes) + " accumulator memory");
@@ -25,7 +30,7 @@ TileOp lowerGemm(const Graph& graph, const Node& node, uint32_t opId, const Arch
 }
 
 TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const ArchConfig& config,
-                   const CostModel& model) {
+                   const CostModel& model, const FixedSchedules& fixed) {
     std::vector<VectorProblem> problems;
     try {
         problems = vectorProblemsFor(graph, node, opId);
@@ -35,7 +40,12 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
     if (problems.empty()) opError(node, "the NPU has no lowering for this op");
     VectorTiles tiles{opId, {}};
     for (VectorProblem& problem : problems) {
-        const std::optional<VectorSchedule> schedule = chooseVectorSchedule(problem, config, model);
+        std::optional<VectorSchedule> schedule = fixed.vector;
+        if (schedule) {
+            schedule->estimate = model.estimateVector(problem, *schedule);
+        } else {
+            schedule = chooseVectorSchedule(problem, config, model);
+        }
         if (!schedule) opError(node, "no blocking of its " + problem.name + " kernel fits " + kib(config.sram.sizeBytes) + " SRAM");
         tiles.kernels.push_back({std::move(problem), *schedule});
     }
@@ -88,7 +98,8 @@ std::vector<VectorProblem> vectorProblemsFor(const Graph& graph, const Node& nod
     return {};
 }
 
-TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const CostModel& model) {
+TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const CostModel& model,
+                         const FixedSchedules& fixed) {
     TileProgram program;
     // Every op is tried: the mapping report names each one the NPU cannot run.
     std::vector<OpMapping> mapping;
@@ -115,10 +126,10 @@ TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const Cos
                 case OpKind::MatMul:
                 case OpKind::Gemm:
                 case OpKind::MatMulInteger:
-                    program.ops.push_back(lowerGemm(graph, node, opId, config, model));
+                    program.ops.push_back(lowerGemm(graph, node, opId, config, model, fixed));
                     break;
                 default:
-                    program.ops.push_back(lowerVector(graph, node, opId, config, model));
+                    program.ops.push_back(lowerVector(graph, node, opId, config, model, fixed));
                     break;
             }
             mapping.push_back(mapOp(graph, program, program.ops.back()));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "arch/arch_config.h"
 #include "compiler/cost_model.h"
@@ -11,9 +12,18 @@
 
 namespace npusim::compiler {
 
+/// Schedules the caller fixes instead of the search's picks (calibration runs chosen tile
+/// candidates): for every GEMM op, for every vector kernel. Each must be one of the
+/// candidates (it fits on chip).
+struct FixedSchedules {
+    std::optional<GemmSchedule> gemm;
+    std::optional<VectorSchedule> vector;
+};
+
 /// Throws MappingError (an InputError located at the first op the NPU cannot run, with the
 /// mapping of every op) when the NPU cannot run some op of the graph.
-TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const CostModel& model);
+TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const CostModel& model,
+                         const FixedSchedules& fixed = {});
 
 /// The normalised GEMM of a MatMul, Gemm or MatMulInteger node.
 GemmProblem gemmProblemFor(const Graph& graph, const Node& node, uint32_t opId,
@@ -27,5 +37,9 @@ std::optional<GemmSchedule> chooseGemmColumns(const GemmProblem& problem, const 
                                               const ArchConfig& config, const CostModel& model);
 std::optional<VectorSchedule> chooseVectorSchedule(const VectorProblem& problem, const ArchConfig& config,
                                                   const CostModel& model);
+/// Every schedule the searches consider (that fits on chip), each with its estimate.
+std::vector<GemmSchedule> gemmCandidates(const GemmProblem& problem, const ArchConfig& config, const CostModel& model);
+std::vector<VectorSchedule> vectorCandidates(const VectorProblem& problem, const ArchConfig& config,
+                                             const CostModel& model);
 
 }  // namespace npusim::compiler
