@@ -14,14 +14,14 @@ run leaves no half-written plots. Exit status 2 with one line on stderr on bad i
 """
 import json
 import os
-import shutil
 import sys
-import tempfile
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+from plot_directory import publish_plots  # noqa: E402
 
 STALL_COLOURS = {"semaphore_wait": "#f0a030", "queue_full": "#c05050", "dram_contention": "#8060c0",
                  "sram_bank_conflict": "#40a0a0"}
@@ -133,19 +133,13 @@ def main(argv):
     except (KeyError, TypeError):
         print(f"plots: {os.path.join(directory, 'trace.json')} has no traceEvents", file=sys.stderr)
         return 2
-    staging = tempfile.mkdtemp(prefix=".plots-", dir=directory)
-    try:
+    def draw(staging):
         timeline(trace, report, os.path.join(staging, "timeline.png"))
         utilization(report, os.path.join(staging, "utilization.png"))
         roofline(report, os.path.join(staging, "roofline.png"))
         op_cycles(report, os.path.join(staging, "op_cycles.png"))
-        os.chmod(staging, 0o755)
-        final = os.path.join(directory, "plots")
-        shutil.rmtree(final, ignore_errors=True)
-        os.rename(staging, final)
-    except Exception:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+
+    publish_plots(os.path.join(directory, "plots"), draw)
     return 0
 
 

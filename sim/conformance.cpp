@@ -1,14 +1,7 @@
 // Conformance cases: scan, compile, simulate every test data set in a child process, compare.
 #include "sim/conformance.h"
 
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
-#include <csignal>
-#include <cstdio>
 #include <regex>
 #include <set>
 
@@ -18,6 +11,7 @@
 #include "compiler/frontend/tensor_proto.h"
 #include "compiler/pipeline.h"
 #include "runtime/runtime.h"
+#include "sim/child_process.h"
 #include "sim/cosim.h"
 #include "sim/tensor_files.h"
 
@@ -121,47 +115,6 @@ std::string simulate(const ArchConfig& config, const std::vector<Job>& jobs, con
     return status + "\t" + reason + "\t" + std::to_string(cycles);
 }
 
-/// Runs `simulate` in a child process; returns its line, or a failure reason.
-std::string simulateInChild(const ArchConfig& config, const std::vector<Job>& jobs, const Tolerance& tolerance,
-                            unsigned timeoutSeconds) {
-    int fds[2];
-    if (pipe(fds) != 0) throw RunError("cannot create a pipe for the simulation process");
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) throw RunError("cannot start a simulation process");
-    if (pid == 0) {
-        close(fds[0]);
-        const std::string line = simulate(config, jobs, tolerance);
-        const ssize_t written = write(fds[1], line.data(), line.size());
-        _exit(written == static_cast<ssize_t>(line.size()) ? 0 : 3);
-    }
-    close(fds[1]);
-    std::string line;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
-    bool timedOut = false;
-    while (true) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            timedOut = true;
-            break;
-        }
-        pollfd p{fds[0], POLLIN, 0};
-        if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-        char buffer[4096];
-        const ssize_t n = read(fds[0], buffer, sizeof buffer);
-        if (n <= 0) break;
-        line.append(buffer, static_cast<size_t>(n));
-    }
-    close(fds[0]);
-    if (timedOut) kill(pid, SIGKILL);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (timedOut) return "failed\tsimulation timed out after " + std::to_string(timeoutSeconds) + " s\t0";
-    if (WIFSIGNALED(status)) return "failed\tsimulation crashed (signal " + std::to_string(WTERMSIG(status)) + ")\t0";
-    if (line.empty()) return "failed\tsimulation process ended without a result\t0";
-    return line;
-}
-
 }  // namespace
 
 std::string_view caseStatusName(CaseStatus status) {
@@ -208,7 +161,8 @@ CaseResult runConformanceCase(const fs::path& directory, const ArchConfig& confi
             return result;
         }
         const std::vector<Job> jobs = compileJobs(directory, config, result);
-        const std::string line = simulateInChild(config, jobs, tolerance, timeoutSeconds);
+        const ChildOutcome child = runInChild([&] { return simulate(config, jobs, tolerance); }, timeoutSeconds);
+        const std::string line = child.ok ? child.text : "failed\tsimulation " + child.failure + "\t0";
         const size_t tab1 = line.find('\t'), tab2 = line.find('\t', tab1 + 1);
         result.status = line.substr(0, tab1) == "passed" ? CaseStatus::Passed : CaseStatus::Failed;
         result.reason = line.substr(tab1 + 1, tab2 - tab1 - 1);

@@ -25,10 +25,11 @@ private:
     CLI::Option* archOption = nullptr;
 };
 
-/// Compiler options shared by compile and run: --no-fusion, --dim NAME=SIZE.
+/// Compiler options shared by compile and run: --no-fusion, --dim NAME=SIZE, --cost-params FILE.
 struct CompilerFlags {
     bool noFusion = false;
     std::vector<std::string> dims;  ///< NAME=SIZE for symbolic input dims
+    std::string costParams;         ///< a file of npusim calibrate
     void addTo(CLI::App& command);
     compiler::CompileOptions options() const;
 };
@@ -45,5 +46,8 @@ void addOptCommand(CLI::App& app);
 void addInspectCommand(CLI::App& app);
 void addReportCommand(CLI::App& app);
 void addDiffCommand(CLI::App& app);
+/// sweep, sweep-plot and the sweep's worker, sweep-point.
+void addSweepCommands(CLI::App& app);
+void addCalibrateCommand(CLI::App& app);
 
 }  // namespace npusim::cli

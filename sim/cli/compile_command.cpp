@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "arch/error.h"
+#include "compiler/cost_params.h"
 #include "compiler/pipeline.h"
 #include "sim/output_files.h"
 #include "sim/cli/commands.h"
@@ -71,11 +72,13 @@ std::pair<std::string, std::vector<int64_t>> parseSizes(const std::string& text,
 void CompilerFlags::addTo(CLI::App& command) {
     command.add_flag("--no-fusion", noFusion, "keep every op's kernels apart (each intermediate is stored and reloaded between ops)");
     command.add_option("--dim", dims, "NAME=SIZE: the size of a symbolic input dim")->take_all();
+    command.add_option("--cost-params", costParams, "the cost model's weights, fitted by npusim calibrate");
 }
 
 compiler::CompileOptions CompilerFlags::options() const {
     compiler::CompileOptions options;
     options.fusion = !noFusion;
+    if (!costParams.empty()) options.costParams = compiler::readCostParams(costParams);
     for (const std::string& dim : dims) {
         const auto [name, sizes] = parseSizes(dim, "--dim");
         if (sizes.size() != 1) throw InputError("--dim '" + dim + "': give one size (buckets are compile --bucket)");

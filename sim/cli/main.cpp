@@ -20,6 +20,8 @@ int sc_main(int argc, char* argv[]) {
     npusim::cli::addInspectCommand(app);
     npusim::cli::addReportCommand(app);
     npusim::cli::addDiffCommand(app);
+    npusim::cli::addSweepCommands(app);
+    npusim::cli::addCalibrateCommand(app);
     try {
         // CLI11 reports an unknown command only as a missing one; name it.
         if (argc > 1 && argv[1][0] != '-') {
@@ -27,7 +29,7 @@ int sc_main(int argc, char* argv[]) {
             for (const CLI::App* command : app.get_subcommands({})) known = known || command->get_name() == argv[1];
             if (!known) {
                 std::cerr << "npusim: error: unknown command '" << argv[1]
-                          << "' (commands: arch, compile, run, report, diff, disasm, inspect, conformance, opt; see npusim --help)\n";
+                          << "' (commands: arch, compile, run, report, diff, sweep, sweep-plot, calibrate, disasm, inspect, conformance, opt; see npusim --help)\n";
                 return 2;
             }
         }

@@ -1,42 +1,18 @@
 #include "sim/cli/report_directory.h"
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
-#include <sys/wait.h>
-
 #include "arch/error.h"
+#include "sim/cli/python_script.h"
 #include "sim/output_files.h"
 
 namespace npusim::cli {
 namespace {
 
-std::string shellQuoted(const std::string& text) {
-    std::string out = "'";
-    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-/// Draws the directory's plots (reports/plots.py with Debian's Python): plots/*.png.
-/// InputError (the script's exit status 2: report.json or trace.json unreadable) or RunError,
-/// with the script's own last line, when it fails.
+/// Draws the directory's plots (reports/plots.py): plots/*.png.
 void drawPlots(const std::filesystem::path& directory) {
-    const std::filesystem::path log = directory / ".plots.log";
-    const std::string command = shellQuoted(NPUSIM_PYTHON) + " " + shellQuoted(NPUSIM_PLOTS_SCRIPT) + " " +
-                                shellQuoted(directory.string()) + " > /dev/null 2> " + shellQuoted(log.string());
-    const int status = std::system(command.c_str());
-    std::string last;
-    if (std::ifstream in(log); in) {
-        for (std::string line; std::getline(in, line);) {
-            if (!line.empty()) last = line;
-        }
-    }
-    std::filesystem::remove(log);
-    if (status == 0) return;
-    const std::string message = "drawing the report's plots failed: " + (last.empty() ? "no message" : last);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw InputError(message);
-    throw RunError(message);
+    runPythonScript(NPUSIM_PLOTS_SCRIPT, {directory.string()}, "drawing the report's plots");
 }
 
 std::string fileText(const std::filesystem::path& file) {

@@ -1,0 +1,262 @@
+#include "sim/calibrate/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "arch/error.h"
+#include "compiler/graph/parser.h"
+#include "compiler/pipeline.h"
+#include "compiler/tile/tiling.h"
+#include "runtime/runtime.h"
+#include "sim/child_process.h"
+#include "sim/cosim.h"
+
+namespace npusim::sim {
+namespace {
+
+constexpr unsigned kSimulationTimeoutSeconds = 1800;
+constexpr uint64_t kJobTimeoutCycles = 4'000'000'000;
+
+/// An artifact to simulate and the samples (by op id) it yields.
+struct Run {
+    Artifact artifact;
+    std::map<uint32_t, CalibrationSample> samples;
+};
+
+/// Up to `count` of `n` indices, spread evenly from the first to the last.
+std::vector<size_t> spread(size_t n, size_t count) {
+    std::vector<size_t> picked;
+    if (n == 0 || count == 0) return picked;
+    if (count >= n || count == 1) {
+        for (size_t i = 0; i < std::min(n, count); ++i) picked.push_back(count == 1 ? 0 : i);
+        return picked;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        const size_t index = (i * (n - 1) + (count - 1) / 2) / (count - 1);
+        if (picked.empty() || picked.back() != index) picked.push_back(index);
+    }
+    return picked;
+}
+
+/// The run of one compilation: a sample per op the NPU executes with a schedule.
+Run runOf(const compiler::Compilation& c, const std::string& bench, size_t problem, bool oneProblem,
+          size_t& nextProblem) {
+    Run run{c.artifact, {}};
+    for (const compiler::TileOp& op : c.tiles.ops) {
+        if (std::holds_alternative<compiler::HostTiles>(op)) continue;
+        const uint32_t opId = compiler::tileOpId(op);
+        CalibrationSample sample;
+        sample.bench = bench;
+        sample.op = c.graph.nodes.at(opId).name;
+        sample.problem = oneProblem ? problem : nextProblem++;
+        sample.features = compiler::tileOpEstimate(op).features;
+        run.samples.emplace(opId, sample);
+    }
+    return run;
+}
+
+/// The compilations of one microbenchmark: its op with several tile candidates, or as the
+/// compiler picks.
+std::vector<Run> compileBench(const Microbenchmark& bench, const ArchConfig& config, size_t candidates,
+                              size_t& nextProblem) {
+    compiler::CompileOptions options;
+    options.fusion = !bench.candidates;  // a single op has nothing to fuse; a conv fuses its im2col
+    const compiler::Compilation base =
+        compiler::compileGraph(compiler::parseGraph(bench.graphIr), config, bench.name, bench.name, options);
+    if (!bench.candidates) return {runOf(base, bench.name, 0, false, nextProblem)};
+    const size_t problem = nextProblem++;
+    const compiler::CostModel model(config);
+    const compiler::TileOp& op = base.tiles.ops.front();
+    std::vector<compiler::FixedSchedules> fixed;
+    if (const auto* gemm = std::get_if<compiler::GemmTiles>(&op)) {
+        std::vector<compiler::GemmSchedule> all = compiler::gemmCandidates(gemm->problem, config, model);
+        std::stable_sort(all.begin(), all.end(),
+                         [](const auto& a, const auto& b) { return a.estimate.totalCycles < b.estimate.totalCycles; });
+        for (size_t i : spread(all.size(), candidates)) fixed.push_back({all[i], std::nullopt});
+    } else if (const auto* vector = std::get_if<compiler::VectorTiles>(&op); vector && vector->kernels.size() == 1) {
+        std::vector<compiler::VectorSchedule> all = compiler::vectorCandidates(vector->kernels[0].problem, config, model);
+        std::stable_sort(all.begin(), all.end(),
+                         [](const auto& a, const auto& b) { return a.estimate.totalCycles < b.estimate.totalCycles; });
+        for (size_t i : spread(all.size(), candidates)) fixed.push_back({std::nullopt, all[i]});
+    } else {
+        throw RunError("microbenchmark " + bench.name + " is not a single GEMM or single-kernel vector op");
+    }
+    std::vector<Run> runs;
+    for (const compiler::FixedSchedules& schedules : fixed) {
+        options.fixed = schedules;
+        runs.push_back(runOf(compiler::compileGraph(compiler::parseGraph(bench.graphIr), config, bench.name, bench.name, options),
+                             bench.name, problem, true, nextProblem));
+    }
+    return runs;
+}
+
+/// In the child: simulates every run timing-only, one after the other on one system; a line
+/// "<run> <op id> <cycles>" per op that executed.
+std::string simulateRuns(const ArchConfig& config, const std::vector<Run>& runs) {
+    trace::Recorder recorder;
+    std::ostringstream out;
+    runSystem(config, &recorder, true, [&](driver::Driver& driver) {
+        runtime::Runtime runtime(driver, kJobTimeoutCycles, {config.host.cpuOpsPerCycle});
+        for (size_t r = 0; r < runs.size(); ++r) {
+            const runtime::LoadedModel model = runtime.load(runs[r].artifact);
+            std::map<std::string, Tensor> inputs;
+            for (const TensorBinding& b : runs[r].artifact.manifest.inputs) inputs[b.name] = Tensor::zeros(b.dtype, b.shape);
+            const size_t first = recorder.events().size();
+            runtime.run(model, inputs);
+            std::map<uint32_t, std::pair<uint64_t, uint64_t>> spans;
+            for (size_t i = first; i < recorder.events().size(); ++i) {
+                const trace::Event& e = recorder.events()[i];
+                if (e.opId == isa::kNoOp || recorder.units()[e.unit].kind == trace::UnitKind::ControlCore) continue;
+                auto [it, fresh] = spans.emplace(e.opId, std::make_pair(e.start, e.end));
+                if (!fresh) it->second = {std::min(it->second.first, e.start), std::max(it->second.second, e.end)};
+            }
+            for (const auto& [opId, span] : spans) out << r << " " << opId << " " << span.second - span.first << "\n";
+            runtime.unload(model);
+        }
+    });
+    return out.str();
+}
+
+/// Kendall's tau-b of two rankings of the same items.
+double kendallTau(const std::vector<double>& a, const std::vector<double>& b) {
+    double concordant = 0, discordant = 0, tiesA = 0, tiesB = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        for (size_t j = i + 1; j < a.size(); ++j) {
+            const double da = a[i] - a[j], db = b[i] - b[j];
+            if (da == 0 && db == 0) continue;
+            if (da == 0) {
+                ++tiesA;
+            } else if (db == 0) {
+                ++tiesB;
+            } else if ((da > 0) == (db > 0)) {
+                ++concordant;
+            } else {
+                ++discordant;
+            }
+        }
+    }
+    const double denominator = std::sqrt((concordant + discordant + tiesA) * (concordant + discordant + tiesB));
+    return denominator > 0 ? (concordant - discordant) / denominator : 1.0;
+}
+
+/// Solves the symmetric system `a x = b` (Gaussian elimination with partial pivoting).
+std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double> b) {
+    const size_t n = b.size();
+    for (size_t col = 0; col < n; ++col) {
+        size_t pivot = col;
+        for (size_t row = col + 1; row < n; ++row) {
+            if (std::abs(a[row][col]) > std::abs(a[pivot][col])) pivot = row;
+        }
+        std::swap(a[col], a[pivot]);
+        std::swap(b[col], b[pivot]);
+        if (a[col][col] == 0) continue;
+        for (size_t row = col + 1; row < n; ++row) {
+            const double factor = a[row][col] / a[col][col];
+            for (size_t k = col; k < n; ++k) a[row][k] -= factor * a[col][k];
+            b[row] -= factor * b[col];
+        }
+    }
+    std::vector<double> x(n, 0.0);
+    for (size_t row = n; row-- > 0;) {
+        double sum = b[row];
+        for (size_t k = row + 1; k < n; ++k) sum -= a[row][k] * x[k];
+        x[row] = a[row][row] != 0 ? sum / a[row][row] : 0.0;
+    }
+    return x;
+}
+
+}  // namespace
+
+double estimateCycles(const CalibrationSample& s, const compiler::CostParams& params) {
+    double total = 0;
+    for (size_t i = 0; i < compiler::kCostFeatures; ++i) total += params.weights[i] * s.features[i];
+    return total;
+}
+
+std::vector<CalibrationSample> measureSuite(const ArchConfig& config, const std::vector<Microbenchmark>& suite,
+                                            size_t candidates, const std::function<void(const std::string&)>& progress) {
+    std::vector<Run> runs;
+    size_t problems = 0;
+    for (const Microbenchmark& bench : suite) {
+        for (Run& run : compileBench(bench, config, candidates, problems)) runs.push_back(std::move(run));
+    }
+    progress("compiled " + std::to_string(suite.size()) + " microbenchmarks into " + std::to_string(runs.size()) +
+             " artifacts (" + std::to_string(problems) + " ops); simulating them");
+    const ChildOutcome child = runInChild([&] { return simulateRuns(config, runs); }, kSimulationTimeoutSeconds);
+    if (!child.ok) throw RunError("the calibration's simulation " + child.failure);
+    std::istringstream lines(child.text);
+    size_t run = 0;
+    uint32_t opId = 0;
+    uint64_t cycles = 0;
+    while (lines >> run >> opId >> cycles) {
+        const auto sample = runs.at(run).samples.find(opId);
+        if (sample != runs[run].samples.end()) sample->second.simulated = static_cast<double>(cycles);
+    }
+    std::vector<CalibrationSample> samples;
+    for (const Run& r : runs) {
+        for (const auto& [id, sample] : r.samples) {
+            if (sample.simulated <= 0) continue;  // an op without commands (a view)
+            samples.push_back(sample);
+            samples.back().heldOut = sample.problem % 3 == 2;
+        }
+    }
+    return samples;
+}
+
+compiler::CostParams fitCostParams(const std::vector<CalibrationSample>& samples, const ArchConfig& config) {
+    // Minimise sum(((w . f) / y - 1)^2): least squares on the rows f / y against 1, with a
+    // small pull towards the analytical weights so that a feature the training set never
+    // varies keeps its default.
+    const compiler::CostParams defaults;
+    constexpr size_t n = compiler::kCostFeatures;
+    std::vector<std::vector<double>> normal(n, std::vector<double>(n, 0.0));
+    std::vector<double> rhs(n, 0.0);
+    double trace = 0;
+    for (const CalibrationSample& s : samples) {
+        if (s.heldOut) continue;
+        for (size_t i = 0; i < n; ++i) {
+            const double fi = s.features[i] / s.simulated;
+            rhs[i] += fi;
+            for (size_t j = 0; j < n; ++j) normal[i][j] += fi * s.features[j] / s.simulated;
+        }
+    }
+    for (size_t i = 0; i < n; ++i) trace += normal[i][i];
+    const double ridge = 1e-6 * trace / n;
+    for (size_t i = 0; i < n; ++i) {
+        normal[i][i] += ridge;
+        rhs[i] += ridge * defaults.weights[i];
+    }
+    const std::vector<double> weights = solve(normal, rhs);
+    compiler::CostParams params;
+    std::copy(weights.begin(), weights.end(), params.weights.begin());
+    params.archHash = archConfigHash(config);
+    return params;
+}
+
+CalibrationScore scoreCostParams(const std::vector<CalibrationSample>& samples, const compiler::CostParams& params,
+                                 bool heldOut) {
+    CalibrationScore score;
+    std::map<size_t, std::pair<std::vector<double>, std::vector<double>>> rankings;
+    for (const CalibrationSample& s : samples) {
+        if (s.heldOut != heldOut) continue;
+        const double e = estimateCycles(s, params);
+        const double error = std::abs(e - s.simulated) / s.simulated;
+        score.mape += error;
+        score.maxError = std::max(score.maxError, error);
+        ++score.samples;
+        rankings[s.problem].first.push_back(e);
+        rankings[s.problem].second.push_back(s.simulated);
+    }
+    if (score.samples) score.mape /= static_cast<double>(score.samples);
+    for (const auto& [problem, ranking] : rankings) {
+        if (ranking.first.size() < 2) continue;
+        score.tau += kendallTau(ranking.first, ranking.second);
+        ++score.rankings;
+    }
+    if (score.rankings) score.tau /= static_cast<double>(score.rankings);
+    return score;
+}
+
+}  // namespace npusim::sim

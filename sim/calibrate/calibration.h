@@ -1,0 +1,51 @@
+// Cost-model calibration: run the microbenchmark suite on the simulator (each op with several
+// of its tile candidates), fit the cost model's weights to the simulated cycles by least
+// squares on a training split, and score estimates against the simulator on the held-out
+// split: mean absolute percentage error, max error, and Kendall's tau between the estimated
+// and simulated rankings of each op's tile candidates.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "arch/arch_config.h"
+#include "compiler/cost_model.h"
+#include "sim/calibrate/microbenchmarks.h"
+
+namespace npusim::sim {
+
+/// One op of one compiled candidate, estimated and simulated.
+struct CalibrationSample {
+    std::string bench, op;
+    size_t problem = 0;  ///< samples of one problem are candidates of one op: their ranking is scored
+    std::array<double, compiler::kCostFeatures> features{};
+    double simulated = 0;  ///< the op's cycles in the simulator (first command to last)
+    bool heldOut = false;
+};
+
+struct CalibrationScore {
+    double mape = 0;      ///< mean |estimate - simulated| / simulated
+    double maxError = 0;  ///< the largest such error
+    double tau = 0;       ///< Kendall's tau-b per problem with two or more candidates, averaged
+    size_t samples = 0, rankings = 0;
+};
+
+/// Compiles the suite (up to `candidates` tile candidates per op, spread over the estimate's
+/// range), simulates every artifact timing-only in one child process and returns the samples,
+/// every third problem held out. `progress` gets a line per stage.
+std::vector<CalibrationSample> measureSuite(const ArchConfig& config, const std::vector<Microbenchmark>& suite,
+                                            size_t candidates, const std::function<void(const std::string&)>& progress);
+
+/// The sample's estimate under `params`.
+double estimateCycles(const CalibrationSample& sample, const compiler::CostParams& params);
+
+/// Least-squares weights minimising the relative error of the training samples' estimates.
+compiler::CostParams fitCostParams(const std::vector<CalibrationSample>& samples, const ArchConfig& config);
+
+/// The score of `params` on the samples with heldOut == `heldOut`.
+CalibrationScore scoreCostParams(const std::vector<CalibrationSample>& samples, const compiler::CostParams& params,
+                                 bool heldOut);
+
+}  // namespace npusim::sim

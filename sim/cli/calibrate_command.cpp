@@ -1,0 +1,104 @@
+// npusim calibrate --arch PRESET [-o params.json] [--candidates N]: fits the cost model's
+// weights against the simulator on a microbenchmark suite and reports how well estimates
+// match on a held-out split (docs/SWEEPS.md).
+#include <cstdio>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "arch/error.h"
+#include "compiler/cost_params.h"
+#include "sim/calibrate/calibration.h"
+#include "sim/cli/commands.h"
+#include "sim/output_files.h"
+
+namespace npusim::cli {
+namespace {
+
+struct CalibrateOptions {
+    ArchOptions arch;
+    std::string output, samples;
+    size_t candidates = 6;
+};
+
+nlohmann::ordered_json scoreJson(const sim::CalibrationScore& s) {
+    return {{"mape", s.mape}, {"max_error", s.maxError}, {"kendall_tau", s.tau}, {"samples", s.samples},
+            {"rankings", s.rankings}};
+}
+
+void printScore(const char* label, const sim::CalibrationScore& s) {
+    std::printf("  %-28s MAPE %6.2f%%   max error %6.2f%%   Kendall tau %.3f  (%zu ops, %zu candidate rankings)\n",
+                label, s.mape * 100, s.maxError * 100, s.tau, s.samples, s.rankings);
+}
+
+/// The samples as CSV: what each op's features were, what either model estimated and what the
+/// simulator took.
+std::string samplesCsv(const std::vector<sim::CalibrationSample>& samples, const compiler::CostParams& before,
+                       const compiler::CostParams& after) {
+    std::string csv = "bench,op,problem,held_out";
+    for (size_t i = 0; i < compiler::kCostFeatures; ++i) {
+        csv += ',';
+        csv += compiler::costFeatureName(static_cast<compiler::CostFeature>(i));
+    }
+    csv += ",estimate_before,estimate_after,simulated\n";
+    for (const sim::CalibrationSample& s : samples) {
+        csv += s.bench + "," + s.op + "," + std::to_string(s.problem) + "," + (s.heldOut ? "1" : "0");
+        for (double f : s.features) csv += "," + std::to_string(f);
+        csv += "," + std::to_string(sim::estimateCycles(s, before)) + "," + std::to_string(sim::estimateCycles(s, after)) +
+               "," + std::to_string(s.simulated) + "\n";
+    }
+    return csv;
+}
+
+void calibrate(const CalibrateOptions& o) {
+    const ArchConfig config = o.arch.load();
+    const std::vector<sim::Microbenchmark> suite = sim::microbenchmarkSuite(config);
+    std::printf("calibrating the cost model for %s (config %s): %zu microbenchmarks, up to %zu tile candidates each\n",
+                config.name.c_str(), archConfigHash(config).c_str(), suite.size(), o.candidates);
+    const std::vector<sim::CalibrationSample> samples =
+        sim::measureSuite(config, suite, o.candidates, [](const std::string& line) { std::printf("  %s\n", line.c_str()); });
+    const compiler::CostParams before;
+    const compiler::CostParams after = sim::fitCostParams(samples, config);
+    const sim::CalibrationScore trainBefore = sim::scoreCostParams(samples, before, false);
+    const sim::CalibrationScore trainAfter = sim::scoreCostParams(samples, after, false);
+    const sim::CalibrationScore testBefore = sim::scoreCostParams(samples, before, true);
+    const sim::CalibrationScore testAfter = sim::scoreCostParams(samples, after, true);
+    std::printf("weights:");
+    for (size_t i = 0; i < compiler::kCostFeatures; ++i) {
+        std::printf(" %s %.4g", std::string(compiler::costFeatureName(static_cast<compiler::CostFeature>(i))).c_str(),
+                    after.weights[i]);
+    }
+    std::printf("\ntraining split:\n");
+    printScore("analytical model", trainBefore);
+    printScore("calibrated", trainAfter);
+    std::printf("held-out split:\n");
+    printScore("analytical model", testBefore);
+    printScore("calibrated", testAfter);
+    sim::OutputFiles files;
+    if (!o.samples.empty()) files.stage(o.samples, samplesCsv(samples, before, after));
+    if (!o.output.empty()) {
+        const nlohmann::ordered_json extra = {{"microbenchmarks", suite.size()},
+                                              {"training", {{"before", scoreJson(trainBefore)}, {"after", scoreJson(trainAfter)}}},
+                                              {"held_out", {{"before", scoreJson(testBefore)}, {"after", scoreJson(testAfter)}}}};
+        files.stage(o.output, compiler::costParamsToJson(after, config.name, extra.dump()));
+    }
+    files.commit();
+    if (!o.output.empty()) std::printf("cost parameters: %s (use with --cost-params)\n", o.output.c_str());
+    if (!o.samples.empty()) std::printf("samples: %s\n", o.samples.c_str());
+}
+
+}  // namespace
+
+void addCalibrateCommand(CLI::App& app) {
+    CLI::App* command = app.add_subcommand("calibrate", "fit the compiler's cost model to the simulator on microbenchmarks");
+    auto o = std::make_shared<CalibrateOptions>();
+    o->arch.addTo(*command);
+    command->add_option("-o,--output", o->output, "write the fitted weights here (JSON, for --cost-params)");
+    command->add_option("--samples", o->samples, "write every microbenchmark op's features, estimates and cycles (CSV)");
+    command->add_option("--candidates", o->candidates, "tile candidates simulated per op")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
+    command->callback([o] { calibrate(*o); });
+}
+
+}  // namespace npusim::cli
