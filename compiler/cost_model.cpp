@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "compiler/tile/gemm_gather.h"
 
@@ -126,19 +127,47 @@ double CostModel::arrayBlockCycles(DType dtype, const GemmBlock& block) const {
     return firstPreload + static_cast<double>(tiles) * stream + hiddenExcess + latency;
 }
 
-double CostModel::dmaCycles(uint64_t rows, uint64_t rowBytes, bool contiguous) const {
-    if (contiguous) {
+double CostModel::dmaCycles(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const {
+    const double share = channelShare(rows, rowBytes, strideBytes);
+    if (rows == 1 || strideBytes == rowBytes) {  // one run
         rowBytes *= rows;
         rows = 1;
     }
+    // The engine's channels each issue a burst per cycle and keep up to maxOutstanding in
+    // flight; the DRAM moves the bytes at the bandwidth a DMA stream attains on the channels
+    // its addresses reach, each of which serves a burst per cycle at most.
+    const double channels = config_.dma.channels;
     const double burst = config_.dma.burstBytes;
     const double bursts = static_cast<double>(rows) * std::ceil(static_cast<double>(rowBytes) / burst);
-    const double transfer = static_cast<double>(rows * rowBytes) / config_.dram.bytesPerCycle;
-    const double window = bursts * (config_.dram.latencyCycles + config_.dram.tCasCycles) / config_.dma.maxOutstanding;
+    const double transfer = static_cast<double>(rows * rowBytes) / (dmaBytesPerCycle() * share);
+    const double window =
+        bursts * (config_.dram.latencyCycles + config_.dram.tCasCycles) / (config_.dma.maxOutstanding * channels);
+    const double issue = bursts * params_.burstCycles / channels;
+    // Each DRAM channel the addresses reach serves a burst per cycle at most.
+    const double served = bursts / std::max(1.0, share * config_.dram.channels);
     // Streams mostly hit open rows: controller latency and a column access.
     const double latency = config_.dram.latencyCycles + config_.dram.tCasCycles;
-    return latency + std::max({transfer, window, bursts});
+    return latency + std::max({transfer, window, issue, served});
 }
+
+double CostModel::channelShare(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const {
+    // Addresses interleave over the channels every channelInterleaveBytes: a run spreads over
+    // them; rows whose stride is a multiple of the interleave start on the channels the
+    // stride's residue reaches, each row covering the next few.
+    const uint64_t c = config_.dram.channels, unit = DramConfig::channelInterleaveBytes;
+    if (c <= 1) return 1.0;
+    const uint64_t unitsPerRow = (rowBytes + unit - 1) / unit;
+    uint64_t reached = c;
+    if (rows == 1 || strideBytes == rowBytes) {
+        reached = std::min(c, (rows * rowBytes + unit - 1) / unit);
+    } else if (strideBytes != 0 && strideBytes % unit == 0) {
+        const uint64_t g = std::gcd((strideBytes / unit) % c, c);
+        reached = std::min(c, std::min(rows, c / g) * std::min(unitsPerRow, g));
+    }
+    return static_cast<double>(std::max<uint64_t>(reached, 1)) / static_cast<double>(c);
+}
+
+double CostModel::dmaBytesPerCycle() const { return config_.dram.bytesPerCycle * params_.dmaBandwidth; }
 
 double CostModel::vectorCycles(isa::VectorOp op, int64_t elements) const {
     return config_.vector.pipelineDepth +
@@ -215,8 +244,8 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 cost.cycles += vectorCycles(isa::VectorOp::Fill, static_cast<int64_t>(elements));
             } else {
                 cost.cycles += g.runInStride == 1
-                                   ? dmaCycles(static_cast<uint64_t>(g.rows), static_cast<uint64_t>(g.length) * elem)
-                                   : dmaCycles(elements, elem);
+                                   ? dmaCycles(static_cast<uint64_t>(g.rows), static_cast<uint64_t>(g.length) * elem, 0)
+                                   : dmaCycles(elements, elem, 0);
                 cost.bytes += elements * elem;
             }
             ++cost.commands;
@@ -228,15 +257,15 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
         StageTimes t;
         const uint64_t bytesBefore = e.dramBytes;
         if (aSlots.use(gemmKeyA(p, block)).load) {
-            t.loads += p.a.transposed ? dmaCycles(block.k, block.m * elem, block.m == p.m)
-                                      : dmaCycles(block.m, block.k * elem, block.k == p.k);
+            t.loads += p.a.transposed ? dmaCycles(block.k, block.m * elem, p.m * elem)
+                                      : dmaCycles(block.m, block.k * elem, p.k * elem);
             e.dramBytes += static_cast<uint64_t>(block.m * block.k) * elem;
             ++e.commands;
         }
         if (bSlots.use(gemmKeyB(p, block)).load) {
             if (p.b.gather.empty()) {
-                t.loads += p.b.transposed ? dmaCycles(block.n, block.k * elem, block.k == p.k)
-                                          : dmaCycles(block.k, block.n * elem, block.n == p.n);
+                t.loads += p.b.transposed ? dmaCycles(block.n, block.k * elem, p.k * elem)
+                                          : dmaCycles(block.k, block.n * elem, p.n * elem);
                 e.dramBytes += static_cast<uint64_t>(block.k * block.n) * elem;
                 ++e.commands;
             } else {  // gathered: a DMA or a fill per transfer
@@ -246,7 +275,7 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 e.commands += cost.commands;
             }
         }
-        t.loadTransfer = static_cast<double>(e.dramBytes - bytesBefore) / config_.dram.bytesPerCycle;
+        t.loadTransfer = static_cast<double>(e.dramBytes - bytesBefore) / dmaBytesPerCycle();
         const uint64_t loadedBytes = e.dramBytes;
         const double array = arrayBlockCycles(p.operandType, block);
         e.tensorCycles += array;
@@ -266,16 +295,16 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             if (p.bias != kNoValue) {
                 t.compute += vectorCycles(isa::VectorOp::Add, elements);
                 const BiasExtent bias = gemmBiasExtent(p, block);
-                t.stores += dmaCycles(static_cast<uint64_t>(bias.rows),
-                                     static_cast<uint64_t>(bias.rowElements) * 4, bias.rowElements == p.n);
+                const auto biasRow = static_cast<uint64_t>(bias.rowElements) * 4;
+                t.stores += dmaCycles(static_cast<uint64_t>(bias.rows), biasRow, bias.rowElements == p.n ? biasRow : 0);
                 e.dramBytes += static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;
                 e.commands += 2;
             }
-            t.stores += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, block.n == p.n);
+            t.stores += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, p.n * 4);
             e.dramBytes += static_cast<uint64_t>(elements) * 4;
             ++e.commands;
         }
-        t.storeTransfer = static_cast<double>(e.dramBytes - loadedBytes) / config_.dram.bytesPerCycle;
+        t.storeTransfer = static_cast<double>(e.dramBytes - loadedBytes) / dmaBytesPerCycle();
         e.vectorCycles += t.compute - array;
         e.dmaCycles += t.loads + t.stores;
         blocks.push_back({t, 1.0});
@@ -293,8 +322,14 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
 double CostModel::transferCycles(const BlockTransfer& t, uint64_t elementBytes) const {
     const bool rowsAdjacent = t.rows == 1 || t.dramRowStride == t.rowElements;
     const bool planesAdjacent = t.planes == 1 || t.dramPlaneStride == t.rows * t.rowElements;
-    return dmaCycles(static_cast<uint64_t>(t.planes * t.rows),
-                     static_cast<uint64_t>(t.rowElements) * elementBytes, rowsAdjacent && planesAdjacent);
+    const auto rowBytes = static_cast<uint64_t>(t.rowElements) * elementBytes;
+    const auto rows = static_cast<uint64_t>(t.planes * t.rows);
+    if (rowsAdjacent && planesAdjacent) return dmaCycles(rows, rowBytes, rowBytes);
+    if (rowsAdjacent) {  // each plane is one run
+        return dmaCycles(static_cast<uint64_t>(t.planes), rowBytes * static_cast<uint64_t>(t.rows),
+                         static_cast<uint64_t>(t.dramPlaneStride) * elementBytes);
+    }
+    return dmaCycles(rows, rowBytes, static_cast<uint64_t>(t.dramRowStride) * elementBytes);
 }
 
 CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSchedule& s) const {
@@ -310,7 +345,7 @@ CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSched
             for (const BlockTransfer& b : blockTransfers(p, s, block, view, extent)) {
                 cycles += transferCycles(b, dtypeSize(dtype));
                 const uint64_t bytes = static_cast<uint64_t>(b.planes * b.rows * b.rowElements) * dtypeSize(dtype);
-                transfer += static_cast<double>(bytes) / config_.dram.bytesPerCycle;
+                transfer += static_cast<double>(bytes) / dmaBytesPerCycle();
                 t.bytes += bytes;
                 ++t.commands;
             }

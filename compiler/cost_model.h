@@ -17,6 +17,9 @@ namespace npusim::compiler {
 /// calibrate` fits them against the simulator for one architecture.
 struct CostParams {
     std::array<double, kCostFeatures> weights{1, 1, 1, 1, 1, 0, 0};
+    /// The DMA's timing: the fraction of the DRAM's bandwidth a DMA stream attains, and the
+    /// cycles a DMA channel takes per burst it issues.
+    double dmaBandwidth = 1, burstCycles = 1;
     std::string archHash;  ///< the config they were fitted for; empty for the defaults
 };
 
@@ -36,9 +39,12 @@ public:
     /// m rows after its k weight rows, which a double-buffered array loads during the previous
     /// tile's stream; output stationary: each tile streams k steps and shifts out its m rows.
     double arrayBlockCycles(DType dtype, const GemmBlock& block) const;
-    /// A DMA of `rows` rows of `rowBytes` (one run when `contiguous` in DRAM): latency plus the
-    /// slowest of the DRAM transfer, the burst issue rate and the outstanding-request window.
-    double dmaCycles(uint64_t rows, uint64_t rowBytes, bool contiguous = false) const;
+    /// A DMA of `rows` rows of `rowBytes`, `strideBytes` apart in DRAM (one run when the stride
+    /// is the row; 0: unknown): latency plus the slowest of the DRAM transfer on the channels
+    /// it reaches, the DMA channels' burst issue and their outstanding-request window.
+    double dmaCycles(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const;
+    /// The fraction of the DRAM channels a DMA's addresses reach (all, for an unknown stride).
+    double channelShare(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const;
     /// One DMA transfer of a vector block.
     double transferCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
     /// One vector command over `elements` elements.
@@ -47,7 +53,13 @@ public:
     double commandOverheadCycles(uint64_t commands) const;
 
     /// Whether the weights are fitted rather than the analytical defaults.
-    bool calibrated() const { return params_.weights != CostParams{}.weights; }
+    bool calibrated() const {
+        const CostParams defaults;
+        return params_.weights != defaults.weights || params_.dmaBandwidth != defaults.dmaBandwidth ||
+               params_.burstCycles != defaults.burstCycles;
+    }
+    /// The DRAM bytes per cycle a DMA stream moves.
+    double dmaBytesPerCycle() const;
     /// The weighted sum of an estimate's features.
     double total(const std::array<double, kCostFeatures>& features) const;
 

@@ -42,6 +42,13 @@ CostParams readCostParams(const std::filesystem::path& file) {
             if (!std::isfinite(weight)) throw InputError(origin + ": weight '" + name + "' is not a finite number");
             params.weights[i] = weight;
         }
+        const Json& dma = j.at("dma");
+        params.dmaBandwidth = dma.at("bandwidth_fraction").get<double>();
+        params.burstCycles = dma.at("burst_cycles").get<double>();
+        if (!(params.dmaBandwidth > 0) || !(params.burstCycles > 0) || !std::isfinite(params.dmaBandwidth) ||
+            !std::isfinite(params.burstCycles)) {
+            throw InputError(origin + ": dma.bandwidth_fraction and dma.burst_cycles must be positive numbers");
+        }
     } catch (const Json::exception& e) {
         throw InputError(origin + " is not what npusim calibrate writes: " + e.what());
     }
@@ -54,6 +61,7 @@ std::string costParamsToJson(const CostParams& params, const std::string& archNa
     j["arch_hash"] = params.archHash;
     j["weights"] = Json::object();
     for (size_t i = 0; i < kCostFeatures; ++i) j["weights"][std::string(costFeatureName(static_cast<CostFeature>(i)))] = params.weights[i];
+    j["dma"] = {{"bandwidth_fraction", params.dmaBandwidth}, {"burst_cycles", params.burstCycles}};
     j["calibration"] = Json::parse(extra);
     return j.dump(2) + "\n";
 }

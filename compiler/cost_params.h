@@ -14,8 +14,8 @@ std::string_view costFeatureName(CostFeature feature);
 
 /// Reads a parameter file; InputError naming the file and field when it is not one.
 CostParams readCostParams(const std::filesystem::path& file);
-/// The file's JSON: the weights, the config they were fitted for, and `extra` (a JSON object's
-/// text: how the fit went) under "calibration".
+/// The file's JSON: the weights, the DMA timing, the config they were fitted for, and `extra`
+/// (a JSON object's text: how the fit went) under "calibration".
 std::string costParamsToJson(const CostParams& params, const std::string& archName, const std::string& extra);
 
 }  // namespace npusim::compiler

@@ -51,7 +51,7 @@ Run runOf(const compiler::Compilation& c, const std::string& bench, size_t probl
         sample.bench = bench;
         sample.op = c.graph.nodes.at(opId).name;
         sample.problem = oneProblem ? problem : nextProblem++;
-        sample.features = compiler::tileOpEstimate(op).features;
+        sample.tiles = std::make_shared<const compiler::TileOp>(op);
         run.samples.emplace(opId, sample);
     }
     return run;
@@ -167,11 +167,73 @@ std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double
     return x;
 }
 
+/// The weights minimising the mean absolute relative error sum(|(w . f) / y - 1|) over the
+/// training samples for the DMA timing of `params`, and that sum: least squares on the rows
+/// f / y against 1, reweighted by each row's error (iteratively reweighted least squares for
+/// the absolute error), with a small pull towards the analytical weights so that a feature
+/// the training set never varies keeps its default.
+std::pair<compiler::CostParams, double> fitWeights(const std::vector<CalibrationSample>& samples,
+                                                   const ArchConfig& config, compiler::CostParams params) {
+    constexpr int kReweightings = 12;
+    const compiler::CostParams defaults;
+    constexpr size_t n = compiler::kCostFeatures;
+    std::vector<std::array<double, n>> rows;
+    for (const CalibrationSample& s : samples) {
+        if (s.heldOut) continue;
+        rows.push_back(estimateFeatures(s, config, params));
+        for (double& f : rows.back()) f /= s.simulated;
+    }
+    std::vector<double> rowWeights(rows.size(), 1.0);
+    auto errorOf = [&](const std::array<double, n>& row) {
+        double estimate = 0;
+        for (size_t i = 0; i < n; ++i) estimate += params.weights[i] * row[i];
+        return std::abs(estimate - 1);
+    };
+    for (int iteration = 0; iteration <= kReweightings; ++iteration) {
+        std::vector<std::vector<double>> normal(n, std::vector<double>(n, 0.0));
+        std::vector<double> rhs(n, 0.0);
+        for (size_t r = 0; r < rows.size(); ++r) {
+            for (size_t i = 0; i < n; ++i) {
+                rhs[i] += rowWeights[r] * rows[r][i];
+                for (size_t j = 0; j < n; ++j) normal[i][j] += rowWeights[r] * rows[r][i] * rows[r][j];
+            }
+        }
+        double trace = 0;
+        for (size_t i = 0; i < n; ++i) trace += normal[i][i];
+        const double ridge = 1e-6 * trace / n;
+        for (size_t i = 0; i < n; ++i) {
+            normal[i][i] += ridge;
+            rhs[i] += ridge * defaults.weights[i];
+        }
+        const std::vector<double> weights = solve(normal, rhs);
+        std::copy(weights.begin(), weights.end(), params.weights.begin());
+        for (size_t r = 0; r < rows.size(); ++r) rowWeights[r] = 1 / std::max(errorOf(rows[r]), 1e-4);
+    }
+    double error = 0;
+    for (const auto& row : rows) error += errorOf(row);
+    return {params, error};
+}
+
 }  // namespace
 
-double estimateCycles(const CalibrationSample& s, const compiler::CostParams& params) {
+std::array<double, compiler::kCostFeatures> estimateFeatures(const CalibrationSample& s, const ArchConfig& config,
+                                                              const compiler::CostParams& params) {
+    const compiler::CostModel model(config, params);
+    if (const auto* gemm = std::get_if<compiler::GemmTiles>(s.tiles.get())) {
+        return model.estimateGemm(gemm->problem, gemm->schedule).features;
+    }
+    std::array<double, compiler::kCostFeatures> features{};
+    for (const compiler::VectorKernel& kernel : std::get<compiler::VectorTiles>(*s.tiles).kernels) {
+        const compiler::CostEstimate e = model.estimateVector(kernel.problem, kernel.schedule);
+        for (size_t i = 0; i < compiler::kCostFeatures; ++i) features[i] += e.features[i];
+    }
+    return features;
+}
+
+double estimateCycles(const CalibrationSample& s, const ArchConfig& config, const compiler::CostParams& params) {
+    const std::array<double, compiler::kCostFeatures> features = estimateFeatures(s, config, params);
     double total = 0;
-    for (size_t i = 0; i < compiler::kCostFeatures; ++i) total += params.weights[i] * s.features[i];
+    for (size_t i = 0; i < compiler::kCostFeatures; ++i) total += params.weights[i] * features[i];
     return total;
 }
 
@@ -206,42 +268,39 @@ std::vector<CalibrationSample> measureSuite(const ArchConfig& config, const std:
 }
 
 compiler::CostParams fitCostParams(const std::vector<CalibrationSample>& samples, const ArchConfig& config) {
-    // Minimise sum(((w . f) / y - 1)^2): least squares on the rows f / y against 1, with a
-    // small pull towards the analytical weights so that a feature the training set never
-    // varies keeps its default.
-    const compiler::CostParams defaults;
-    constexpr size_t n = compiler::kCostFeatures;
-    std::vector<std::vector<double>> normal(n, std::vector<double>(n, 0.0));
-    std::vector<double> rhs(n, 0.0);
-    double trace = 0;
-    for (const CalibrationSample& s : samples) {
-        if (s.heldOut) continue;
-        for (size_t i = 0; i < n; ++i) {
-            const double fi = s.features[i] / s.simulated;
-            rhs[i] += fi;
-            for (size_t j = 0; j < n; ++j) normal[i][j] += fi * s.features[j] / s.simulated;
+    // Pattern search over the DMA timing in log steps (the weights are linear: solved exactly
+    // for every point tried); when no step improves, the step's logarithm is halved, down to 1%.
+    constexpr double kMin = 1.0 / 16, kMax = 16;
+    auto [best, error] = fitWeights(samples, config, {});
+    for (double step = 2.0; step > 1.01; step = std::sqrt(step)) {
+        for (bool improved = true; improved;) {
+            improved = false;
+            for (double compiler::CostParams::*field : {&compiler::CostParams::dmaBandwidth, &compiler::CostParams::burstCycles}) {
+                for (double factor : {step, 1 / step}) {
+                    compiler::CostParams trial = best;
+                    trial.*field = std::clamp(best.*field * factor, kMin, kMax);
+                    if (trial.*field == best.*field) continue;
+                    auto [fitted, trialError] = fitWeights(samples, config, trial);
+                    if (trialError < error * (1 - 1e-9)) {
+                        best = fitted;
+                        error = trialError;
+                        improved = true;
+                    }
+                }
+            }
         }
     }
-    for (size_t i = 0; i < n; ++i) trace += normal[i][i];
-    const double ridge = 1e-6 * trace / n;
-    for (size_t i = 0; i < n; ++i) {
-        normal[i][i] += ridge;
-        rhs[i] += ridge * defaults.weights[i];
-    }
-    const std::vector<double> weights = solve(normal, rhs);
-    compiler::CostParams params;
-    std::copy(weights.begin(), weights.end(), params.weights.begin());
-    params.archHash = archConfigHash(config);
-    return params;
+    best.archHash = archConfigHash(config);
+    return best;
 }
 
-CalibrationScore scoreCostParams(const std::vector<CalibrationSample>& samples, const compiler::CostParams& params,
-                                 bool heldOut) {
+CalibrationScore scoreCostParams(const std::vector<CalibrationSample>& samples, const ArchConfig& config,
+                                 const compiler::CostParams& params, bool heldOut) {
     CalibrationScore score;
     std::map<size_t, std::pair<std::vector<double>, std::vector<double>>> rankings;
     for (const CalibrationSample& s : samples) {
         if (s.heldOut != heldOut) continue;
-        const double e = estimateCycles(s, params);
+        const double e = estimateCycles(s, config, params);
         const double error = std::abs(e - s.simulated) / s.simulated;
         score.mape += error;
         score.maxError = std::max(score.maxError, error);

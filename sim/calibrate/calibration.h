@@ -7,23 +7,29 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "arch/arch_config.h"
 #include "compiler/cost_model.h"
+#include "compiler/tile/tile_ir.h"
 #include "sim/calibrate/microbenchmarks.h"
 
 namespace npusim::sim {
 
-/// One op of one compiled candidate, estimated and simulated.
+/// One op of one compiled candidate: its problem and schedule, and its simulated cycles.
 struct CalibrationSample {
     std::string bench, op;
     size_t problem = 0;  ///< samples of one problem are candidates of one op: their ranking is scored
-    std::array<double, compiler::kCostFeatures> features{};
+    std::shared_ptr<const compiler::TileOp> tiles;
     double simulated = 0;  ///< the op's cycles in the simulator (first command to last)
     bool heldOut = false;
 };
+
+/// The sample's estimate features under `params`' DMA timing.
+std::array<double, compiler::kCostFeatures> estimateFeatures(const CalibrationSample& sample, const ArchConfig& config,
+                                                              const compiler::CostParams& params);
 
 struct CalibrationScore {
     double mape = 0;      ///< mean |estimate - simulated| / simulated
@@ -39,13 +45,15 @@ std::vector<CalibrationSample> measureSuite(const ArchConfig& config, const std:
                                             size_t candidates, const std::function<void(const std::string&)>& progress);
 
 /// The sample's estimate under `params`.
-double estimateCycles(const CalibrationSample& sample, const compiler::CostParams& params);
+double estimateCycles(const CalibrationSample& sample, const ArchConfig& config, const compiler::CostParams& params);
 
-/// Least-squares weights minimising the relative error of the training samples' estimates.
+/// The parameters minimising the absolute relative error of the training samples' estimates:
+/// for each DMA timing tried (a search over the bandwidth fraction and the cycles per burst),
+/// the feature weights by iteratively reweighted least squares; the best pair wins.
 compiler::CostParams fitCostParams(const std::vector<CalibrationSample>& samples, const ArchConfig& config);
 
 /// The score of `params` on the samples with heldOut == `heldOut`.
-CalibrationScore scoreCostParams(const std::vector<CalibrationSample>& samples, const compiler::CostParams& params,
-                                 bool heldOut);
+CalibrationScore scoreCostParams(const std::vector<CalibrationSample>& samples, const ArchConfig& config,
+                                 const compiler::CostParams& params, bool heldOut);
 
 }  // namespace npusim::sim

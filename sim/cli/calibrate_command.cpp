@@ -31,10 +31,10 @@ void printScore(const char* label, const sim::CalibrationScore& s) {
                 label, s.mape * 100, s.maxError * 100, s.tau, s.samples, s.rankings);
 }
 
-/// The samples as CSV: what each op's features were, what either model estimated and what the
-/// simulator took.
-std::string samplesCsv(const std::vector<sim::CalibrationSample>& samples, const compiler::CostParams& before,
-                       const compiler::CostParams& after) {
+/// The samples as CSV: each op's features (under the fitted DMA timing), what either model
+/// estimated and what the simulator took.
+std::string samplesCsv(const std::vector<sim::CalibrationSample>& samples, const ArchConfig& config,
+                       const compiler::CostParams& before, const compiler::CostParams& after) {
     std::string csv = "bench,op,problem,held_out";
     for (size_t i = 0; i < compiler::kCostFeatures; ++i) {
         csv += ',';
@@ -43,9 +43,9 @@ std::string samplesCsv(const std::vector<sim::CalibrationSample>& samples, const
     csv += ",estimate_before,estimate_after,simulated\n";
     for (const sim::CalibrationSample& s : samples) {
         csv += s.bench + "," + s.op + "," + std::to_string(s.problem) + "," + (s.heldOut ? "1" : "0");
-        for (double f : s.features) csv += "," + std::to_string(f);
-        csv += "," + std::to_string(sim::estimateCycles(s, before)) + "," + std::to_string(sim::estimateCycles(s, after)) +
-               "," + std::to_string(s.simulated) + "\n";
+        for (double f : sim::estimateFeatures(s, config, after)) csv += "," + std::to_string(f);
+        csv += "," + std::to_string(sim::estimateCycles(s, config, before)) + "," +
+               std::to_string(sim::estimateCycles(s, config, after)) + "," + std::to_string(s.simulated) + "\n";
     }
     return csv;
 }
@@ -59,23 +59,24 @@ void calibrate(const CalibrateOptions& o) {
         sim::measureSuite(config, suite, o.candidates, [](const std::string& line) { std::printf("  %s\n", line.c_str()); });
     const compiler::CostParams before;
     const compiler::CostParams after = sim::fitCostParams(samples, config);
-    const sim::CalibrationScore trainBefore = sim::scoreCostParams(samples, before, false);
-    const sim::CalibrationScore trainAfter = sim::scoreCostParams(samples, after, false);
-    const sim::CalibrationScore testBefore = sim::scoreCostParams(samples, before, true);
-    const sim::CalibrationScore testAfter = sim::scoreCostParams(samples, after, true);
+    const sim::CalibrationScore trainBefore = sim::scoreCostParams(samples, config, before, false);
+    const sim::CalibrationScore trainAfter = sim::scoreCostParams(samples, config, after, false);
+    const sim::CalibrationScore testBefore = sim::scoreCostParams(samples, config, before, true);
+    const sim::CalibrationScore testAfter = sim::scoreCostParams(samples, config, after, true);
     std::printf("weights:");
     for (size_t i = 0; i < compiler::kCostFeatures; ++i) {
         std::printf(" %s %.4g", std::string(compiler::costFeatureName(static_cast<compiler::CostFeature>(i))).c_str(),
                     after.weights[i]);
     }
-    std::printf("\ntraining split:\n");
+    std::printf("; DMA: %.3g of the DRAM bandwidth, %.3g cycles per burst\ntraining split:\n", after.dmaBandwidth,
+                after.burstCycles);
     printScore("analytical model", trainBefore);
     printScore("calibrated", trainAfter);
     std::printf("held-out split:\n");
     printScore("analytical model", testBefore);
     printScore("calibrated", testAfter);
     sim::OutputFiles files;
-    if (!o.samples.empty()) files.stage(o.samples, samplesCsv(samples, before, after));
+    if (!o.samples.empty()) files.stage(o.samples, samplesCsv(samples, config, before, after));
     if (!o.output.empty()) {
         const nlohmann::ordered_json extra = {{"microbenchmarks", suite.size()},
                                               {"training", {{"before", scoreJson(trainBefore)}, {"after", scoreJson(trainAfter)}}},

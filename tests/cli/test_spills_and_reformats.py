@@ -49,7 +49,7 @@ class SpillTest(NpusimTestCase):
         memory = self.ok("compile", example(WIDE_MLP), "--arch", "server", "--emit", "mem")
         self.assertRegex(memory, r"sram %h_relu intermediate")
         report = self.run_report("server")
-        self.assertEqual(report["findings"], [])
+        self.assertEqual([f for f in report["findings"] if f["kind"] in ("spill", "memory_bound")], [])
         self.assertTrue(all(op["spill"]["count"] == 0 for op in report["ops"]))
         # The ops' DMAs move the weights, the input and the output through DRAM once each:
         # the activation never leaves the chip.
