@@ -70,6 +70,8 @@ enum class ErrorCode : uint32_t {
     CommandFetch = 8,       ///< the command buffer is not inside DRAM
     Deadlock = 9,           ///< every waiting queue waits on a semaphore nobody will signal
     Watchdog = 10,          ///< the job ran past its cycle budget
+    BusError = 11,          ///< a memory access got an error response
+    MemoryError = 12,       ///< a memory found an uncorrectable error in what it read (SRAM parity)
 };
 
 /// snake_case name of an error code, for messages and reports.
@@ -86,6 +88,8 @@ inline const char* errorCodeName(ErrorCode code) {
         case ErrorCode::CommandFetch: return "command_fetch";
         case ErrorCode::Deadlock: return "deadlock";
         case ErrorCode::Watchdog: return "watchdog";
+        case ErrorCode::BusError: return "bus_error";
+        case ErrorCode::MemoryError: return "memory_error";
     }
     return "unknown";
 }

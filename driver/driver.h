@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
+#include <string>
 
 #include "arch/register_map.h"
 #include "driver/device_bus.h"
@@ -47,12 +49,20 @@ public:
     CommandBuffer uploadCommands(std::span<const std::byte> commands);
     void releaseCommands(const CommandBuffer& buffer);
 
-    /// Starts the job in `buffer` on the context and waits for its interrupt. Throws RunError
+    /// Starts the job in `buffer` on the context and waits for its interrupt (polling the
+    /// status meanwhile: a job whose interrupt is lost is found finished). Throws RunError
     /// naming the firmware's error code and command index when the NPU rejects the job, or
-    /// when no interrupt arrives within `timeoutCycles`.
+    /// when it has not finished within `timeoutCycles` and some slack.
     JobResult run(ContextId context, const CommandBuffer& buffer, uint64_t timeoutCycles);
     /// uploadCommands, run and releaseCommands: a one-off job.
     JobResult run(ContextId context, std::span<const std::byte> commands, uint64_t timeoutCycles);
+
+    /// A source of the hardware's own explanation of a failed job (a model can tell more than
+    /// the registers), appended to the driver's errors.
+    void explainFaultsWith(std::function<std::string()> explain) { explain_ = std::move(explain); }
+
+    /// Jobs found finished by polling the status because their interrupt never arrived.
+    uint64_t lostInterrupts() const { return lostInterrupts_; }
 
     /// The host's view of time, in NPU clock cycles.
     uint64_t nowCycles() { return bus_.nowCycles(); }
@@ -70,6 +80,8 @@ private:
     DeviceMemory memory_;
     std::map<ContextId, Context> contexts_;
     ContextId nextContext_ = 1;
+    uint64_t lostInterrupts_ = 0;
+    std::function<std::string()> explain_;
 };
 
 }  // namespace npusim::driver

@@ -69,7 +69,7 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
                 break;
             }
             hal.spendCycles(dispatchCycles, command);
-            dispatching = hal.dispatch(command, first + i);  // false: the job faulted
+            dispatching = hal.dispatch(command, first + i, deadline);  // false: the job faulted
         }
     }
     if (!fault) fault = hal.waitForCompletion(deadline);

@@ -31,4 +31,16 @@ Npu::Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& cl
     vector_.accSocket.bind(accumulator_.tSocket);
 }
 
+void Npu::setFaultInjector(FaultInjector* faults) {
+    loadDma_.setFaultInjector(faults);
+    storeDma_.setFaultInjector(faults);
+    tensor_.setFaultInjector(faults);
+    registers_.setFaultInjector(faults);
+    if (faults) {
+        faults->setOnchipTarget([this](bool accumulator, uint64_t address) {
+            (accumulator ? accumulator_ : sram_).flipBit(address, 3);
+        });
+    }
+}
+
 }  // namespace npusim::hw

@@ -35,6 +35,8 @@ public:
     /// The NPU's bus master port towards system memory (physical addresses).
     tlm_utils::multi_passthrough_initiator_socket<Router>& memorySocket() { return memoryPort_.iSocket; }
     sc_core::sc_out<bool>& irq() { return registers_.irq; }
+    /// Injects `faults` (null: none) into the DMA engines, the tensor unit and the interrupt.
+    void setFaultInjector(FaultInjector* faults);
     /// The fault that stopped the current or last job, if it failed, with its explanation.
     const std::optional<JobFault>& lastFault() const { return controlCore_.lastFault(); }
 

@@ -104,6 +104,21 @@ struct RtlUse {
     std::vector<Difference> differences;
 };
 
+/// Faults injected into a run (npusim run --inject): each one and whether it fired, the job
+/// failures they caused that the runtime ran again, the interrupts the driver found lost and
+/// the DRAM errors the ECC corrected.
+struct FaultUse {
+    struct Injected {
+        std::string kind;
+        uint64_t at = 0;
+        bool fired = false;
+    };
+    std::vector<Injected> injected;
+    std::vector<std::string> jobFailures;
+    uint64_t lostInterrupts = 0;
+    uint64_t correctedErrors = 0;  ///< single-bit DRAM errors the ECC corrected
+};
+
 struct Report {
     std::string model, arch;
     uint64_t totalCycles = 0;
@@ -119,6 +134,7 @@ struct Report {
     std::optional<BucketUse> bucket;
     std::optional<CheckResult> check;
     std::optional<RtlUse> rtl;
+    std::optional<FaultUse> faults;
     bool timingOnly = false;  ///< values were not computed (npusim run --timing-only)
 };
 

@@ -105,6 +105,15 @@ std::string reportToJson(const Report& r) {
         }
         j["rtl"] = {{"blocks", blocks}, {"differences", differences}};
     }
+    j["faults"] = nullptr;
+    if (r.faults) {
+        Json injected = Json::array();
+        for (const FaultUse::Injected& f : r.faults->injected) {
+            injected.push_back({{"kind", f.kind}, {"at", f.at}, {"fired", f.fired}});
+        }
+        j["faults"] = {{"injected", injected}, {"job_failures", r.faults->jobFailures},
+                       {"lost_interrupts", r.faults->lostInterrupts}, {"corrected_errors", r.faults->correctedErrors}};
+    }
     if (r.check) {
         j["check"] = {{"passed", r.check->passed},
                       {"max_abs_error", r.check->maxAbsError},

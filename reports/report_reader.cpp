@@ -117,6 +117,16 @@ Report fromJson(const Json& j) {
         }
         r.rtl = std::move(use);
     }
+    if (const Json& faults = j.at("faults"); !faults.is_null()) {
+        FaultUse use;
+        for (const Json& f : faults.at("injected")) {
+            use.injected.push_back({f.at("kind").get<std::string>(), f.at("at").get<uint64_t>(), f.at("fired").get<bool>()});
+        }
+        use.jobFailures = faults.at("job_failures").get<std::vector<std::string>>();
+        use.lostInterrupts = faults.at("lost_interrupts").get<uint64_t>();
+        use.correctedErrors = faults.at("corrected_errors").get<uint64_t>();
+        r.faults = std::move(use);
+    }
     if (const auto check = j.find("check"); check != j.end()) {
         r.check = CheckResult{check->at("passed").get<bool>(), check->at("max_abs_error").get<double>(),
                               check->at("max_rel_error").get<double>(), check->at("worst_output").get<std::string>()};

@@ -52,6 +52,16 @@ std::vector<std::string> summaryLines(const Report& r) {
         lines.push_back(rtl + "; " + std::to_string(r.rtl->differences.size()) +
                         " commands whose cycles differ from the timing model");
     }
+    if (r.faults) {
+        std::string faults = "injected faults:";
+        for (const FaultUse::Injected& f : r.faults->injected) {
+            faults += " " + f.kind + "@" + std::to_string(f.at) + (f.fired ? " (fired)" : " (never reached)");
+        }
+        faults += "; " + std::to_string(r.faults->jobFailures.size()) + " failed jobs run again, " +
+                  std::to_string(r.faults->lostInterrupts) + " lost interrupts found by polling, " +
+                  std::to_string(r.faults->correctedErrors) + " DRAM errors corrected by ECC";
+        lines.push_back(faults);
+    }
     if (r.check) {
         lines.push_back(std::string("check: ") + (r.check->passed ? "passed" : "FAILED") + " (max abs error " +
                         fixedText(r.check->maxAbsError, 6) + ")");

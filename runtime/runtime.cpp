@@ -112,7 +112,16 @@ RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Ten
             if (!start) start = driver_.nowCycles();
             end = runOnHost(model, segment, model.segments[i].kernel);
         } else {
-            const driver::JobResult job = driver_.run(model.context, model.segments[i].commands, timeoutCycles_);
+            driver::JobResult job;
+            for (int attempt = 0;; ++attempt) {
+                try {
+                    job = driver_.run(model.context, model.segments[i].commands, timeoutCycles_);
+                    break;
+                } catch (const RunError& failure) {
+                    if (attempt >= host_.jobRetries) throw;
+                    result.retriedFailures.push_back(failure.what());
+                }
+            }
             if (!start) start = job.startCycle;
             end = job.startCycle + job.cycles;
         }

@@ -38,12 +38,17 @@ struct RunResult {
     /// The whole run: from the first segment's start (a job's doorbell, or the first host copy)
     /// to the end of the last one.
     driver::JobResult job;
+    /// Jobs that failed and were run again (RuntimeOptions::jobRetries): what each failure was.
+    std::vector<std::string> retriedFailures;
 };
 
 /// How the host runs CPU segments.
 struct HostOptions {
     double cpuOpsPerCycle = 1;  ///< kernel operations per NPU cycle (ArchConfig::host)
     trace::Recorder* trace = nullptr;  ///< where host copies and kernels are recorded, if anywhere
+    /// How often a job the NPU fails (an error code, its watchdog, a timeout) is run again
+    /// before the run fails: the NPU takes the next job after a failed one.
+    int jobRetries = 0;
 };
 
 class Runtime {

@@ -24,7 +24,7 @@ namespace npusim::sim {
 
 DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program,
-                      std::function<DramTraffic()>* dramProbe, ComputeCores cores) {
+                      std::function<DramTraffic()>* dramProbe, ComputeCores cores, hw::FaultInjector* faults) {
     // The simulation ends by sc_stop() from the host program; SystemC's info message about
     // that is not news to the user.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -36,14 +36,18 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
     // Modules and binding.
     firmware::Firmware firmware;
     hw::Npu npu("npu", config, clock, firmware, recorder, !timingOnly, std::move(cores.tensor), std::move(cores.vector));
+    npu.setFaultInjector(faults);
     hw::Dram dram("dram", config.dram, clock);
     hw::Router systemBus("system_bus", {hw::AddressRange{regs::kMmioBase, regs::kMmioSize},
                                         hw::AddressRange{regs::kDramBase, config.dram.sizeBytes}});
     HostCpu host("host", config, clock, [&](driver::DeviceBus& bus) {
         driver::Driver driver(bus, regs::kDramBase, config.dram.sizeBytes);
+        // The registers carry a code and a command index; the model knows why.
+        driver.explainFaultsWith([&npu] { return npu.lastFault() ? npu.lastFault()->detail : std::string(); });
         driver.open();
         program(driver);
     });
+    if (faults) faults->setDramTarget([&dram](uint64_t address) { dram.flipBit(address - regs::kDramBase, 3); });
     host.busSocket.bind(systemBus.tSocket);
     npu.memorySocket().bind(systemBus.tSocket);
     systemBus.iSocket.bind(npu.mmioSocket());
@@ -51,20 +55,13 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
     npu.irq().bind(irq);
     host.irq.bind(irq);
 
-    auto traffic = [&dram] { return DramTraffic{dram.bytesRead(), dram.bytesWritten(), dram.rowHits(), dram.rowMisses()}; };
+    auto traffic = [&dram] {
+        return DramTraffic{dram.bytesRead(), dram.bytesWritten(), dram.rowHits(), dram.rowMisses(), dram.correctedErrors()};
+    };
     if (dramProbe) *dramProbe = traffic;
     sc_core::sc_start();
     if (dramProbe) *dramProbe = nullptr;  // the model is gone with this function
-    if (host.failure()) {
-        try {
-            std::rethrow_exception(host.failure());
-        } catch (const RunError& error) {
-            // The registers carry a code and a command index; the model knows why.
-            const std::optional<hw::JobFault>& fault = npu.lastFault();
-            if (!fault) throw;
-            throw RunError(std::string(error.what()) + ": " + fault->detail);
-        }
-    }
+    if (host.failure()) std::rethrow_exception(host.failure());
     return traffic();
 }
 
@@ -102,11 +99,22 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
         if (options.rtlTensor) cores.tensor = rtl::makeTensorRtlCore(config, *result.rtl, options.tensorVcd);
         if (options.rtlVector) cores.vector = rtl::makeVectorRtlCore(config, *result.rtl, options.vectorVcd);
     }
-    runSystem(
+    std::optional<hw::FaultInjector> faults;
+    if (!options.faults.empty()) {
+        faults.emplace(options.faults);
+        result.faults.emplace();
+    }
+    const auto noteFailures = [&](const runtime::RunResult& run) {
+        if (!result.faults) return;
+        result.faults->retriedFailures.insert(result.faults->retriedFailures.end(), run.retriedFailures.begin(),
+                                              run.retriedFailures.end());
+    };
+    const DramTraffic whole = runSystem(
         config, options.trace ? &result.trace : nullptr, options.timingOnly,
         [&](driver::Driver& driver) {
             runtime::Runtime runtime(driver, options.jobTimeoutCycles,
-                                     {config.host.cpuOpsPerCycle, options.trace ? &result.trace : nullptr});
+                                     {config.host.cpuOpsPerCycle, options.trace ? &result.trace : nullptr,
+                                      options.jobRetries});
             // Each phase on the host's clock: simulated cycles and wall-clock seconds.
             struct Stopwatch {
                 driver::Driver& driver;
@@ -120,6 +128,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
             const Stopwatch cold{driver};
             const runtime::LoadedModel model = runtime.load(artifact);
             runtime::RunResult run = runtime.run(model, inputs);
+            noteFailures(run);
             result.timing.cold = cold.elapsed();
             if (result.rtl) firstRunRtl = *result.rtl;  // the report describes the first run
             result.dram = dramTraffic();
@@ -127,21 +136,26 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
             result.job = run.job;
             if (options.repeat > 0) {
                 const Stopwatch warm{driver};
-                runtime.run(model, inputs);
+                noteFailures(runtime.run(model, inputs));
                 result.timing.warm = warm.elapsed();
                 std::vector<PhaseTiming> steady;
                 for (int i = 0; i < options.repeat; ++i) {
                     const Stopwatch one{driver};
-                    runtime.run(model, inputs);
+                    noteFailures(runtime.run(model, inputs));
                     steady.push_back(one.elapsed());
                 }
                 result.timing.steady = medianTiming(steady);
                 result.timing.repeat = options.repeat;
             }
             runtime.unload(model);
+            if (result.faults) result.faults->lostInterrupts = driver.lostInterrupts();
         },
-        &dramTraffic, std::move(cores));
+        &dramTraffic, std::move(cores), faults ? &*faults : nullptr);
     if (result.rtl) result.rtl = std::move(firstRunRtl);
+    if (result.faults) {
+        result.faults->injected = faults->injected();
+        result.faults->correctedErrors = whole.correctedErrors;
+    }
     return result;
 }
 

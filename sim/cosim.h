@@ -16,6 +16,7 @@
 #include "arch/tensor.h"
 #include "arch/trace_event.h"
 #include "driver/driver.h"
+#include "hw_model/fault/fault_injector.h"
 #include "hw_model/tensor/tensor_core.h"
 #include "hw_model/vector/vector_core.h"
 #include "rtl/rtl_log.h"
@@ -26,6 +27,7 @@ namespace npusim::sim {
 struct DramTraffic {
     uint64_t bytesRead = 0, bytesWritten = 0;
     uint64_t rowHits = 0, rowMisses = 0;  ///< of all accesses, host copies included
+    uint64_t correctedErrors = 0;  ///< single-bit errors the DRAM's ECC corrected
 };
 
 struct CoSimOptions {
@@ -39,6 +41,18 @@ struct CoSimOptions {
     /// path when that is not empty.
     bool rtlTensor = false, rtlVector = false;
     std::string tensorVcd, vectorVcd;
+    /// Faults to inject, and how often a failed job is run again.
+    std::vector<hw::FaultSpec> faults;
+    int jobRetries = 0;
+};
+
+/// What injected faults did: each one, whether it fired, the job failures the runtime retried
+/// and the interrupts the driver found lost.
+struct FaultOutcome {
+    std::vector<hw::FaultInjector::Injected> injected;
+    std::vector<std::string> retriedFailures;
+    uint64_t lostInterrupts = 0;
+    uint64_t correctedErrors = 0;  ///< by the DRAM's ECC, over the whole simulation
 };
 
 struct CoSimResult {
@@ -48,6 +62,7 @@ struct CoSimResult {
     DramTraffic dram;  ///< bytes moved by the NPU during the first run
     RunTiming timing;
     std::optional<rtl::RtlLog> rtl;  ///< what the RTL blocks did, when any ran
+    std::optional<FaultOutcome> faults;  ///< when faults were injected
 };
 
 /// Elaborates the system for `config` and runs `program` on the host CPU with an opened
@@ -61,10 +76,11 @@ struct ComputeCores {
     std::unique_ptr<hw::VectorCore> vector;
 };
 
-/// `cores` replace the units' model cores where given.
+/// `cores` replace the units' model cores where given; `faults`, when given, are injected.
 DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program,
-                      std::function<DramTraffic()>* dramProbe = nullptr, ComputeCores cores = {});
+                      std::function<DramTraffic()>* dramProbe = nullptr, ComputeCores cores = {},
+                      hw::FaultInjector* faults = nullptr);
 
 /// The VCD file of RTL block `block` for `--vcd path`: `path` itself when one block runs as
 /// RTL, else `path` with ".<block>" before its extension.

@@ -30,12 +30,18 @@ void CommandProcessor::beginJob() {
     dispatcher_ = Dispatcher::Dispatching;
 }
 
-bool CommandProcessor::waitForSlot(const isa::Command& command) {
+bool CommandProcessor::waitForSlot(const isa::Command& command, uint64_t deadline) {
     sc_core::sc_fifo<QueuedCommand>& fifo = *queues_[static_cast<size_t>(isa::queueOf(command))].fifo;
     while (!fault_ && fifo.num_free() == 0) {
         dispatcher_ = Dispatcher::BlockedOnFullQueue;
         blocked_.notify(sc_core::SC_ZERO_TIME);
-        sc_core::wait(fifo.data_read_event() | faulted_);
+        if (deadline == 0) {
+            sc_core::wait(fifo.data_read_event() | faulted_);
+        } else if (clock_.now() >= deadline) {
+            raiseWatchdog();  // a unit that stops taking commands fills its queue
+        } else {
+            sc_core::wait(clock_.cycles(deadline - clock_.now()), fifo.data_read_event() | faulted_);
+        }
     }
     dispatcher_ = Dispatcher::Dispatching;
     return !fault_;
@@ -52,13 +58,7 @@ std::optional<JobFault> CommandProcessor::finishJob(uint64_t deadline) {
         if (fault_ || deadline == 0) {
             sc_core::wait(activity_ | faulted_);
         } else if (clock_.now() >= deadline) {
-            // The oldest command still in the job is the one reported.
-            uint32_t oldest = UINT32_MAX;
-            for (const QueueState& state : queues_) {
-                if (state.executing && state.current) oldest = std::min(oldest, state.current->index);
-            }
-            raise({regs::ErrorCode::Watchdog, oldest == UINT32_MAX ? 0 : oldest,
-                   "the job was still running at its cycle budget"});
+            raiseWatchdog();
         } else {
             sc_core::wait(clock_.cycles(deadline - clock_.now()), activity_ | faulted_);
         }
@@ -130,6 +130,19 @@ void CommandProcessor::waitSemaphore(QueueState& state, const isa::Command& comm
 void CommandProcessor::signalSemaphore(const isa::Command& command) {
     ++semaphores_.at(command.get(isa::Field::Semaphore));
     semaphoreSignalled_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CommandProcessor::raiseWatchdog() {
+    // The oldest command still in the job is the one reported.
+    uint32_t oldest = UINT32_MAX;
+    for (const QueueState& state : queues_) {
+        if (state.executing && state.current) oldest = std::min(oldest, state.current->index);
+    }
+    raise({regs::ErrorCode::Watchdog, oldest == UINT32_MAX ? 0 : oldest, "the job was still running at its cycle budget"});
+}
+
+void CommandProcessor::waitForFault() {
+    while (!fault_) sc_core::wait(faulted_);
 }
 
 void CommandProcessor::raise(JobFault fault) {

@@ -54,8 +54,9 @@ public:
 
     /// Starts a job: empty queues, zero semaphores, no fault.
     void beginJob();
-    /// Blocks while the queue `command` goes to is full; false once the job has faulted.
-    bool waitForSlot(const isa::Command& command);
+    /// Blocks while the queue `command` goes to is full; false once the job has faulted. A
+    /// queue still full at cycle `deadline` (0: none) stops the job with a watchdog fault.
+    bool waitForSlot(const isa::Command& command, uint64_t deadline = 0);
     /// Puts a command into its unit's queue, which must have a free slot; the unit takes it
     /// no earlier than cycle `availableAt`.
     void push(const isa::Command& command, uint32_t index, uint64_t availableAt);
@@ -65,6 +66,8 @@ public:
     std::optional<JobFault> finishJob(uint64_t deadline = 0);
     /// Faults the job from outside the units (the firmware found an invalid command).
     void abort(JobFault fault) { raise(std::move(fault)); }
+    /// Blocks until the job faults: a unit that stopped responding answers only the abort.
+    void waitForFault();
 
     /// Runs a unit's queue forever: takes commands in order, performs SEM_WAIT/SEM_SIGNAL
     /// itself (a blocked wait is recorded as a semaphore_wait stall) and hands every other
@@ -84,6 +87,8 @@ private:
                        uint64_t busyUntil);
     void signalSemaphore(const isa::Command& command);
     void raise(JobFault fault);
+    /// The job ran past its budget: faults it at the oldest command still executing.
+    void raiseWatchdog();
     bool idle() const;
     bool unitsStopped() const;
     /// Deadlock: nothing can make progress. Evaluated whenever a unit or the dispatcher blocks

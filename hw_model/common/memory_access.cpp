@@ -39,11 +39,14 @@ MemoryResponse MemoryAccessor::access(tlm::tlm_fw_transport_if<>& target, const 
     sc_core::sc_time delay = issue;
     target.b_transport(payload, delay);
     if (payload.get_response_status() != tlm::TLM_OK_RESPONSE) {
+        // A generic error is the memory's own check failing (parity), not a bad address.
+        const bool checkFailed = payload.get_response_status() == tlm::TLM_GENERIC_ERROR_RESPONSE;
         std::ostringstream message;
         message << who << ": " << (request.command == tlm::TLM_READ_COMMAND ? "read" : "write")
                 << " of " << request.rows << "x" << request.rowBytes << " bytes at 0x" << std::hex
-                << request.address << " failed: " << payload.get_response_string();
-        throw UnitFault{onError, message.str()};
+                << request.address << " failed: "
+                << (checkFailed ? "the memory's parity check found an error" : payload.get_response_string());
+        throw UnitFault{checkFailed ? regs::ErrorCode::MemoryError : onError, message.str()};
     }
     return {delay, tagExtension.contentionCycles};
 }

@@ -13,10 +13,15 @@
 #include "hw_model/common/clock.h"
 #include "hw_model/common/memory_access.h"
 #include "hw_model/common/unit_trace.h"
+#include "hw_model/fault/fault_injector.h"
 
 namespace npusim::hw {
 
 class QueueUnit : public sc_core::sc_module, public CommandExecutor {
+public:
+    /// Faults to inject (null: none); the simulation top owns the injector.
+    void setFaultInjector(FaultInjector* faults) { faults_ = faults; }
+
 protected:
     QueueUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
               CommandProcessor& processor, isa::Queue queue, trace::Recorder* recorder,
@@ -34,6 +39,12 @@ protected:
 
     /// The side-band tag of the memory accesses a command makes.
     AccessTag tagFor(const isa::Command& command) const;
+    /// Whether an injected fault of `kind` fires at this event.
+    bool injectedFault(FaultKind kind) { return faults_ && faults_->trigger(kind); }
+    /// The injector (null: none).
+    const FaultInjector* faults() const { return faults_; }
+    /// A unit that stopped responding: returns only when the job is aborted.
+    void hangUntilAbort() { processor_.waitForFault(); }
 
     const ArchConfig& config_;
     const Clock& clock_;
@@ -42,6 +53,7 @@ protected:
     MemoryAccessor memory_;
 
 private:
+    FaultInjector* faults_ = nullptr;
     void run();
 
     CommandProcessor& processor_;

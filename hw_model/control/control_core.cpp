@@ -93,11 +93,11 @@ void ControlCore::startJob() {
     processor_.beginJob();
 }
 
-bool ControlCore::dispatch(const isa::Command& command, uint32_t index) {
+bool ControlCore::dispatch(const isa::Command& command, uint32_t index, uint64_t deadline) {
     // The dispatch completes at the program's own time; a full queue holds it until a slot
     // frees, which is a queue_full stall only if that is later than the program's time.
     const uint64_t ready = clock_.now() + ahead_;
-    if (!processor_.waitForSlot(command)) return false;
+    if (!processor_.waitForSlot(command, deadline)) return false;
     const uint64_t now = clock_.now();
     if (now > ready) trace_.stall(trace::StallReason::QueueFull, command, ready, now);
     const uint64_t dispatched = std::max(ready, now);

@@ -43,7 +43,7 @@ private:
     bool readMemory(uint64_t address, std::span<std::byte> bytes) override;
     void spendCycles(uint64_t cycles, const isa::Command& command) override;
     void startJob() override;
-    bool dispatch(const isa::Command& command, uint32_t index) override;
+    bool dispatch(const isa::Command& command, uint32_t index, uint64_t deadline) override;
     std::optional<JobFault> waitForCompletion(uint64_t deadline) override;
     JobFault abortJob(const JobFault& fault) override;
     void scrubOnchipMemory() override;

@@ -40,8 +40,9 @@ public:
     /// Prepares the units for a job: empty queues, zero semaphores.
     virtual void startJob() = 0;
     /// Pushes command `index` of the job into its unit's queue, blocking while the queue is
-    /// full; false when the job has faulted meanwhile (the command is dropped).
-    virtual bool dispatch(const isa::Command& command, uint32_t index) = 0;
+    /// full; false when the job has faulted meanwhile (the command is dropped). A queue still
+    /// full at cycle `deadline` (0: none) stops the job with a watchdog fault.
+    virtual bool dispatch(const isa::Command& command, uint32_t index, uint64_t deadline) = 0;
     /// After the last dispatch: blocks until every queue has drained and every unit is idle,
     /// or until the job faulted and the units stopped; a job still running at cycle
     /// `deadline` (0: none) is stopped with a watchdog fault. Returns the fault, if any.

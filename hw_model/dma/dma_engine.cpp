@@ -85,6 +85,10 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
 void DmaEngine::execute(const isa::Command& command) {
     using isa::Field;
     const bool load = command.opcode == isa::Opcode::DmaLoad;
+    if (injectedFault(FaultKind::DmaError)) {
+        throw UnitFault{regs::ErrorCode::BusError, std::string(name()) + ": DRAM answered the " +
+                                                       (load ? "load" : "store") + "'s first burst with an error response (injected fault)"};
+    }
     const uint64_t planes = std::max<uint64_t>(1, command.get(Field::Planes));
     const uint64_t rows = command.get(Field::Rows);
     const uint64_t rowBytes = command.get(Field::RowBytes);
@@ -120,6 +124,11 @@ void DmaEngine::execute(const isa::Command& command) {
     uint64_t dramContention = 0, sramConflicts = 0;
     uint64_t& farContention = move ? sramConflicts : dramContention;
     const std::vector<Burst> bursts = planBursts(command);
+    // Injected bit flips: in DRAM where the load reads (before it does), on chip where it
+    // writes (after it has).
+    if (load && !bursts.empty() && injectedFault(FaultKind::DramFlip)) faults()->flipDram(bursts.front().dramAddress);
+    const bool flipOnchip = load && !move && !bursts.empty() && bursts.front().pieceCount > 0 &&
+                            injectedFault(FaultKind::SramFlip);
     for (size_t b = 0; b < bursts.size(); ++b) {
         const Burst& burst = bursts[b];
         Channel& channel = channels[b % channels.size()];
@@ -162,6 +171,7 @@ void DmaEngine::execute(const isa::Command& command) {
         finish = std::max(finish, second.done);
         channel.issue += cycle;  // one new request per cycle and channel
     }
+    if (flipOnchip) faults()->flipOnchip(space == isa::MemorySpace::Accumulator, bursts.front().pieces[0].address);
     sc_core::wait(clock_.cycles(clock_.toCyclesCeil(finish)));
 
     // Waiting caused by other masters is stall time; the rest of the command is busy.

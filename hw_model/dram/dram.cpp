@@ -43,11 +43,36 @@ bool Dram::copyBlock(tlm::tlm_generic_payload& payload) {
     const uint64_t address = payload.get_address();
     if (!shape.fits(address, config_.sizeBytes)) return false;
     auto* data = reinterpret_cast<std::byte*>(payload.get_data_ptr());
-    if (!data) return true;  // timing only: no data moves
-    for (uint64_t r = 0; r < shape.rows; ++r) {
-        copy(address + r * shape.stride, data + r * shape.rowBytes, shape.rowBytes, payload.is_read());
+    if (data) {  // timing only: no data moves
+        for (uint64_t r = 0; r < shape.rows; ++r) {
+            copy(address + r * shape.stride, data + r * shape.rowBytes, shape.rowBytes, payload.is_read());
+        }
+    }
+    // ECC: a read corrects a flipped bit in what it returns and in the stored word; a write
+    // stores fresh check bits.
+    if (!flips_.empty()) {
+        for (const auto& [flipped, mask] : flips_.take(address, shape)) {
+            if (!payload.is_read()) continue;
+            ++correctedErrors_;
+            if (!data) continue;
+            const uint64_t offset = flipped - address;
+            data[offset / shape.stride * shape.rowBytes + offset % shape.stride] ^= std::byte{mask};
+            std::byte value{};
+            copy(flipped, &value, 1, true);
+            value ^= std::byte{mask};
+            copy(flipped, &value, 1, false);
+        }
     }
     return true;
+}
+
+void Dram::flipBit(uint64_t address, int bit) {
+    if (address >= config_.sizeBytes) return;
+    std::byte value{};
+    copy(address, &value, 1, true);
+    copy(address, &value, 1, false);  // the stored byte exists from here on
+    const uint64_t page = address / kPageBytes;
+    flips_.flip(address, bit, pages_.at(page).get() + address % kPageBytes);
 }
 
 unsigned Dram::transport_dbg(int, tlm::tlm_generic_payload& payload) {

@@ -15,6 +15,7 @@
 #include "arch/arch_config.h"
 #include "hw_model/common/clock.h"
 #include "hw_model/dram/dram_timing.h"
+#include "hw_model/fault/bit_flips.h"
 
 namespace npusim::hw {
 
@@ -32,6 +33,11 @@ public:
     /// if one was open).
     uint64_t rowHits() const { return timing_.rowHits(); }
     uint64_t rowMisses() const { return timing_.rowMisses(); }
+    /// Flips a stored bit (an injected fault); the SECDED ECC of the word corrects it on the
+    /// next read.
+    void flipBit(uint64_t address, int bit);
+    /// Single-bit errors the ECC corrected on reads.
+    uint64_t correctedErrors() const { return correctedErrors_; }
 
 private:
     static constexpr uint64_t kPageBytes = 64 * 1024;
@@ -48,6 +54,8 @@ private:
     std::unordered_map<uint64_t, std::unique_ptr<std::byte[]>> pages_;
     DramTiming timing_;
     uint64_t bytesRead_ = 0, bytesWritten_ = 0;
+    BitFlips flips_;
+    uint64_t correctedErrors_ = 0;
 };
 
 }  // namespace npusim::hw

@@ -80,6 +80,13 @@ unsigned BankedMemory::transport_dbg(int, tlm::tlm_generic_payload& payload) {
 
 void BankedMemory::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
                                sc_core::sc_time& delay) {
+    if (flips_.covers(payload.get_address(), blockShapeOf(payload))) {
+        if (payload.is_read()) {
+            payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);  // the parity check fails
+            return;
+        }
+        flips_.take(payload.get_address(), blockShapeOf(payload));  // rewritten: fresh parity
+    }
     if (!copyBlock(payload)) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
@@ -107,8 +114,14 @@ void BankedMemory::b_transport(int initiatorSocket, tlm::tlm_generic_payload& pa
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+void BankedMemory::flipBit(uint64_t address, int bit) {
+    if (address >= config_.sizeBytes) return;
+    flips_.flip(address, bit, storage_.empty() ? nullptr : storage_.data() + address);
+}
+
 uint64_t BankedMemory::scrub() {
     std::fill(storage_.begin(), storage_.end(), std::byte{0});
+    flips_.clear();
     const uint64_t perCycle = uint64_t{config_.banks} * config_.bankWidthBytes;
     return (config_.sizeBytes + perCycle - 1) / perCycle;
 }

@@ -16,6 +16,8 @@
 #include "hw_model/common/clock.h"
 #include "hw_model/common/resource_timeline.h"
 
+#include "hw_model/fault/bit_flips.h"
+
 namespace npusim::hw {
 
 class BankedMemory : public sc_core::sc_module {
@@ -28,6 +30,9 @@ public:
     /// Zeroes every byte (a context switch); returns the cycles that takes, every bank
     /// writing one bank-width chunk per cycle.
     uint64_t scrub();
+    /// Flips a stored bit (an injected fault); the word's parity reports it to the next read,
+    /// which fails, until the word is written again.
+    void flipBit(uint64_t address, int bit);
 
 private:
     void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -45,6 +50,7 @@ private:
     std::vector<std::byte> storage_;  ///< allocated on the first data access (none when timing only)
     std::vector<ResourceTimeline> banks_;
     std::vector<uint64_t> perBank_;  ///< scratch for bankLoad
+    BitFlips flips_;
 };
 
 }  // namespace npusim::hw

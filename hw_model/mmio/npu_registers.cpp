@@ -19,6 +19,7 @@ void NpuRegisters::driveIrq() {
 }
 
 void NpuRegisters::raiseInterrupt(uint32_t bits) {
+    if (faults_ && faults_->trigger(FaultKind::LostIrq)) return;  // the edge never reaches the line
     words_[regs::kIrqStatus / 4] |= bits;
     irqChanged_.notify(sc_core::SC_ZERO_TIME);
 }

@@ -11,6 +11,8 @@
 
 #include "arch/register_map.h"
 
+#include "hw_model/fault/fault_injector.h"
+
 namespace npusim::hw {
 
 class NpuRegisters : public sc_core::sc_module {
@@ -24,8 +26,10 @@ public:
     // Device side, used by the control core.
     uint32_t read(uint32_t offset) const { return words_.at(offset / 4); }
     void write(uint32_t offset, uint32_t value) { words_.at(offset / 4) = value; }
-    /// Sets interrupt status bits and updates the line.
+    /// Sets interrupt status bits and updates the line (unless an injected fault loses it).
     void raiseInterrupt(uint32_t bits);
+    /// Faults to inject (null: none); the simulation top owns the injector.
+    void setFaultInjector(FaultInjector* faults) { faults_ = faults; }
     /// Notified when the host rings the doorbell.
     const sc_core::sc_event& doorbell() const { return doorbell_; }
 
@@ -37,6 +41,7 @@ private:
     std::array<uint32_t, regs::kMmioSize / 4> words_{};
     sc_core::sc_event doorbell_;
     sc_core::sc_event irqChanged_;
+    FaultInjector* faults_ = nullptr;
 };
 
 }  // namespace npusim::hw

@@ -18,6 +18,10 @@ TensorUnit::TensorUnit(sc_core::sc_module_name name, const ArchConfig& config, c
 
 void TensorUnit::execute(const isa::Command& command) {
     using isa::Field;
+    if (injectedFault(FaultKind::UnitHang)) {
+        hangUntilAbort();  // the command never completes; the job's abort releases the unit
+        return;
+    }
     GemmTile tile;
     tile.dtype = static_cast<DType>(command.get(Field::DType));
     tile.m = static_cast<uint32_t>(command.get(Field::M));

@@ -26,6 +26,9 @@ namespace {
 struct RunOptions {
     std::string target, inputs = "random", outputs, report, expected, model, vcd;
     std::vector<std::string> rtl;  ///< blocks to run as RTL ("tensor")
+    std::vector<std::string> inject;  ///< faults, KIND@N
+    uint64_t watchdog = 4'000'000'000;
+    int retries = -1;  ///< -1: 1 with --inject, else 0
     bool check = false, timingOnly = false, forceArch = false;
     double rtol = 1e-4, atol = 1e-5;
     uint64_t seed = 1;
@@ -105,6 +108,21 @@ void printSummary(const reports::Report& report) {
         }
         std::printf("  RTL: %zu commands differ from the timing model\n", report.rtl->differences.size());
     }
+    if (report.faults) {
+        for (const auto& f : report.faults->injected) {
+            std::printf("  fault %s@%llu: %s\n", f.kind.c_str(), static_cast<unsigned long long>(f.at),
+                        f.fired ? "injected" : "never reached (the run has fewer such events)");
+        }
+        for (const std::string& failure : report.faults->jobFailures) std::printf("  job failed, run again: %s\n", failure.c_str());
+        if (report.faults->correctedErrors > 0) {
+            std::printf("  %llu single-bit DRAM errors corrected by ECC\n",
+                        static_cast<unsigned long long>(report.faults->correctedErrors));
+        }
+        if (report.faults->lostInterrupts > 0) {
+            std::printf("  %llu jobs found finished by polling: their interrupt was lost\n",
+                        static_cast<unsigned long long>(report.faults->lostInterrupts));
+        }
+    }
     const RunTiming& t = report.timing;
     if (t.warm && t.steady) {
         std::printf("  timing (host clock): cold %llu cycles, warm %llu, steady %llu (median of %d)\n",
@@ -170,6 +188,9 @@ void run(const RunOptions& o) {
     if (!o.expected.empty()) expected = sim::readExpectedOutputs(o.expected, outputBindings);
 
     sim::CoSimOptions simulation;
+    for (const std::string& fault : o.inject) simulation.faults.push_back(hw::parseFaultSpec(fault));
+    simulation.jobRetries = o.retries >= 0 ? o.retries : (o.inject.empty() ? 0 : 1);
+    simulation.jobTimeoutCycles = o.watchdog;
     simulation.timingOnly = o.timingOnly;
     simulation.repeat = o.repeat;
     simulation.rtlTensor = std::find(o.rtl.begin(), o.rtl.end(), "tensor") != o.rtl.end();
@@ -205,6 +226,14 @@ void run(const RunOptions& o) {
     report.timing = result.timing;
     report.bucket = bucket;
     if (result.rtl) report.rtl = rtlUse(*result.rtl, manifest);
+    if (result.faults) {
+        reports::FaultUse use{{}, result.faults->retriedFailures, result.faults->lostInterrupts,
+                              result.faults->correctedErrors};
+        for (const auto& f : result.faults->injected) {
+            use.injected.push_back({std::string(hw::faultKindName(f.spec.kind)), f.spec.at, f.fired});
+        }
+        report.faults = std::move(use);
+    }
 
     std::vector<std::string> failures;
     if (p.reference) {
@@ -258,6 +287,14 @@ void addRunCommand(CLI::App& app) {
     command->add_option("--rtl", o->rtl, "run these units as RTL (Verilator): tensor, vector")->delimiter(',');
     command->add_option("--vcd", o->vcd,
                         "write the RTL blocks' waveforms to this VCD file (FILE.tensor.vcd and FILE.vector.vcd for both)");
+    command->add_option("--inject", o->inject,
+                        "inject a fault: KIND@N fires at the N-th event of its kind (dma_error: DMA commands, "
+                        "unit_hang: tensor commands, lost_irq: interrupts, dram_flip and sram_flip: DMA loads)");
+    command->add_option("--watchdog", o->watchdog, "each job's cycle budget (the firmware's watchdog)")
+        ->capture_default_str()
+        ->check(CLI::Range(uint64_t{1000}, uint64_t{1} << 40));
+    command->add_option("--retries", o->retries, "run a job the NPU fails again up to N times (default: 1 with --inject, else 0)")
+        ->check(CLI::Range(0, 100));
     command->add_option("--rtol", o->rtol, "relative tolerance for float outputs")->capture_default_str();
     command->add_option("--atol", o->atol, "absolute tolerance for float outputs")->capture_default_str();
     o->arch.addTo(*command);
