@@ -173,7 +173,7 @@ ArchConfigFile parseArchConfigFile(std::string_view jsonText, std::string_view o
     Json j;
     try {
         j = Json::parse(jsonText, nullptr, true, /*ignore_comments=*/true);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range
         std::string what = e.what();
         const size_t colon = what.find("parse error");
         throw InputError(std::string(origin) + ": invalid JSON: " +

@@ -16,6 +16,7 @@ packages=(
     libonnx-testdata
     chromium
     slurm-wlm munge
+    clang libclang-rt-14-dev
 )
 
 missing=()

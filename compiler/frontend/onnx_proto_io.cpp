@@ -88,11 +88,27 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what) 
         throw InputError(what + " is split into segments, which is not supported");
     }
     Shape shape;
+    const DType dtype = dtypeFromOnnx(proto.data_type(), what);
+    // The data a proto holds bounds the elements its dims may declare: checked before any
+    // allocation, so that a corrupt file cannot ask for more memory than it brings.
+    const uint64_t held = proto.has_raw_data() ? proto.raw_data().size() / dtypeSize(dtype)
+                          : dtype == DType::Fp32  ? static_cast<uint64_t>(proto.float_data_size())
+                          : dtype == DType::Int64 ? static_cast<uint64_t>(proto.int64_data_size())
+                                                  : static_cast<uint64_t>(proto.int32_data_size());
+    uint64_t elements = 1;
+    bool empty = false, overflow = false;
     for (int64_t dim : proto.dims()) {
         if (dim < 0) throw InputError(what + " has a negative dimension " + std::to_string(dim));
         shape.push_back(dim);
+        empty = empty || dim == 0;
+        if (dim != 0 && elements > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(dim)) overflow = true;
+        if (!overflow) elements *= static_cast<uint64_t>(dim);
     }
-    Tensor tensor = Tensor::zeros(dtypeFromOnnx(proto.data_type(), what), std::move(shape));
+    if (!empty && (overflow || elements > held)) {
+        throw InputError(what + " declares the shape " + shapeString(shape) + ", more elements than the " +
+                         std::to_string(held) + " it holds");
+    }
+    Tensor tensor = Tensor::zeros(dtype, std::move(shape));
 
     if (proto.has_raw_data()) {
         const std::string& raw = proto.raw_data();

@@ -50,7 +50,7 @@ SweepSpec readSweepSpec(const std::filesystem::path& file) {
     Json j;
     try {
         j = Json::parse(text.str(), nullptr, true, true);
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // a syntax error, or a number out of range
         throw InputError(origin + " is not valid JSON: " + e.what());
     }
     if (!j.is_object()) throw InputError(origin + ": expected a JSON object");
