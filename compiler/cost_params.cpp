@@ -39,7 +39,9 @@ CostParams readCostParams(const std::filesystem::path& file) {
         for (size_t i = 0; i < kCostFeatures; ++i) {
             const std::string name(costFeatureName(static_cast<CostFeature>(i)));
             const double weight = weights.at(name).get<double>();
-            if (!std::isfinite(weight)) throw InputError(origin + ": weight '" + name + "' is not a finite number");
+            if (!std::isfinite(weight) || weight < 0) {
+                throw InputError(origin + ": weight '" + name + "' must be a finite number >= 0");
+            }
             params.weights[i] = weight;
         }
         const Json& dma = j.at("dma");

@@ -5,8 +5,20 @@ import shutil
 import tempfile
 
 
-def publish_plots(final, draw):
-    """Calls draw(staging_directory), then moves the staging directory to `final`."""
+class NotAPlotDirectory(Exception):
+    """The final directory exists and holds something else than the plots: it is not replaced."""
+
+
+def publish_plots(final, draw, names):
+    """Calls draw(staging_directory), then moves the staging directory to `final`, which may
+    exist only as an earlier run's plots (files among `names`)."""
+    if os.path.lexists(final):
+        if not os.path.isdir(final) or os.path.islink(final):
+            raise NotAPlotDirectory(f"{final} exists and is not a directory of plots")
+        others = sorted(set(os.listdir(final)) - set(names))
+        if others:
+            raise NotAPlotDirectory(f"{final} holds other files than plots ({', '.join(others[:3])}); "
+                                    "choose another directory")
     parent = os.path.dirname(os.path.abspath(final))
     os.makedirs(parent, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".plots-", dir=parent)

@@ -21,7 +21,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from plot_directory import publish_plots  # noqa: E402
+from plot_directory import NotAPlotDirectory, publish_plots  # noqa: E402
+
+PLOTS = ("timeline.png", "utilization.png", "roofline.png", "op_cycles.png")
 
 STALL_COLOURS = {"semaphore_wait": "#f0a030", "queue_full": "#c05050", "dram_contention": "#8060c0",
                  "sram_bank_conflict": "#40a0a0"}
@@ -139,7 +141,11 @@ def main(argv):
         roofline(report, os.path.join(staging, "roofline.png"))
         op_cycles(report, os.path.join(staging, "op_cycles.png"))
 
-    publish_plots(os.path.join(directory, "plots"), draw)
+    try:
+        publish_plots(os.path.join(directory, "plots"), draw, PLOTS)
+    except NotAPlotDirectory as error:
+        print(f"plots: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -33,7 +33,8 @@ OpReport opFromJson(const Json& j) {
     op.cycles = j.at("cycles").get<uint64_t>();
     op.macs = j.at("macs").get<uint64_t>();
     op.dramBytes = j.at("dram_bytes").get<uint64_t>();
-    op.sramBytes = j.at("sram_bytes").get<uint64_t>();
+    // Fields newer reports have; an older report.json reads them as unknown (0).
+    op.sramBytes = j.value("sram_bytes", uint64_t{0});
     op.tensorBusy = j.at("tensor_busy_cycles").get<uint64_t>();
     op.vectorBusy = j.at("vector_busy_cycles").get<uint64_t>();
     op.loadBusy = j.at("load_busy_cycles").get<uint64_t>();
@@ -42,9 +43,9 @@ OpReport opFromJson(const Json& j) {
     op.stalls = stallsFromJson(j.at("stalls"));
     op.dispatchCycles = j.at("dispatch_cycles").get<uint64_t>();
     op.bound = j.at("bound").get<std::string>();
-    op.peakMacsPerCycle = j.at("peak_macs_per_cycle").get<double>();
-    op.minDramBytes = j.at("min_dram_bytes").get<uint64_t>();
-    op.intensity = j.at("intensity").get<double>();
+    op.peakMacsPerCycle = j.value("peak_macs_per_cycle", 0.0);
+    op.minDramBytes = j.value("min_dram_bytes", uint64_t{0});
+    op.intensity = j.value("intensity", 0.0);
     op.attainableCycles = j.at("attainable_cycles").get<double>();
     op.efficiency = j.at("efficiency").get<double>();
     const Json& spill = j.at("spill");
@@ -117,14 +118,15 @@ Report fromJson(const Json& j) {
         }
         r.rtl = std::move(use);
     }
-    if (const Json& faults = j.at("faults"); !faults.is_null()) {
+    if (const auto found = j.find("faults"); found != j.end() && !found->is_null()) {
+        const Json& faults = *found;
         FaultUse use;
         for (const Json& f : faults.at("injected")) {
             use.injected.push_back({f.at("kind").get<std::string>(), f.at("at").get<uint64_t>(), f.at("fired").get<bool>()});
         }
         use.jobFailures = faults.at("job_failures").get<std::vector<std::string>>();
         use.lostInterrupts = faults.at("lost_interrupts").get<uint64_t>();
-        use.correctedErrors = faults.at("corrected_errors").get<uint64_t>();
+        use.correctedErrors = faults.value("corrected_errors", uint64_t{0});
         r.faults = std::move(use);
     }
     if (const auto check = j.find("check"); check != j.end()) {

@@ -27,7 +27,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from plot_directory import publish_plots  # noqa: E402
+from plot_directory import NotAPlotDirectory, publish_plots  # noqa: E402
 
 AREA_PER_SRAM_KIB = 4.0
 
@@ -124,7 +124,11 @@ def main(argv):
         pareto(rows, os.path.join(staging, "pareto.png"))
         sensitivity(rows, os.path.join(staging, "sensitivity.png"))
 
-    publish_plots(out, draw)
+    try:
+        publish_plots(out, draw, ("pareto.png", "sensitivity.png"))
+    except NotAPlotDirectory as error:
+        print(f"sweep_plot: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -20,7 +20,12 @@ ChildOutcome runInChild(const std::function<std::string()>& body, unsigned timeo
     if (pid < 0) throw RunError("cannot start a simulation process");
     if (pid == 0) {
         close(fds[0]);
-        const std::string text = body();
+        std::string text;
+        try {
+            text = body();
+        } catch (...) {
+            _exit(4);  // the parent reports the missing result; nothing unwinds into its code here
+        }
         size_t written = 0;
         while (written < text.size()) {
             const ssize_t n = write(fds[1], text.data() + written, text.size() - written);

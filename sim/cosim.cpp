@@ -61,6 +61,10 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
     if (dramProbe) *dramProbe = traffic;
     sc_core::sc_start();
     if (dramProbe) *dramProbe = nullptr;  // the model is gone with this function
+    if (faults) {
+        faults->setDramTarget(nullptr);
+        faults->setOnchipTarget(nullptr);
+    }
     if (host.failure()) std::rethrow_exception(host.failure());
     return traffic();
 }

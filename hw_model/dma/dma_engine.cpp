@@ -126,7 +126,7 @@ void DmaEngine::execute(const isa::Command& command) {
     const std::vector<Burst> bursts = planBursts(command);
     // Injected bit flips: in DRAM where the load reads (before it does), on chip where it
     // writes (after it has).
-    if (load && !bursts.empty() && injectedFault(FaultKind::DramFlip)) faults()->flipDram(bursts.front().dramAddress);
+    if (load && !move && !bursts.empty() && injectedFault(FaultKind::DramFlip)) faults()->flipDram(bursts.front().dramAddress);
     const bool flipOnchip = load && !move && !bursts.empty() && bursts.front().pieceCount > 0 &&
                             injectedFault(FaultKind::SramFlip);
     for (size_t b = 0; b < bursts.size(); ++b) {

@@ -15,8 +15,8 @@ enum class FaultKind : uint8_t {
     DmaError,  ///< the N-th DMA command gets an error response from DRAM (counted over both engines)
     UnitHang,  ///< the tensor unit stops responding at its N-th command, until the job is aborted
     LostIrq,   ///< the N-th interrupt the NPU raises never reaches the host
-    DramFlip,  ///< a bit flips in DRAM where the N-th DMA load reads (ECC corrects it on the read)
-    SramFlip,  ///< a bit flips on chip where the N-th DMA load wrote (parity reports it on a read)
+    DramFlip,  ///< a bit flips in DRAM where the N-th DMA load from DRAM reads (ECC corrects it)
+    SramFlip,  ///< a bit flips on chip where the N-th DMA load from DRAM wrote (parity reports it)
 };
 std::string_view faultKindName(FaultKind kind);
 

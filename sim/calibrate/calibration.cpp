@@ -170,8 +170,8 @@ std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double
 /// The weights minimising the mean absolute relative error sum(|(w . f) / y - 1|) over the
 /// training samples for the DMA timing of `params`, and that sum: least squares on the rows
 /// f / y against 1, reweighted by each row's error (iteratively reweighted least squares for
-/// the absolute error), with a small pull towards the analytical weights so that a feature
-/// the training set never varies keeps its default.
+/// the absolute error, none negative), with a small pull towards the analytical weights so
+/// that a feature the training set never varies keeps its default.
 std::pair<compiler::CostParams, double> fitWeights(const std::vector<CalibrationSample>& samples,
                                                    const ArchConfig& config, compiler::CostParams params) {
     constexpr int kReweightings = 12;
@@ -205,8 +205,25 @@ std::pair<compiler::CostParams, double> fitWeights(const std::vector<Calibration
             normal[i][i] += ridge;
             rhs[i] += ridge * defaults.weights[i];
         }
-        const std::vector<double> weights = solve(normal, rhs);
-        std::copy(weights.begin(), weights.end(), params.weights.begin());
+        // Weights are costs: none may be negative. A feature whose weight comes out negative
+        // is held at zero and the rest solved again (an active set, at most n rounds).
+        std::array<bool, n> zero{};
+        std::vector<double> weights;
+        for (size_t round = 0; round <= n; ++round) {
+            std::vector<std::vector<double>> a = normal;
+            std::vector<double> b = rhs;
+            for (size_t i = 0; i < n; ++i) {
+                if (!zero[i]) continue;
+                for (size_t j = 0; j < n; ++j) a[i][j] = a[j][i] = 0;
+                a[i][i] = 1;
+                b[i] = 0;
+            }
+            weights = solve(a, b);
+            const auto negative = std::min_element(weights.begin(), weights.end());
+            if (*negative >= 0) break;
+            zero[static_cast<size_t>(negative - weights.begin())] = true;
+        }
+        for (size_t i = 0; i < n; ++i) params.weights[i] = std::max(0.0, weights[i]);
         for (size_t r = 0; r < rows.size(); ++r) rowWeights[r] = 1 / std::max(errorOf(rows[r]), 1e-4);
     }
     double error = 0;

@@ -32,7 +32,6 @@ void writeReadableReport(const std::filesystem::path& directory, const reports::
         plots.push_back({name, fileText(directory / "plots" / (std::string(name) + ".png"))});
     }
     sim::OutputFiles files;
-    files.stage(directory / "report.md", reports::reportToMarkdown(report));
     files.stage(directory / "report.html", reports::reportToHtml(report, plots));
     files.commit();
 }
@@ -42,6 +41,7 @@ void stageReportData(sim::OutputFiles& files, const std::filesystem::path& direc
     files.makeDirectory(directory);
     files.stage(directory / "report.json", reports::reportToJson(report));
     files.stage(directory / "trace.json", reports::traceToChromeJson(run));
+    files.stage(directory / "report.md", reports::reportToMarkdown(report));
 }
 
 reports::Report readReport(const std::filesystem::path& runOrFile) {
@@ -64,6 +64,9 @@ void rebuildReportDirectory(const std::filesystem::path& directory) {
         throw InputError("'" + directory.string() + "' has no trace.json (written by npusim run --report DIR)");
     }
     writeReadableReport(directory, report);
+    sim::OutputFiles files;
+    files.stage(directory / "report.md", reports::reportToMarkdown(report));
+    files.commit();
 }
 
 }  // namespace npusim::cli

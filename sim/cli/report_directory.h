@@ -9,11 +9,12 @@
 
 namespace npusim::cli {
 
-/// Stages the run's report.json and trace.json (with the run's other outputs: all or none).
+/// Stages the run's report.json, trace.json and report.md (with the run's other outputs: all
+/// or none).
 void stageReportData(sim::OutputFiles& files, const std::filesystem::path& directory, const reports::Report& report,
                      const reports::RunRecord& run);
-/// Once report.json and trace.json are in place: draws the plots, then writes report.md and
-/// report.html. RunError when the plots cannot be drawn or a file cannot be written.
+/// Once report.json and trace.json are in place: draws the plots, then writes report.html.
+/// RunError when the plots cannot be drawn or a file cannot be written.
 void writeReadableReport(const std::filesystem::path& directory, const reports::Report& report);
 
 /// The report of a run directory (its report.json) or of a report.json file. InputError when it

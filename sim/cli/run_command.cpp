@@ -257,6 +257,8 @@ void run(const RunOptions& o) {
     if (!o.report.empty()) stageReportData(files, o.report, report, record);
     files.commit();
     if (!o.report.empty()) {
+        // An earlier run's page must not stand beside this run's report if the plots fail.
+        std::filesystem::remove(std::filesystem::path(o.report) / "report.html");
         writeReadableReport(o.report, report);
         std::printf("  report: %s/report.json, report.md, report.html, trace.json, plots/*.png\n", o.report.c_str());
     }
@@ -289,7 +291,7 @@ void addRunCommand(CLI::App& app) {
                         "write the RTL blocks' waveforms to this VCD file (FILE.tensor.vcd and FILE.vector.vcd for both)");
     command->add_option("--inject", o->inject,
                         "inject a fault: KIND@N fires at the N-th event of its kind (dma_error: DMA commands, "
-                        "unit_hang: tensor commands, lost_irq: interrupts, dram_flip and sram_flip: DMA loads)");
+                        "unit_hang: tensor commands, lost_irq: interrupts, dram_flip and sram_flip: DMA loads from DRAM)");
     command->add_option("--watchdog", o->watchdog, "each job's cycle budget (the firmware's watchdog)")
         ->capture_default_str()
         ->check(CLI::Range(uint64_t{1000}, uint64_t{1} << 40));

@@ -3,6 +3,7 @@
 // npusim sweep-point SPEC --db DB --index I   (a worker: runs one point; used by the backends)
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "arch/error.h"
 #include "sim/cli/commands.h"
@@ -20,11 +21,11 @@ struct SweepOptions {
     sim::SweepBackend backend;
 };
 
-void reportBaseline(const sim::SweepSpec& spec, const SweepOptions& o) {
+void reportBaseline(const sim::SweepSpec& spec, const SweepOptions& o, const sim::SweepDatabase& baseline) {
     std::vector<std::string> keys;
     for (const sim::SweepPoint& point : sim::expandSweep(spec)) keys.push_back(sim::sweepPointKey(point, spec.timingOnly));
     const sim::BaselineComparison comparison =
-        sim::compareWithBaseline(sim::SweepDatabase(o.database), sim::SweepDatabase(o.baseline), keys, o.tolerance);
+        sim::compareWithBaseline(sim::SweepDatabase(o.database), baseline, keys, o.tolerance);
     std::printf("baseline %s: %zu points compared, %zu not in it, %zu moved beyond %.1f%%\n", o.baseline.c_str(),
                 comparison.compared, comparison.missing, comparison.moved.size(), o.tolerance * 100);
     for (const auto& moved : comparison.moved) {
@@ -42,6 +43,9 @@ void sweep(const SweepOptions& o) {
     if (!o.baseline.empty() && !std::filesystem::is_regular_file(o.baseline)) {
         throw InputError("--baseline '" + o.baseline + "' is not a sweep database");
     }
+    // Checked before the sweep runs; only read.
+    std::optional<sim::SweepDatabase> baseline;
+    if (!o.baseline.empty()) baseline.emplace(o.baseline, true);
     const sim::SweepSpec spec = sim::readSweepSpec(o.spec);
     const sim::SweepOutcome outcome =
         sim::runSweep(spec, o.database, o.backend, std::filesystem::read_symlink("/proc/self/exe"));
@@ -50,7 +54,7 @@ void sweep(const SweepOptions& o) {
     if (outcome.lost > 0) {
         throw RunError(std::to_string(outcome.lost) + " points ended without a result; run the sweep again to retry them");
     }
-    if (!o.baseline.empty()) reportBaseline(spec, o);
+    if (baseline) reportBaseline(spec, o, *baseline);
 }
 
 }  // namespace

@@ -43,7 +43,17 @@ std::string text(sqlite3_stmt* statement, int column) {
 
 }  // namespace
 
-SweepDatabase::SweepDatabase(const std::filesystem::path& file) : file_(file) {
+SweepDatabase::SweepDatabase(const std::filesystem::path& file, bool readOnly) : file_(file) {
+    if (readOnly) {
+        if (sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK ||
+            sqlite3_exec(db_, "SELECT key, total_cycles, status FROM points LIMIT 1", nullptr, nullptr, nullptr) != SQLITE_OK) {
+            const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+            sqlite3_close(db_);
+            db_ = nullptr;
+            throw InputError("'" + file.string() + "' is not a sweep database: " + message);
+        }
+        return;
+    }
     if (sqlite3_open(file.c_str(), &db_) != SQLITE_OK) {
         const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
@@ -52,8 +62,9 @@ SweepDatabase::SweepDatabase(const std::filesystem::path& file) : file_(file) {
     }
     // Several workers write at once: wait for each other's transactions rather than fail.
     sqlite3_busy_timeout(db_, 60'000);
+    // The default rollback journal, not WAL: WAL needs shared memory between the writers,
+    // which Slurm workers on several nodes of a shared file system do not have.
     try {
-        execute("PRAGMA journal_mode=WAL");
         execute(kSchema);
     } catch (...) {
         sqlite3_close(db_);

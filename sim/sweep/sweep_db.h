@@ -1,5 +1,5 @@
-// The sweep database (SQLite): one row per finished point, written in one transaction by the
-// process that ran it, so a sweep killed midway loses no finished point and the file stays
+// The sweep database (SQLite, rollback journal): one row per finished point, written in one
+// transaction by the process that ran it, so a sweep killed midway loses no finished point and the file stays
 // readable. Rows are keyed by what decides the result (model hash, validated config hash,
 // compiler options, timing-only), so a rerun skips what is there, and a baseline database
 // from another version of npusim matches point for point.
@@ -38,7 +38,8 @@ struct SweepRow {
 class SweepDatabase {
 public:
     /// Opens (creating when missing) the database; RunError naming the file when it cannot.
-    explicit SweepDatabase(const std::filesystem::path& file);
+    /// Read only: the file must exist and hold a sweep (InputError otherwise).
+    explicit SweepDatabase(const std::filesystem::path& file, bool readOnly = false);
     ~SweepDatabase();
     SweepDatabase(const SweepDatabase&) = delete;
     SweepDatabase& operator=(const SweepDatabase&) = delete;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -123,6 +124,7 @@ void runLocal(const SweepSpec& spec, const std::filesystem::path& database, unsi
         }
         int status = 0;
         const pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0 && errno != EINTR) throw RunError(std::string("waiting for the sweep's workers failed: ") + std::strerror(errno));
         const auto it = running.find(pid);
         if (it == running.end()) continue;
         const Pending& p = *it->second;
@@ -140,45 +142,32 @@ std::string shellQuoted(const std::string& text) {
     return out + "'";
 }
 
+/// Array tasks per submission: Slurm's default MaxArraySize is 1001 (task ids 0..1000).
+constexpr size_t kArrayTasks = 1000;
+
 void runSlurm(const SweepSpec& spec, const std::filesystem::path& database, const SweepBackend& backend,
               const std::filesystem::path& executable, const std::vector<Pending>& pending, Progress& progress,
               SweepOutcome& outcome) {
-    // The job array's script and the tasks' logs live beside the database.
+    // The job array's script, its task lists and the tasks' logs live beside the database. A
+    // task runs the point on line SLURM_ARRAY_TASK_ID + 1 of the list the array was given.
     const std::filesystem::path directory = std::filesystem::absolute(database).string() + ".slurm";
     std::filesystem::create_directories(directory);
     const std::filesystem::path script = directory / "point.sh";
     {
         std::ofstream out(script);
-        out << "#!/bin/sh\n# One point of an npusim sweep: the array task's index is the point's.\nexec";
+        out << "#!/bin/sh\n# One point of an npusim sweep: $1 lists the points, a line per array task.\n"
+            << "index=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" \"$1\")\nexec";
         for (const std::string& arg : workerCommand(executable, spec, database, "")) {
             if (!arg.empty()) out << " " << shellQuoted(arg);
         }
-        out << " \"$SLURM_ARRAY_TASK_ID\"\n";
+        out << " \"$index\"\n";
         if (!out) throw RunError("cannot write '" + script.string() + "'");
     }
     std::filesystem::permissions(script, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
-    std::string array;
-    for (const Pending& p : pending) {
-        if (!array.empty()) array += ',';
-        array += std::to_string(p.point.index);
-    }
-    if (backend.jobs > 0) {
-        array += '%';
-        array += std::to_string(backend.jobs);
-    }
-    std::vector<std::string> command{"sbatch", "--parsable", "--wait", "--job-name=npusim-sweep",
-                                     "--array=" + array, "--output=" + (directory / "point-%a.log").string()};
-    for (size_t start = 0; start < backend.slurmOptions.size();) {
-        const size_t end = std::min(backend.slurmOptions.find(' ', start), backend.slurmOptions.size());
-        if (end > start) command.push_back(backend.slurmOptions.substr(start, end - start));
-        start = end + 1;
-    }
-    command.push_back(script.string());
-    const pid_t sbatch = spawn(command, (directory / "sbatch.log").string(), true);
 
-    // The tasks write their rows; the database shows which points finished.
     const SweepDatabase db(database);
     std::vector<bool> reported(pending.size(), false);
+    // The tasks write their rows; the database shows which points finished.
     auto collect = [&] {
         for (size_t i = 0; i < pending.size(); ++i) {
             if (reported[i]) continue;
@@ -189,26 +178,55 @@ void runSlurm(const SweepSpec& spec, const std::filesystem::path& database, cons
             }
         }
     };
-    int status = 0;
-    while (waitpid(sbatch, &status, WNOHANG) == 0) {
+    for (size_t first = 0; first < pending.size(); first += kArrayTasks) {
+        const size_t count = std::min(kArrayTasks, pending.size() - first);
+        const std::filesystem::path list = directory / ("points-" + std::to_string(first / kArrayTasks) + ".txt");
+        {
+            std::ofstream out(list);
+            for (size_t i = first; i < first + count; ++i) out << pending[i].point.index << "\n";
+            if (!out) throw RunError("cannot write '" + list.string() + "'");
+        }
+        std::string array = "0-" + std::to_string(count - 1);
+        if (backend.jobs > 0) {
+            array += '%';
+            array += std::to_string(backend.jobs);
+        }
+        std::vector<std::string> command{"sbatch", "--parsable", "--wait", "--job-name=npusim-sweep", "--array=" + array,
+                                         "--output=" + (directory / "point-%A_%a.log").string()};
+        for (size_t start = 0; start < backend.slurmOptions.size();) {
+            const size_t end = std::min(backend.slurmOptions.find(' ', start), backend.slurmOptions.size());
+            if (end > start) command.push_back(backend.slurmOptions.substr(start, end - start));
+            start = end + 1;
+        }
+        command.push_back(script.string());
+        command.push_back(list.string());
+        const pid_t sbatch = spawn(command, (directory / "sbatch.log").string(), true);
+        int status = 0;
+        while (waitpid(sbatch, &status, WNOHANG) == 0) {
+            collect();
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        }
         collect();
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            bool missing = false;
+            for (size_t i = first; i < first + count; ++i) missing = missing || !reported[i];
+            if (missing) {
+                std::string last;
+                if (std::ifstream log(directory / "sbatch.log"); log) {
+                    for (std::string line; std::getline(log, line);) {
+                        if (!line.empty()) last = line;
+                    }
+                }
+                throw RunError("sbatch failed" + (last.empty() ? std::string() : ": " + last) +
+                               "; run the sweep again to retry the points without a result");
+            }
+        }
     }
-    collect();
     for (size_t i = 0; i < pending.size(); ++i) {
         if (!reported[i]) {
             progress.finished(pending[i].point, std::nullopt);
             ++outcome.lost;
         }
-    }
-    if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && outcome.lost > 0)) {
-        std::string last;
-        if (std::ifstream log(directory / "sbatch.log"); log) {
-            for (std::string line; std::getline(log, line);) {
-                if (!line.empty()) last = line;
-            }
-        }
-        throw RunError("sbatch failed" + (last.empty() ? std::string() : ": " + last));
     }
 }
 

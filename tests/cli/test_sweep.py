@@ -129,6 +129,9 @@ class LocalSweepTest(SweepTestCase):
         self.ok("sweep-plot", "s.sqlite", "-o", "plots")
         for name in ("pareto.png", "sensitivity.png"):
             self.assertEqual((self.tmp / "plots" / name).read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+        self.ok("sweep-plot", "s.sqlite", "-o", "plots")  # an earlier run's plots are replaced
+        # A directory holding anything else is never replaced.
+        self.assertFailsCleanly(["sweep-plot", "s.sqlite", "-o", "."], 2, ["other files", "choose another directory"])
 
     def test_a_point_that_cannot_compile_is_a_failed_row_not_a_failed_sweep(self):
         # 2 KiB of SRAM holds no GEMM block of the mlp's layers.
@@ -144,6 +147,7 @@ class LocalSweepTest(SweepTestCase):
             (["sweep", "missing.json"], ["missing.json"]),
             (["sweep", "spec.json", "--backend", "cloud"], ["--backend", "cloud"]),
             (["sweep", "spec.json", "--baseline", "none.sqlite"], ["none.sqlite"]),
+            (["sweep", "spec.json", "--baseline", "mlp.onnx"], ["mlp.onnx", "not a sweep database"]),
             (["sweep-plot", "none.sqlite"], ["none.sqlite"]),
         ]
         for name, spec, words in [
