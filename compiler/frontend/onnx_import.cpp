@@ -351,7 +351,8 @@ Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, 
     } catch (const std::exception& e) {
         throw InputError(model + " rejected by ONNX shape inference: " + firstLine(e.what()));
     }
-    for (const auto& [name, value] : bindings) {
+    for (const auto& binding : bindings) {
+        const std::string& name = binding.first;
         const auto& inputs = proto.graph().input();
         if (std::none_of(inputs.begin(), inputs.end(), [&](const onnx::ValueInfoProto& input) { return input.name() == name; })) {
             throw InputError(model + " has no input '" + name + "' to bind");
