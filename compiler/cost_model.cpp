@@ -24,6 +24,9 @@ struct StageTimes {
     /// Of the loads' and stores' time, the DRAM transfers at full bandwidth, which the two
     /// engines share.
     double loadTransfer = 0, storeTransfer = 0;
+    /// Whether a buffer is loaded and stored in place: its slot is then held from the block's
+    /// loads through its stores, and the slot's next block cannot load before they end.
+    bool inPlace = false;
 };
 
 /// Adds `count` memory-bound steps of `dma` cycles, of which `transfer` (at most) are DRAM
@@ -81,6 +84,27 @@ void addPipeline(CostEstimate& e, const std::vector<std::pair<StageTimes, double
         }
     }
     if (!steps.empty()) feature(e, CostFeature::Exposed) += steps.front().first->loads + steps.back().first->stores;
+}
+
+/// Blocks in place (StageTimes::inPlace) hold their slot from their loads to their stores, so
+/// the blocks of one slot run one after another: a pipeline takes at least its busiest slot's
+/// loads, compute and stores. Returns what that takes beyond addPipeline's time for `runs`.
+double slotChainExcess(const std::vector<std::pair<StageTimes, double>>& runs, bool doubleBuffered) {
+    double blocks = 0, chains = 0;
+    for (const auto& [b, count] : runs) {
+        if (count <= 0 || !b.inPlace) continue;
+        blocks += count;
+        chains += count * (b.loads + b.compute + b.stores);
+    }
+    if (blocks == 0) return 0;
+    const double busiest = chains * std::ceil(blocks / (doubleBuffered ? 2 : 1)) / blocks;
+    CostEstimate alone;
+    addPipeline(alone, runs, doubleBuffered);
+    double pipeline = 0;
+    for (CostFeature f : {CostFeature::Compute, CostFeature::Memory, CostFeature::Transfer, CostFeature::Exposed}) {
+        pipeline += feature(alone, f);
+    }
+    return std::max(0.0, busiest - pipeline);
 }
 
 }  // namespace
@@ -141,13 +165,19 @@ double CostModel::dmaCycles(uint64_t rows, uint64_t rowBytes, uint64_t strideByt
     const double bursts = static_cast<double>(rows) * std::ceil(static_cast<double>(rowBytes) / burst);
     const double transfer = static_cast<double>(rows * rowBytes) / (dmaBytesPerCycle() * share);
     const double window =
-        bursts * (config_.dram.latencyCycles + config_.dram.tCasCycles) / (config_.dma.maxOutstanding * channels);
+        bursts * firstByteCycles() / (config_.dma.maxOutstanding * channels);
     const double issue = bursts * params_.burstCycles / channels;
     // Each DRAM channel the addresses reach serves a burst per cycle at most.
     const double served = bursts / std::max(1.0, share * config_.dram.channels);
-    // Streams mostly hit open rows: controller latency and a column access.
-    const double latency = config_.dram.latencyCycles + config_.dram.tCasCycles;
+    const double latency = firstByteCycles();
     return latency + std::max({transfer, window, issue, served});
+}
+
+double CostModel::firstByteCycles() const {
+    // Streams mostly hit open rows: the controller's latency and a column access. Closing the
+    // row after each access makes every burst activate its row first.
+    const DramConfig& d = config_.dram;
+    return d.latencyCycles + d.tCasCycles + (d.pagePolicy == PagePolicy::Closed ? d.tRcdCycles : 0);
 }
 
 double CostModel::channelShare(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const {
@@ -332,22 +362,55 @@ double CostModel::transferCycles(const BlockTransfer& t, uint64_t elementBytes) 
     return dmaCycles(rows, rowBytes, static_cast<uint64_t>(t.dramRowStride) * elementBytes);
 }
 
-CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSchedule& s) const {
-    // Blocks come in at most two sizes (full and tail along blockDim); transfers and steps
-    // have the same shapes in every block of a size.
-    struct BlockTime {
+double CostModel::moveCycles(const BlockTransfer& t, uint64_t elementBytes) const {
+    // Bursts cover runs of the resident tensor's layout, as in DRAM; the channels each issue a
+    // burst per cycle, and a burst reads and writes SRAM.
+    const bool rowsAdjacent = t.rows == 1 || t.dramRowStride == t.rowElements;
+    const bool planesAdjacent = t.planes == 1 || t.dramPlaneStride == t.rows * t.rowElements;
+    const double rowBytes = static_cast<double>(t.rowElements * static_cast<int64_t>(elementBytes));
+    const double burst = config_.dma.burstBytes;
+    double bursts = 0;
+    if (rowsAdjacent && planesAdjacent) {
+        bursts = std::ceil(static_cast<double>(t.planes * t.rows) * rowBytes / burst);
+    } else if (rowsAdjacent) {
+        bursts = static_cast<double>(t.planes) * std::ceil(static_cast<double>(t.rows) * rowBytes / burst);
+    } else {
+        bursts = static_cast<double>(t.planes * t.rows) * std::ceil(rowBytes / burst);
+    }
+    constexpr double kAccessCycles = 2;  // the last burst's read and write
+    return kAccessCycles + bursts * params_.burstCycles / config_.dma.channels;
+}
+
+namespace {
+
+/// A vector kernel's blocks: at most two sizes (full and tail along blockDim), whose transfers
+/// and steps have the same shapes in every block of a size.
+struct VectorBlocks {
+    struct Size {
         StageTimes stages;
         uint64_t bytes = 0, commands = 0;
+        double count = 0;
     };
-    auto blockTime = [&](const VectorBlock& block) {
-        BlockTime t;
+    Size full, tail;
+    std::vector<std::pair<StageTimes, double>> runs() const { return {{full.stages, full.count}, {tail.stages, tail.count}}; }
+};
+
+VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const VectorSchedule& s) {
+    auto sizeOf = [&](const VectorBlock& block, int64_t count) {
+        VectorBlocks::Size t;
+        t.count = static_cast<double>(count);
         auto transfers = [&](const TensorView& view, BufferExtent extent, DType dtype, double& cycles, double& transfer) {
+            const bool onChip = model.resident(view.value);
             for (const BlockTransfer& b : blockTransfers(p, s, block, view, extent)) {
-                cycles += transferCycles(b, dtypeSize(dtype));
-                const uint64_t bytes = static_cast<uint64_t>(b.planes * b.rows * b.rowElements) * dtypeSize(dtype);
-                transfer += static_cast<double>(bytes) / dmaBytesPerCycle();
-                t.bytes += bytes;
                 ++t.commands;
+                if (onChip) {
+                    cycles += model.moveCycles(b, dtypeSize(dtype));
+                    continue;
+                }
+                cycles += model.transferCycles(b, dtypeSize(dtype));
+                const uint64_t bytes = static_cast<uint64_t>(b.planes * b.rows * b.rowElements) * dtypeSize(dtype);
+                transfer += static_cast<double>(bytes) / model.dmaBytesPerCycle();
+                t.bytes += bytes;
             }
         };
         for (const VectorLoad& load : p.loads) {
@@ -357,40 +420,64 @@ CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSched
         for (const VectorStore& store : p.stores) {
             const VectorBuffer& buffer = p.buffers[store.buffer];
             transfers(store.view, buffer.extent, buffer.dtype, t.stages.stores, t.stages.storeTransfer);
+            t.stages.inPlace |= std::any_of(p.loads.begin(), p.loads.end(),
+                                            [&](const VectorLoad& load) { return load.buffer == store.buffer; });
         }
         for (const VectorStep& step : p.steps) {
-            t.stages.compute += vectorCycles(step.op, bufferElements(p, p.buffers[step.src0].extent, block.rows));
+            t.stages.compute += model.vectorCycles(step.op, bufferElements(p, p.buffers[step.src0].extent, block.rows));
             ++t.commands;
         }
         return t;
     };
-    int64_t blocks = 0, tailBlocks = 0;
-    VectorBlock full, tail;
+    VectorBlocks blocks;
+    bool first = true;
     forEachVectorBlockSize(p, s, [&](const VectorBlock& block, int64_t count) {
-        if (blocks == 0) {
-            full = block;
-            blocks = count;
-        } else {
-            tail = block;
-            tailBlocks = count;
-        }
+        (first ? blocks.full : blocks.tail) = sizeOf(block, count);
+        first = false;
     });
-    const BlockTime f = blockTime(full);
-    const BlockTime t = tailBlocks ? blockTime(tail) : BlockTime{};
-    const auto nf = static_cast<double>(blocks), nt = static_cast<double>(tailBlocks);
+    return blocks;
+}
+
+}  // namespace
+
+CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSchedule& s) const {
+    const VectorBlocks b = vectorBlocks(*this, p, s);
     CostEstimate e;
-    e.vectorCycles = nf * f.stages.compute + nt * t.stages.compute;
-    e.dmaCycles = nf * (f.stages.loads + f.stages.stores) + nt * (t.stages.loads + t.stages.stores);
-    e.dramBytes = static_cast<uint64_t>(blocks) * f.bytes + static_cast<uint64_t>(tailBlocks) * t.bytes;
-    e.commands = static_cast<uint64_t>(blocks) * f.commands + static_cast<uint64_t>(tailBlocks) * t.commands;
+    for (const VectorBlocks::Size* size : {&b.full, &b.tail}) {
+        e.vectorCycles += size->count * size->stages.compute;
+        e.dmaCycles += size->count * (size->stages.loads + size->stages.stores);
+        e.dramBytes += static_cast<uint64_t>(size->count) * size->bytes;
+        e.commands += static_cast<uint64_t>(size->count) * size->commands;
+    }
     e.commands += e.commands / 2;  // semaphore commands, about one per two others
     e.overheadCycles = commandOverheadCycles(e.commands);
-    addPipeline(e, {{f.stages, nf}, {t.stages, nt}}, s.doubleBuffer);
+    addPipeline(e, b.runs(), s.doubleBuffer);
+    feature(e, CostFeature::Memory) += slotChainExcess(b.runs(), s.doubleBuffer);
     feature(e, CostFeature::Dispatch) = e.overheadCycles;
-    feature(e, CostFeature::Blocks) = nf + nt;
+    feature(e, CostFeature::Blocks) = b.full.count + b.tail.count;
     feature(e, CostFeature::Op) = 1;
     e.totalCycles = total(e.features);
     return e;
+}
+
+CostEstimate CostModel::estimateTileOp(const TileOp& op) const {
+    if (const auto* gemm = std::get_if<GemmTiles>(&op)) return gemm->schedule.estimate;
+    if (const auto* host = std::get_if<HostTiles>(&op)) return host->estimate;
+    // An op's kernels start their buffers at the same offset: each waits for the previous
+    // one's stores, so their times add up.
+    CostEstimate sum;
+    for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
+        const CostEstimate e = estimateVector(kernel.problem, kernel.schedule);
+        sum.tensorCycles += e.tensorCycles;
+        sum.vectorCycles += e.vectorCycles;
+        sum.dmaCycles += e.dmaCycles;
+        sum.overheadCycles += e.overheadCycles;
+        sum.totalCycles += e.totalCycles;
+        sum.dramBytes += e.dramBytes;
+        sum.commands += e.commands;
+        for (size_t i = 0; i < kCostFeatures; ++i) sum.features[i] += e.features[i];
+    }
+    return sum;
 }
 
 }  // namespace npusim::compiler

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "arch/arch_config.h"
@@ -25,7 +26,10 @@ struct CostParams {
 
 class CostModel {
 public:
-    explicit CostModel(const ArchConfig& config, CostParams params = {}) : config_(config), params_(std::move(params)) {}
+    /// `resident`: intermediates the memory plan keeps in SRAM, whose vector transfers are
+    /// on-chip moves. Tiling runs before memory planning and prices every transfer in DRAM.
+    explicit CostModel(const ArchConfig& config, CostParams params = {}, std::set<ValueId> resident = {})
+        : config_(config), params_(std::move(params)), resident_(std::move(resident)) {}
 
     CostEstimate estimateGemm(const GemmProblem& problem, const GemmSchedule& schedule) const;
     /// A lower bound of estimateGemm's total under the default weights, cheap to compute: the
@@ -33,6 +37,8 @@ public:
     /// block size. With fitted weights (calibrated()) it bounds nothing.
     double gemmLowerBound(const GemmProblem& problem, const GemmSchedule& schedule) const;
     CostEstimate estimateVector(const VectorProblem& problem, const VectorSchedule& schedule) const;
+    /// A tile op's estimate: its schedule's (a GEMM, a CPU segment) or its kernels' summed.
+    CostEstimate estimateTileOp(const TileOp& op) const;
 
     /// The array's cycles for one block's tiles issued back to back, ending with the pipeline
     /// drained (blocks are separated by synchronisation). Weight stationary: each tile streams
@@ -43,15 +49,21 @@ public:
     /// is the row; 0: unknown): latency plus the slowest of the DRAM transfer on the channels
     /// it reaches, the DMA channels' burst issue and their outstanding-request window.
     double dmaCycles(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const;
+    /// The cycles from a DMA burst's issue to its first byte on the DRAM's bus.
+    double firstByteCycles() const;
     /// The fraction of the DRAM channels a DMA's addresses reach (all, for an unknown stride).
     double channelShare(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const;
-    /// One DMA transfer of a vector block.
+    /// One DMA transfer of a vector block, between DRAM and SRAM.
     double transferCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
+    /// One DMA transfer of a vector block within SRAM: its bursts, issued by the DMA channels.
+    double moveCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
+    bool resident(ValueId value) const { return resident_.contains(value); }
     /// One vector command over `elements` elements.
     double vectorCycles(isa::VectorOp op, int64_t elements) const;
     /// The control core's cost of fetching, validating and dispatching `commands` commands.
     double commandOverheadCycles(uint64_t commands) const;
 
+    const CostParams& params() const { return params_; }
     /// Whether the weights are fitted rather than the analytical defaults.
     bool calibrated() const {
         const CostParams defaults;
@@ -66,6 +78,7 @@ public:
 private:
     const ArchConfig& config_;
     CostParams params_;
+    std::set<ValueId> resident_;
 };
 
 }  // namespace npusim::compiler

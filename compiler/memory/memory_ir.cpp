@@ -36,6 +36,14 @@ const TensorHome& MemoryPlan::tensor(ValueId value) const {
     throw std::out_of_range("value has no home in the memory plan");
 }
 
+std::set<ValueId> MemoryPlan::residentValues() const {
+    std::set<ValueId> values;
+    for (const TensorHome& tensor : tensors) {
+        if (tensor.resident()) values.insert(tensor.value);
+    }
+    return values;
+}
+
 std::vector<uint32_t> MemoryPlan::overlapping(uint32_t id) const {
     const OnchipBuffer& self = buffers.at(id);
     std::vector<uint32_t> result;

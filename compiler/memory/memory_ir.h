@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,8 @@ struct MemoryPlan {
     /// Bytes of SRAM in use while the op at `position` (id `opId`) runs: its own buffer slots
     /// and the resident intermediates live across it.
     uint64_t sramInUse(int position, uint32_t opId) const;
+    /// The values kept resident in SRAM.
+    std::set<ValueId> residentValues() const;
 };
 
 /// Text form (--emit=mem).

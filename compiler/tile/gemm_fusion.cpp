@@ -7,6 +7,7 @@
 #include <set>
 
 #include "compiler/graph/strided_copy.h"
+#include "compiler/memory/memory_planning.h"
 #include "compiler/tile/tiling.h"
 
 namespace npusim::compiler {
@@ -145,7 +146,15 @@ int fuseGatheredOperands(TileProgram& program, const Graph& graph, const ArchCon
         for (const StridedCopy& copy : *copies) gathered.b.gather.push_back({producer.inputs[copy.input], copy});
         // Gathering pays when it beats writing the patch matrix and reading it back.
         const std::optional<GemmSchedule> schedule = chooseGemmColumns(gathered, gemm->schedule, config, model);
-        const double apart = gemm->schedule.estimate.totalCycles + tileOpEstimate(TileOp(*im2col)).totalCycles;
+        // Apart, memory planning keeps the patch matrix in SRAM when it fits beside the two
+        // ops' buffers; im2col then writes it on chip.
+        uint64_t working = gemmFootprint(gemm->problem, gemm->schedule, config).sramBytes;
+        for (const VectorKernel& k : im2col->kernels) working = std::max(working, vectorFootprint(k.problem, k.schedule, config));
+        const Value& patches = graph.value(b.value);
+        const uint64_t patchBytes = static_cast<uint64_t>(elementCount(patches.shape)) * dtypeSize(patches.dtype);
+        const bool resident = patchBytes + working <= config.sram.sizeBytes;
+        const CostModel apartModel(config, model.params(), resident ? std::set<ValueId>{b.value} : std::set<ValueId>{});
+        const double apart = gemm->schedule.estimate.totalCycles + apartModel.estimateTileOp(TileOp(*im2col)).totalCycles;
         if (!schedule || schedule->estimate.totalCycles >= apart) continue;
         gemm->problem = std::move(gathered);
         gemm->schedule = *schedule;

@@ -214,24 +214,6 @@ uint32_t tileOpId(const TileOp& op) {
     return std::get<VectorTiles>(op).opId;
 }
 
-CostEstimate tileOpEstimate(const TileOp& op) {
-    if (const auto* gemm = std::get_if<GemmTiles>(&op)) return gemm->schedule.estimate;
-    if (const auto* host = std::get_if<HostTiles>(&op)) return host->estimate;
-    CostEstimate total;
-    for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
-        const CostEstimate& e = kernel.schedule.estimate;
-        total.tensorCycles += e.tensorCycles;
-        total.vectorCycles += e.vectorCycles;
-        total.dmaCycles += e.dmaCycles;
-        total.overheadCycles += e.overheadCycles;
-        total.totalCycles += e.totalCycles;
-        total.dramBytes += e.dramBytes;
-        total.commands += e.commands;
-        for (size_t i = 0; i < kCostFeatures; ++i) total.features[i] += e.features[i];
-    }
-    return total;
-}
-
 std::string printTileProgram(const TileProgram& program, const Graph& graph) {
     std::ostringstream out;
     for (const TileOp& op : program.ops) {

@@ -165,8 +165,6 @@ struct TileProgram {
 };
 
 uint32_t tileOpId(const TileOp& op);
-/// The cost model's estimate of a tile op (its kernels' summed).
-CostEstimate tileOpEstimate(const TileOp& op);
 
 /// Text form (--emit=tile): one loop nest per op with its schedule and estimate.
 std::string printTileProgram(const TileProgram& program, const Graph& graph);

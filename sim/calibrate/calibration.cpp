@@ -44,6 +44,7 @@ std::vector<size_t> spread(size_t n, size_t count) {
 Run runOf(const compiler::Compilation& c, const std::string& bench, size_t problem, bool oneProblem,
           size_t& nextProblem) {
     Run run{c.artifact, {}};
+    const std::set<compiler::ValueId> resident = c.memory.residentValues();
     for (const compiler::TileOp& op : c.tiles.ops) {
         if (std::holds_alternative<compiler::HostTiles>(op)) continue;
         const uint32_t opId = compiler::tileOpId(op);
@@ -52,6 +53,7 @@ Run runOf(const compiler::Compilation& c, const std::string& bench, size_t probl
         sample.op = c.graph.nodes.at(opId).name;
         sample.problem = oneProblem ? problem : nextProblem++;
         sample.tiles = std::make_shared<const compiler::TileOp>(op);
+        sample.resident = resident;
         run.samples.emplace(opId, sample);
     }
     return run;
@@ -235,16 +237,11 @@ std::pair<compiler::CostParams, double> fitWeights(const std::vector<Calibration
 
 std::array<double, compiler::kCostFeatures> estimateFeatures(const CalibrationSample& s, const ArchConfig& config,
                                                               const compiler::CostParams& params) {
-    const compiler::CostModel model(config, params);
+    const compiler::CostModel model(config, params, s.resident);
     if (const auto* gemm = std::get_if<compiler::GemmTiles>(s.tiles.get())) {
         return model.estimateGemm(gemm->problem, gemm->schedule).features;
     }
-    std::array<double, compiler::kCostFeatures> features{};
-    for (const compiler::VectorKernel& kernel : std::get<compiler::VectorTiles>(*s.tiles).kernels) {
-        const compiler::CostEstimate e = model.estimateVector(kernel.problem, kernel.schedule);
-        for (size_t i = 0; i < compiler::kCostFeatures; ++i) features[i] += e.features[i];
-    }
-    return features;
+    return model.estimateTileOp(*s.tiles).features;
 }
 
 double estimateCycles(const CalibrationSample& s, const ArchConfig& config, const compiler::CostParams& params) {

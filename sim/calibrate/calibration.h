@@ -8,6 +8,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct CalibrationSample {
     std::string bench, op;
     size_t problem = 0;  ///< samples of one problem are candidates of one op: their ranking is scored
     std::shared_ptr<const compiler::TileOp> tiles;
+    std::set<compiler::ValueId> resident;  ///< the intermediates its compilation keeps in SRAM
     double simulated = 0;  ///< the op's cycles in the simulator (first command to last)
     bool heldOut = false;
 };

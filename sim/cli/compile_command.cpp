@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "arch/error.h"
+#include "compiler/cost_model.h"
 #include "compiler/cost_params.h"
 #include "compiler/pipeline.h"
 #include "sim/output_files.h"
@@ -31,12 +32,14 @@ const char* irLevelName(compiler::IrLevel level) {
     return "ir";
 }
 
-void printEstimates(const compiler::Compilation& c) {
+/// Each op's estimate under the memory plan: transfers of resident intermediates are on chip.
+void printEstimates(const compiler::Compilation& c, const ArchConfig& config, const compiler::CostParams& params) {
+    const compiler::CostModel model(config, params, c.memory.residentValues());
     double total = 0;
     std::printf("%-24s %-14s %14s\n", "op", "type", "est. cycles");
     for (const compiler::TileOp& op : c.tiles.ops) {
         const uint32_t opId = compiler::tileOpId(op);
-        const double cycles = compiler::tileOpEstimate(op).totalCycles;
+        const double cycles = model.estimateTileOp(op).totalCycles;
         for (const OpRecord& record : c.artifact.manifest.ops) {
             if (record.opId != opId) continue;
             std::printf("%-24s %-14s %14.0f\n", record.name.c_str(), record.type.c_str(), cycles);
@@ -140,7 +143,7 @@ void addCompileCommand(CLI::App& app) {
             {"mem", compiler::IrLevel::Memory}, {"isa", compiler::IrLevel::Isa}};
         if (!options->emit.empty()) std::cout << compiler::printIr(compilation, levels.at(options->emit));
         dumps.commit();
-        if (options->estimate) printEstimates(compilation);
+        if (options->estimate) printEstimates(compilation, config, compileOptions.costParams);
         if (!options->output.empty()) {
             writeArtifact(options->output, compilation.artifact);
             std::cerr << "npusim: wrote " << options->output << " ("

@@ -55,15 +55,14 @@ class CalibrateTest(NpusimTestCase):
         errors = [abs(float(s["estimate_after"]) - float(s["simulated"])) / float(s["simulated"]) for s in held]
         self.assertAlmostEqual(sum(errors) / len(errors), held_out["mape"], places=4)
 
-    def test_larger_presets_calibrate_to_a_better_model(self):
+    def test_larger_presets_calibrate_to_a_better_model_that_meets_the_targets(self):
         for arch in ("mobile", "server"):
             with self.subTest(arch=arch):
                 _, params, _ = self.calibrate(arch)
                 held_out = params["calibration"]["held_out"]
                 self.assertLess(held_out["after"]["mape"], held_out["before"]["mape"])
+                self.assertLessEqual(held_out["after"]["mape"], 0.05)
                 self.assertGreaterEqual(held_out["after"]["kendall_tau"], 0.9)
-                if arch == "mobile":
-                    self.assertLessEqual(held_out["after"]["mape"], 0.05)
 
     def test_the_compiler_reads_the_fitted_weights_for_their_architecture_only(self):
         self.calibrate("edge")

@@ -1,6 +1,8 @@
 // The cost model's closed-form array time equals the tile-by-tile sum it stands for.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "arch/arch_config.h"
 #include "compiler/cost_model.h"
 
@@ -88,6 +90,61 @@ TEST(CostModel, LowerBoundNeverExceedsTheEstimate) {
             }
         }
     }
+}
+
+}  // namespace
+}  // namespace npusim::compiler
+
+#include "compiler/graph/parser.h"
+#include "compiler/tile/vector_lowering.h"
+
+namespace npusim::compiler {
+namespace {
+
+/// A Relu over rows x cols: one buffer, loaded, computed in place and stored.
+VectorProblem reluProblem(int64_t rows, int64_t cols) {
+    const std::string type = "fp32[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+    const Graph graph = parseGraph("graph @g(%a: " + type + ") -> (%y: " + type + ") {\n  %y = Relu(%a)\n  return %y\n}\n");
+    std::vector<VectorProblem> problems = vectorProblemsFor(graph, graph.nodes.at(0), 0);
+    EXPECT_EQ(problems.size(), 1u);
+    return problems.at(0);
+}
+
+TEST(CostModel, BlocksInPlaceWaitForTheirSlot) {
+    // Each slot's blocks load, compute and store one after another: with two slots, N blocks
+    // take at least N/2 such chains, however fast the engines overlap.
+    const ArchConfig config = loadArchConfig("server", {});
+    const CostModel model(config);
+    const VectorProblem p = reluProblem(256, 2048);
+    ASSERT_EQ(p.loads.size(), 1u);
+    ASSERT_EQ(p.stores.size(), 1u);
+    ASSERT_EQ(p.loads[0].buffer, p.stores[0].buffer);
+    for (int64_t extent : {1, 4, 16, 64}) {
+        for (bool doubleBuffer : {true, false}) {
+            const VectorSchedule s{0, extent, doubleBuffer, {}};
+            const CostEstimate e = model.estimateVector(p, s);
+            const double blocks = e.features[static_cast<size_t>(CostFeature::Blocks)];
+            const uint64_t bytes = e.dramBytes / static_cast<uint64_t>(blocks) / 2;  // loaded, then stored
+            ASSERT_EQ(static_cast<uint64_t>(blocks) * bytes * 2, 2u * 256 * 2048 * 4);
+            const double chain = 2 * model.dmaCycles(1, bytes, bytes) +
+                                 model.vectorCycles(isa::VectorOp::Relu, static_cast<int64_t>(bytes / 4));
+            EXPECT_GE(e.totalCycles, std::ceil(blocks / (doubleBuffer ? 2 : 1)) * chain - 1e-6) << blocks << " blocks";
+            EXPECT_LE(e.totalCycles, blocks * chain + e.overheadCycles + 1e-6) << blocks << " blocks";
+        }
+    }
+}
+
+TEST(CostModel, TransfersOfResidentTensorsStayOnChip) {
+    const ArchConfig config = loadArchConfig("mobile", {});
+    const VectorProblem p = reluProblem(64, 512);
+    const VectorSchedule s{0, 16, true, {}};
+    const CostEstimate inDram = CostModel(config).estimateVector(p, s);
+    const CostEstimate onChip =
+        CostModel(config, {}, {p.loads[0].view.value, p.stores[0].view.value}).estimateVector(p, s);
+    EXPECT_EQ(inDram.dramBytes, 2u * 64 * 512 * 4);
+    EXPECT_EQ(onChip.dramBytes, 0u);
+    EXPECT_EQ(onChip.commands, inDram.commands);
+    EXPECT_LT(onChip.totalCycles, inDram.totalCycles / 4);
 }
 
 }  // namespace
