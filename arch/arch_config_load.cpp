@@ -1,26 +1,17 @@
 // Loading an architecture config: built-in presets or files, plus --set overrides.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "arch/arch_config.h"
 #include "arch/error.h"
 #include "arch/presets_embedded.h"
+#include "arch/read_file.h"
 
 namespace npusim {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string readTextFile(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot read arch config file '" + path.string() + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 /// Sets one dotted path in a JSON document; the value is JSON if it parses, else a string.
 void applyOverride(Json& document, const std::string& assignment) {
@@ -81,7 +72,7 @@ ArchConfig loadArchConfig(std::string_view presetOrPath, std::span<const std::st
         text = std::string(*preset);
         origin = "preset '" + std::string(presetOrPath) + "'";
     } else if (looksLikePath(presetOrPath)) {
-        text = readTextFile(std::filesystem::path(presetOrPath));
+        text = readWholeFile(std::filesystem::path(presetOrPath), "arch config file");
         origin = std::string(presetOrPath);
     } else {
         std::string known;

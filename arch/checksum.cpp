@@ -4,10 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 
 #include "arch/error.h"
+#include "arch/read_file.h"
 
 namespace npusim {
 namespace {
@@ -97,9 +96,7 @@ std::string sha256Hex(std::span<const std::byte> bytes) {
 }
 
 std::string fileSha256(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot read '" + path + "'");
-    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::string bytes = readWholeFile(path);
     return sha256Hex(std::as_bytes(std::span(bytes)));
 }
 

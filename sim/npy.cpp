@@ -2,11 +2,11 @@
 #include "sim/npy.h"
 
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <regex>
 
 #include "arch/error.h"
+#include "arch/read_file.h"
 
 namespace npusim::sim {
 namespace {
@@ -30,9 +30,7 @@ std::string descrOf(DType dtype) {
 }  // namespace
 
 Tensor readNpy(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot read '" + path.string() + "'");
-    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::string bytes = readWholeFile(path);
     auto fail = [&](const std::string& what) { return InputError("'" + path.string() + "': " + what); };
     if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) throw fail("not a .npy file");
     const int major = static_cast<unsigned char>(bytes[6]);

@@ -1,11 +1,10 @@
 // npusim opt FILE.ir [--pass NAME]...: reads graph IR text, runs graph passes over it and
 // prints the result, for trying a pass on a hand-written graph (and writing IR tests).
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 
 #include "arch/error.h"
+#include "arch/read_file.h"
 #include "compiler/graph/parser.h"
 #include "compiler/graph/printer.h"
 #include "compiler/passes/graph_pass.h"
@@ -41,9 +40,7 @@ void addOptCommand(CLI::App& app) {
         if (passes.empty()) {
             for (const compiler::GraphPass& pass : compiler::graphPasses()) passes.push_back(&pass);
         }
-        std::ifstream in(options->file, std::ios::binary);
-        if (!in) throw InputError("cannot read '" + options->file + "'");
-        const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+        const std::string text = readWholeFile(options->file);
         compiler::Graph graph;
         try {
             graph = compiler::parseGraph(text);

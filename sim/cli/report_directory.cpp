@@ -1,9 +1,8 @@
 #include "sim/cli/report_directory.h"
 
-#include <fstream>
-#include <sstream>
 
 #include "arch/error.h"
+#include "arch/read_file.h"
 #include "sim/cli/python_script.h"
 #include "sim/output_files.h"
 
@@ -15,21 +14,13 @@ void drawPlots(const std::filesystem::path& directory) {
     runPythonScript(NPUSIM_PLOTS_SCRIPT, {directory.string()}, "drawing the report's plots");
 }
 
-std::string fileText(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError("cannot read '" + file.string() + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 }  // namespace
 
 void writeReadableReport(const std::filesystem::path& directory, const reports::Report& report) {
     drawPlots(directory);
     std::vector<reports::Plot> plots;
     for (const char* name : {"timeline", "utilization", "op_cycles", "roofline"}) {
-        plots.push_back({name, fileText(directory / "plots" / (std::string(name) + ".png"))});
+        plots.push_back({name, readWholeFile(directory / "plots" / (std::string(name) + ".png"))});
     }
     sim::OutputFiles files;
     files.stage(directory / "report.html", reports::reportToHtml(report, plots));
@@ -52,7 +43,7 @@ reports::Report readReport(const std::filesystem::path& runOrFile) {
             throw InputError("'" + runOrFile.string() + "' has no report.json (written by npusim run --report DIR)");
         }
     }
-    return reports::reportFromJson(fileText(json), json.string());
+    return reports::reportFromJson(readWholeFile(json), json.string());
 }
 
 void rebuildReportDirectory(const std::filesystem::path& directory) {
