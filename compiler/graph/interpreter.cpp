@@ -59,7 +59,8 @@ std::vector<Tensor> interpretGraph(const Graph& graph,
         checkProvidedInput(declared, it->second);
         available[id] = &it->second;
     }
-    for (const auto& [name, tensor] : inputs) {
+    for (const auto& input : inputs) {
+        const std::string& name = input.first;
         const bool known = std::any_of(graph.inputs.begin(), graph.inputs.end(),
                                        [&](ValueId id) { return graph.value(id).name == name; });
         if (!known) {
