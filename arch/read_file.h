@@ -8,7 +8,7 @@
 namespace npusim {
 
 /// The file's bytes; throws InputError "cannot read [<what> ]'<path>'" when it cannot be
-/// opened or read.
+/// opened.
 std::string readWholeFile(const std::filesystem::path& path, std::string_view what = {});
 
 }  // namespace npusim

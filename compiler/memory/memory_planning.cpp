@@ -65,6 +65,10 @@ private:
 
 }  // namespace
 
+uint64_t residentFootprint(const Value& value, const MemoryConfig& sram) {
+    return alignUp(valueBytes(value), bankPeriod(sram));
+}
+
 GemmFootprint gemmFootprint(const GemmProblem& p, const GemmSchedule& s, const ArchConfig& config) {
     GemmFootprint f;
     const uint64_t elem = dtypeSize(p.operandType);

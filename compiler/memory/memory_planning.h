@@ -26,6 +26,9 @@ GemmFootprint gemmFootprint(const GemmProblem& problem, const GemmSchedule& sche
 uint64_t vectorFootprint(const VectorProblem& problem, const VectorSchedule& schedule,
                          const ArchConfig& config);
 
+/// SRAM a value takes when kept resident: its bytes, rounded up to the SRAM's bank period.
+uint64_t residentFootprint(const Value& value, const MemoryConfig& sram);
+
 /// The values an op's commands store or load: its kernels' views, or its GEMM's operands
 /// (a gathered operand's sources in its place), bias and result.
 std::vector<ValueId> accessedValues(const TileOp& op);
