@@ -89,7 +89,8 @@ void measure(DType dtype, int m, int n, int k) {
 
 }  // namespace
 
-int main() {
+// The engine is hw_model code, linked with SystemC, whose library owns main().
+extern "C" int sc_main(int, char*[]) {
     omp_set_num_threads(1);  // as in the simulator: one host thread
     std::printf("host GEMM throughput on tensor-unit tile shapes (m x n x k), one thread, GMAC/s\n");
     for (DType dtype : {DType::Int8, DType::Fp32}) {
