@@ -66,17 +66,24 @@ Tensor readNpy(const std::filesystem::path& path) {
     if (!std::regex_search(header, match, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) throw fail("header has no shape");
     const std::string dims = match[1];
     const std::regex number(R"(\d+)");
-    for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it) {
-        tensor.shape.push_back(std::stoll(it->str()));
-    }
-    const size_t dataBytes = static_cast<size_t>(tensor.elementCount()) * dtypeSize(tensor.dtype);
     const size_t dataStart = headerStart + headerLength;
-    if (bytes.size() - dataStart != dataBytes) {
-        throw fail("holds " + std::to_string(bytes.size() - dataStart) + " data bytes, shape " +
-                   shapeString(tensor.shape) + " needs " + std::to_string(dataBytes));
+    const uint64_t available = bytes.size() - dataStart;
+    int64_t elements = 1;  // multiplied in order, as elementCount does: it must not overflow
+    for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it) {
+        const std::string digits = it->str();
+        const int64_t dim = digits.size() > 18 ? -1 : std::stoll(digits);
+        if (dim < 0 || __builtin_mul_overflow(elements, dim, &elements)) {
+            throw fail("shape (" + dims.substr(0, 80) + ") has too many elements");
+        }
+        tensor.shape.push_back(dim);
     }
-    tensor.bytes.resize(dataBytes);
-    std::memcpy(tensor.bytes.data(), bytes.data() + dataStart, dataBytes);
+    const uint64_t size = dtypeSize(tensor.dtype);
+    if (available % size != 0 || available / size != static_cast<uint64_t>(elements)) {
+        throw fail("holds " + std::to_string(available) + " data bytes, shape " + shapeString(tensor.shape) + " needs " +
+                   std::to_string(elements) + " elements of " + std::to_string(size) + " bytes");
+    }
+    tensor.bytes.resize(available);
+    if (available) std::memcpy(tensor.bytes.data(), bytes.data() + dataStart, available);
     return tensor;
 }
 
