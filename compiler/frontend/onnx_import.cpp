@@ -253,8 +253,25 @@ class GraphConverter {
         graph_.nodes.push_back(std::move(node));
         const Node& added = graph_.nodes.back();
         opInfo(added.kind).inferTypes(graph_, added);
+        checkSizes(added);
         checkAgainstOnnx(added);
         foldIfConstant();
+    }
+
+    /// No tensor may be larger than any memory npusim models (its byte count must not
+    /// overflow either).
+    void checkSizes(const Node& node) {
+        constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+        for (ValueId id : node.outputs) {
+            const Value& value = graph_.value(id);
+            int64_t bytes = static_cast<int64_t>(dtypeSize(value.dtype));
+            for (int64_t dim : value.shape) {
+                if (dim < 0 || __builtin_mul_overflow(bytes, dim, &bytes) || bytes > kMaxTensorBytes) {
+                    opError(node, "output '" + value.name + "' of shape " + shapeString(value.shape) +
+                                      " is larger than 1 TiB");
+                }
+            }
+        }
     }
 
     /// Replaces the node just added by constants when its outputs are known at compile time

@@ -19,11 +19,23 @@ std::optional<std::vector<Tensor>> shapeOnlyOutputs(const Graph& graph, const No
                                                           : ops::sizeTensor(input)};
 }
 
+/// The largest result (per output) folded into a constant.
+constexpr uint64_t kMaxFoldedBytes = uint64_t{1} << 30;
+
 }  // namespace
 
 std::optional<std::vector<Tensor>> evaluateIfConstant(const Graph& graph, const Node& node) {
     std::optional<std::vector<Tensor>> outputs = shapeOnlyOutputs(graph, node);
     if (!outputs) {
+        // Large results stay ops: folding them would hold them in the compiler's memory.
+        for (ValueId id : node.outputs) {
+            const Value& value = graph.value(id);
+            uint64_t bytes = dtypeSize(value.dtype);
+            for (int64_t dim : value.shape) {
+                if (dim < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes)) return std::nullopt;
+            }
+            if (bytes > kMaxFoldedBytes) return std::nullopt;
+        }
         std::vector<const Tensor*> operands;
         for (ValueId id : node.inputs) {
             if (id != kNoValue && !graph.value(id).constant) return std::nullopt;
