@@ -95,16 +95,16 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what) 
                           : dtype == DType::Fp32  ? static_cast<uint64_t>(proto.float_data_size())
                           : dtype == DType::Int64 ? static_cast<uint64_t>(proto.int64_data_size())
                                                   : static_cast<uint64_t>(proto.int32_data_size());
-    uint64_t elements = 1;
-    bool empty = false, overflow = false;
+    // The count is multiplied in dims order, as elementCount does: it must not overflow, even
+    // when a later dim is 0.
+    int64_t elements = 1;
+    bool overflow = false;
     for (int64_t dim : proto.dims()) {
         if (dim < 0) throw InputError(what + " has a negative dimension " + std::to_string(dim));
         shape.push_back(dim);
-        empty = empty || dim == 0;
-        if (dim != 0 && elements > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(dim)) overflow = true;
-        if (!overflow) elements *= static_cast<uint64_t>(dim);
+        overflow = overflow || __builtin_mul_overflow(elements, dim, &elements);
     }
-    if (!empty && (overflow || elements > held)) {
+    if (overflow || static_cast<uint64_t>(elements) > held) {
         throw InputError(what + " declares the shape " + shapeString(shape) + ", more elements than the " +
                          std::to_string(held) + " it holds");
     }
@@ -118,7 +118,7 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what) 
                              shapeString(tensor.shape) + " needs " +
                              std::to_string(tensor.bytes.size()));
         }
-        std::memcpy(tensor.bytes.data(), raw.data(), raw.size());
+        if (!raw.empty()) std::memcpy(tensor.bytes.data(), raw.data(), raw.size());  // an empty vector's data() may be null
         return tensor;
     }
     switch (tensor.dtype) {

@@ -327,7 +327,8 @@ std::vector<Tensor> interpretResize(const Node& node, std::span<const Tensor* co
         const double roiEnd = roi ? roi->as<float>()[rank + axis] : 1.0;
         const AxisSampling samples = axisSamples(options, x.shape[axis], target.output[axis],
                                                 target.scales[axis], roiStart, roiEnd);
-        if (samples.isIdentity()) continue;
+        // An axis that keeps its length and samples each element in place is left as it is.
+        if (target.output[axis] == shape[axis] && samples.isIdentity()) continue;
         data = resampleAxis(data, shape, axis, samples, options.extrapolation);
     }
     Tensor out = Tensor::zeros(DType::Fp32, target.output);

@@ -23,8 +23,8 @@ template <class T>
 Tensor tensorOf(DType dtype, Shape shape, const std::vector<T>& values) {
     Tensor tensor = Tensor::zeros(dtype, std::move(shape));
     EXPECT_EQ(tensor.bytes.size(), values.size() * sizeof(T)) << "literal has the wrong length";
-    std::memcpy(tensor.bytes.data(), values.data(),
-                std::min(tensor.bytes.size(), values.size() * sizeof(T)));
+    const size_t bytes = std::min(tensor.bytes.size(), values.size() * sizeof(T));
+    if (bytes) std::memcpy(tensor.bytes.data(), values.data(), bytes);  // an empty vector's data() may be null
     return tensor;
 }
 
