@@ -1,6 +1,8 @@
 """The fuzz targets in the test suite: each replays its seed corpus and deterministic mutations
 of it (fuzz_replay.cpp); a crash, sanitizer report or exception other than InputError fails.
-Coverage-guided runs are scripts/fuzz.sh (clang, libFuzzer)."""
+Coverage-guided runs are scripts/fuzz.sh (clang, libFuzzer).
+
+    replay_seeds.py [TARGET...]     every target, or these (built in $NPUSIM_FUZZ_BIN)"""
 import os
 import subprocess
 import sys
@@ -20,7 +22,13 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory(prefix="npusim_fuzz_") as work:
         corpora = write_corpora(Path(work) / "seeds")
-        for target, corpus in corpora.items():
+        chosen = sys.argv[1:] or list(corpora)
+        unknown = [target for target in chosen if target not in corpora]
+        if unknown:
+            print(f"replay_seeds.py: no fuzz target {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        for target in chosen:
+            corpus = corpora[target]
             binary = Path(os.environ["NPUSIM_FUZZ_BIN"]) / target
             result = subprocess.run([binary, "--mutations", str(MUTATIONS[target]), corpus], cwd=work,
                                     capture_output=True, text=True, timeout=600)
