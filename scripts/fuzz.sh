@@ -23,6 +23,8 @@ seeds=$(mktemp -d)
 trap 'rm -rf "$seeds"' EXIT
 NPUSIM=build/bin/npusim NPUSIM_EXAMPLES=build/examples /usr/bin/python3 tests/fuzz/seed_corpora.py "$seeds"
 export ASAN_OPTIONS=detect_leaks=0
+# Undefined behaviour ends the run like a crash, its input kept.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 status=0
 for target in "${targets[@]}"; do
     corpus=build-fuzz/corpus/$target

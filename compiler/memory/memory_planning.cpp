@@ -353,8 +353,9 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
             }
             if (role == TensorRole::Weight) {
                 plan.weights.resize(offset);
-                std::memcpy(plan.weights.data() + tensor.offset, value.constant->bytes.data(),
-                            tensor.bytes);
+                if (tensor.bytes != 0) {  // an empty weight's data() may be null
+                    std::memcpy(plan.weights.data() + tensor.offset, value.constant->bytes.data(), tensor.bytes);
+                }
             }
             plan.tensors.push_back(tensor);
         }
