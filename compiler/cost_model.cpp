@@ -88,8 +88,9 @@ void addPipeline(CostEstimate& e, const std::vector<std::pair<StageTimes, double
 
 /// Blocks in place (StageTimes::inPlace) hold their slot from their loads to their stores, so
 /// the blocks of one slot run one after another: a pipeline takes at least its busiest slot's
-/// loads, compute and stores. Returns what that takes beyond addPipeline's time for `runs`.
-double slotChainExcess(const std::vector<std::pair<StageTimes, double>>& runs, bool doubleBuffered) {
+/// loads, compute and stores. Returns what that takes beyond `pipeline`, the time addPipeline
+/// gave `runs`.
+double slotChainExcess(const std::vector<std::pair<StageTimes, double>>& runs, bool doubleBuffered, double pipeline) {
     double blocks = 0, chains = 0;
     for (const auto& [b, count] : runs) {
         if (count <= 0 || !b.inPlace) continue;
@@ -98,12 +99,6 @@ double slotChainExcess(const std::vector<std::pair<StageTimes, double>>& runs, b
     }
     if (blocks == 0) return 0;
     const double busiest = chains * std::ceil(blocks / (doubleBuffered ? 2 : 1)) / blocks;
-    CostEstimate alone;
-    addPipeline(alone, runs, doubleBuffered);
-    double pipeline = 0;
-    for (CostFeature f : {CostFeature::Compute, CostFeature::Memory, CostFeature::Transfer, CostFeature::Exposed}) {
-        pipeline += feature(alone, f);
-    }
     return std::max(0.0, busiest - pipeline);
 }
 
@@ -451,8 +446,13 @@ CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSched
     }
     e.commands += e.commands / 2;  // semaphore commands, about one per two others
     e.overheadCycles = commandOverheadCycles(e.commands);
-    addPipeline(e, b.runs(), s.doubleBuffer);
-    feature(e, CostFeature::Memory) += slotChainExcess(b.runs(), s.doubleBuffer);
+    const std::vector<std::pair<StageTimes, double>> runs = b.runs();
+    addPipeline(e, runs, s.doubleBuffer);  // e held no pipeline time before
+    double pipeline = 0;
+    for (CostFeature f : {CostFeature::Compute, CostFeature::Memory, CostFeature::Transfer, CostFeature::Exposed}) {
+        pipeline += feature(e, f);
+    }
+    feature(e, CostFeature::Memory) += slotChainExcess(runs, s.doubleBuffer, pipeline);
     feature(e, CostFeature::Dispatch) = e.overheadCycles;
     feature(e, CostFeature::Blocks) = b.full.count + b.tail.count;
     feature(e, CostFeature::Op) = 1;
