@@ -44,18 +44,6 @@ std::set<ValueId> MemoryPlan::residentValues() const {
     return values;
 }
 
-std::vector<uint32_t> MemoryPlan::overlapping(uint32_t id) const {
-    const OnchipBuffer& self = buffers.at(id);
-    std::vector<uint32_t> result;
-    for (const OnchipBuffer& other : buffers) {
-        if (other.id == id || other.space != self.space) continue;
-        if (other.offset < self.offset + self.bytes && self.offset < other.offset + other.bytes) {
-            result.push_back(other.id);
-        }
-    }
-    return result;
-}
-
 uint64_t MemoryPlan::sramInUse(int position, uint32_t opId) const {
     std::set<uint32_t> residentBuffers, live;
     for (const TensorHome& t : tensors) {

@@ -78,8 +78,6 @@ struct MemoryPlan {
 
     /// Throws std::out_of_range when the value has no home.
     const TensorHome& tensor(ValueId value) const;
-    /// Ids of the buffers whose bytes overlap `id`'s (same space), excluding `id`.
-    std::vector<uint32_t> overlapping(uint32_t id) const;
     /// Bytes of SRAM in use while the op at `position` (id `opId`) runs: its own buffer slots
     /// and the resident intermediates live across it.
     uint64_t sramInUse(int position, uint32_t opId) const;

@@ -12,11 +12,12 @@ namespace npusim::compiler {
 
 std::vector<CodeSegment> generateSegments(const TileProgram& program, const MemoryPlan& plan,
                                           const ArchConfig& config) {
-    // DRAM tensors never overlap; on-chip buffers overlap other ops' buffers.
-    std::vector<std::vector<uint32_t>> aliases;
-    for (const OnchipBuffer& buffer : plan.buffers) aliases.push_back(plan.overlapping(buffer.id));
-    const auto overlapping = [&aliases](uint32_t resource) {
-        return resource < aliases.size() ? aliases[resource] : std::vector<uint32_t>{};
+    // DRAM tensors never overlap; on-chip buffers overlap other ops' buffers where they share
+    // addresses.
+    const auto placement = [&plan](uint32_t resource) -> std::optional<ResourceExtent> {
+        if (resource >= plan.buffers.size()) return std::nullopt;
+        const OnchipBuffer& buffer = plan.buffers[resource];
+        return ResourceExtent{isaSpace(buffer.space), buffer.offset, buffer.offset + buffer.bytes};
     };
     std::vector<CodeSegment> segments;
     std::optional<SyncPlanner> planner;
@@ -35,7 +36,7 @@ std::vector<CodeSegment> generateSegments(const TileProgram& program, const Memo
             segments.push_back({host->opId, {}, {host->opId}});
             continue;
         }
-        if (!planner) planner.emplace(config.semaphores, overlapping);
+        if (!planner) planner.emplace(config.semaphores, placement);
         npu.opIds.push_back(tileOpId(op));
         if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
             emitGemm(*gemm, plan, config, *planner);
@@ -45,7 +46,7 @@ std::vector<CodeSegment> generateSegments(const TileProgram& program, const Memo
     }
     closeNpuSegment();
     if (segments.empty()) {  // nothing to compute still runs a job: it ends at once
-        segments.push_back({std::nullopt, SyncPlanner(config.semaphores, overlapping).finish(), {}});
+        segments.push_back({std::nullopt, SyncPlanner(config.semaphores, placement).finish(), {}});
     }
     return segments;
 }

@@ -2,13 +2,45 @@
 #include "compiler/target/sync_planner.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "arch/error.h"
 
 namespace npusim::compiler {
 
-SyncPlanner::SyncPlanner(uint32_t semaphores, std::function<std::vector<uint32_t>(uint32_t)> aliases)
-    : semaphoreLimit_(semaphores), aliases_(std::move(aliases)) {}
+SyncPlanner::SyncPlanner(uint32_t semaphores, Placement placement)
+    : semaphoreLimit_(semaphores), placement_(std::move(placement)) {}
+
+void SyncPlanner::AddressClock::record(uint64_t begin, uint64_t end, int64_t index) {
+    if (begin >= end) return;
+    // Keep the parts of runs that stick out of [begin, end), drop what it covers.
+    auto it = runs_.lower_bound(begin);
+    if (it != runs_.begin()) {
+        auto before = std::prev(it);
+        if (before->second.first > begin) {
+            const auto [beforeEnd, beforeIndex] = before->second;
+            before->second.first = begin;
+            if (beforeEnd > end) runs_.emplace(end, std::make_pair(beforeEnd, beforeIndex));
+        }
+    }
+    while (it != runs_.end() && it->first < end) {
+        const auto [runEnd, runIndex] = it->second;
+        it = runs_.erase(it);
+        if (runEnd > end) {
+            runs_.emplace(end, std::make_pair(runEnd, runIndex));
+            break;
+        }
+    }
+    runs_.emplace(begin, std::make_pair(end, index));
+}
+
+int64_t SyncPlanner::AddressClock::latest(uint64_t begin, uint64_t end) const {
+    int64_t latest = -1;
+    auto it = runs_.lower_bound(begin);
+    if (it != runs_.begin() && std::prev(it)->second.first > begin) it = std::prev(it);
+    for (; it != runs_.end() && it->first < end; ++it) latest = std::max(latest, it->second.second);
+    return latest;
+}
 
 uint32_t SyncPlanner::semaphore(isa::Queue from, isa::Queue to) {
     const auto key = std::make_pair(static_cast<int>(from), static_cast<int>(to));
@@ -28,21 +60,23 @@ void SyncPlanner::add(const isa::Command& command, std::span<const Access> acces
     const auto q = static_cast<size_t>(queue);
     QueueState& self = queues_[q];
 
-    // A command comes after the conflicting uses of what it accesses and of everything whose
-    // storage overlaps it. Uses are recorded on the accessed resource only, so overlap is
-    // never followed twice (an alias of an alias is not an alias).
-    std::vector<std::pair<uint32_t, bool>> checked;
-    for (const Access& access : accesses) {
-        checked.emplace_back(access.resource, access.write);
-        for (uint32_t alias : aliases_(access.resource)) checked.emplace_back(alias, access.write);
-    }
+    // A command comes after the conflicting uses of what it accesses: of the same DRAM
+    // tensor, or of any on-chip bytes it covers, whichever buffer used them.
+    std::vector<std::optional<ResourceExtent>> extents;
     Clock need{-1, -1, -1, -1};
-    for (const auto& [resource, write] : checked) {
-        const ResourceState& state = resources_[resource];
+    for (const Access& access : accesses) {
+        extents.push_back(placement_(access.resource));
+        const std::optional<ResourceExtent>& extent = extents.back();
         for (size_t p = 0; p < isa::kQueueCount; ++p) {
             if (p == q) continue;
-            need[p] = std::max(need[p], state.lastWrite[p]);
-            if (write) need[p] = std::max(need[p], state.lastRead[p]);
+            if (extent) {
+                const SpaceState& space = spaces_[static_cast<size_t>(extent->space)];
+                need[p] = std::max(need[p], space.lastWrite[p].latest(extent->begin, extent->end));
+                if (access.write) need[p] = std::max(need[p], space.lastRead[p].latest(extent->begin, extent->end));
+            } else if (const auto it = resources_.find(access.resource); it != resources_.end()) {
+                need[p] = std::max(need[p], it->second.lastWrite[p]);
+                if (access.write) need[p] = std::max(need[p], it->second.lastRead[p]);
+            }
         }
     }
 
@@ -83,9 +117,14 @@ void SyncPlanner::add(const isa::Command& command, std::span<const Access> acces
     self.streamIndex.push_back(stream_.size());
     stream_.push_back({command, {}});
 
-    for (const Access& access : accesses) {
-        ResourceState& state = resources_[access.resource];
-        (access.write ? state.lastWrite : state.lastRead)[q] = index;
+    for (size_t i = 0; i < accesses.size(); ++i) {
+        if (const std::optional<ResourceExtent>& extent = extents[i]) {
+            SpaceState& space = spaces_[static_cast<size_t>(extent->space)];
+            (accesses[i].write ? space.lastWrite : space.lastRead)[q].record(extent->begin, extent->end, index);
+        } else {
+            ResourceState& state = resources_[accesses[i].resource];
+            (accesses[i].write ? state.lastWrite : state.lastRead)[q] = index;
+        }
     }
 }
 

@@ -2,13 +2,16 @@
 // and write; the planner inserts exactly the SEM_WAIT/SEM_SIGNAL pairs that cross-queue
 // dependencies need. Each queue keeps a vector clock of what it already knows to be done, so
 // a dependency implied by an earlier wait costs nothing; what remains uses one semaphore per
-// ordered pair of queues, because surviving waits on a pair are in signal order.
+// ordered pair of queues, because surviving waits on a pair are in signal order. On-chip
+// buffers are tracked by the addresses they cover, so buffers of different ops that share
+// space conflict exactly where they overlap, at a cost that does not grow with the op count.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -22,10 +25,19 @@ struct Access {
     bool write = false;
 };
 
+/// Where a resource's bytes are: [begin, end) of an on-chip space. Resources without one
+/// (DRAM tensors) overlap no other resource.
+struct ResourceExtent {
+    isa::MemorySpace space = isa::MemorySpace::Sram;
+    uint64_t begin = 0, end = 0;
+};
+
 class SyncPlanner {
 public:
-    /// `aliases(r)` lists the resources whose storage overlaps r's.
-    SyncPlanner(uint32_t semaphores, std::function<std::vector<uint32_t>(uint32_t)> aliases);
+    using Placement = std::function<std::optional<ResourceExtent>(uint32_t resource)>;
+    /// `placement(r)` says where resource r lives on chip; two resources conflict when they
+    /// are the same or their extents overlap.
+    SyncPlanner(uint32_t semaphores, Placement placement);
 
     /// Appends a command; throws InputError when more semaphores are needed than exist.
     void add(const isa::Command& command, std::span<const Access> accesses);
@@ -49,14 +61,29 @@ private:
     struct ResourceState {
         Clock lastWrite{-1, -1, -1, -1}, lastRead{-1, -1, -1, -1};
     };
+    /// The last command of one queue that wrote (or read) each address of a space, as runs
+    /// of addresses: begin -> (end, command index). Indices only grow, so recording a use
+    /// overwrites the run it covers, and runs stay as few as the buffers that made them.
+    class AddressClock {
+    public:
+        void record(uint64_t begin, uint64_t end, int64_t index);
+        int64_t latest(uint64_t begin, uint64_t end) const;  ///< -1 when no use overlaps
+
+    private:
+        std::map<uint64_t, std::pair<uint64_t, int64_t>> runs_;
+    };
+    struct SpaceState {
+        std::array<AddressClock, isa::kQueueCount> lastWrite, lastRead;
+    };
 
     uint32_t semaphore(isa::Queue from, isa::Queue to);
 
     uint32_t semaphoreLimit_;
-    std::function<std::vector<uint32_t>(uint32_t)> aliases_;
+    Placement placement_;
     std::vector<Entry> stream_;
     std::array<QueueState, isa::kQueueCount> queues_;
-    std::unordered_map<uint32_t, ResourceState> resources_;
+    std::unordered_map<uint32_t, ResourceState> resources_;  ///< resources without a placement
+    std::array<SpaceState, 2> spaces_;                       ///< by isa::MemorySpace
     std::map<std::pair<int, int>, uint32_t> semaphores_;
 };
 

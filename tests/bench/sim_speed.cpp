@@ -52,7 +52,7 @@ Artifact gemmArtifact(const ArchConfig& config, int64_t n, std::map<std::string,
 /// DRAM read and one DRAM write, nothing else.
 Artifact copyArtifact(const ArchConfig& config, uint64_t bytes) {
     constexpr uint64_t kBlock = 64 * 1024;
-    compiler::SyncPlanner planner(config.semaphores, [](uint32_t) { return std::vector<uint32_t>{}; });
+    compiler::SyncPlanner planner(config.semaphores, [](uint32_t) { return std::optional<compiler::ResourceExtent>{}; });
     for (uint64_t offset = 0, block = 0; offset < bytes; offset += kBlock, ++block) {
         const uint32_t slot = static_cast<uint32_t>(block % 2);
         for (bool load : {true, false}) {

@@ -33,10 +33,12 @@ std::vector<std::string> shape(const std::vector<isa::Command>& stream) {
     return out;
 }
 
-SyncPlanner planner(std::map<uint32_t, std::vector<uint32_t>> aliases = {}) {
-    return SyncPlanner(32, [aliases](uint32_t r) {
-        const auto it = aliases.find(r);
-        return it == aliases.end() ? std::vector<uint32_t>{} : it->second;
+/// A planner whose resources in `extents` live on chip there; the others are DRAM tensors.
+SyncPlanner planner(std::map<uint32_t, ResourceExtent> extents = {}) {
+    return SyncPlanner(32, [extents](uint32_t r) -> std::optional<ResourceExtent> {
+        const auto it = extents.find(r);
+        if (it == extents.end()) return std::nullopt;
+        return it->second;
     });
 }
 
@@ -91,7 +93,9 @@ TEST(SyncPlanner, WriteAfterReadWaitsForTheReader) {
 
 TEST(SyncPlanner, OverlappingBuffersConflictButNeighboursOfNeighboursDoNot) {
     // 3 overlaps both 1 and 2; 1 and 2 are disjoint.
-    SyncPlanner p = planner({{1, {3}}, {2, {3}}, {3, {1, 2}}});
+    SyncPlanner p = planner({{1, {isa::MemorySpace::Sram, 0, 64}},
+                             {2, {isa::MemorySpace::Sram, 128, 192}},
+                             {3, {isa::MemorySpace::Sram, 32, 160}}});
     p.add(on(isa::Opcode::Gemm), std::vector<Access>{{1, false}});
     p.add(on(isa::Opcode::DmaLoad), std::vector<Access>{{2, true}});  // disjoint from 1: no wait
     p.add(on(isa::Opcode::DmaLoad), std::vector<Access>{{3, true}});  // overlaps 1: waits for the GEMM
@@ -99,8 +103,27 @@ TEST(SyncPlanner, OverlappingBuffersConflictButNeighboursOfNeighboursDoNot) {
                                                            "load:sem.wait#0", "load:dma.load", "end"}));
 }
 
+TEST(SyncPlanner, AWriteWaitsOnlyForReadersOfTheBytesItCovers) {
+    // 1 spans [0, 64); 2 its first half, 3 its second half.
+    SyncPlanner p = planner({{1, {isa::MemorySpace::Sram, 0, 64}},
+                             {2, {isa::MemorySpace::Sram, 0, 32}},
+                             {3, {isa::MemorySpace::Sram, 32, 64}}});
+    p.add(on(isa::Opcode::Gemm), std::vector<Access>{{1, false}});
+    p.add(on(isa::Opcode::Vector), std::vector<Access>{{2, false}});
+    p.add(on(isa::Opcode::DmaLoad), std::vector<Access>{{3, true}});  // the GEMM read it, the vector op did not
+    EXPECT_EQ(shape(p.finish()), (std::vector<std::string>{"tensor:gemm", "tensor:sem.signal#0", "vector:vec",
+                                                           "load:sem.wait#0", "load:dma.load", "end"}));
+}
+
+TEST(SyncPlanner, TheSameAddressesInAnotherSpaceDoNotConflict) {
+    SyncPlanner p = planner({{1, {isa::MemorySpace::Sram, 0, 64}}, {2, {isa::MemorySpace::Accumulator, 0, 64}}});
+    p.add(on(isa::Opcode::Gemm), std::vector<Access>{{1, false}});
+    p.add(on(isa::Opcode::DmaLoad), std::vector<Access>{{2, true}});
+    EXPECT_EQ(shape(p.finish()), (std::vector<std::string>{"tensor:gemm", "load:dma.load", "end"}));
+}
+
 TEST(SyncPlanner, RunningOutOfSemaphoresIsAnError) {
-    SyncPlanner p(1, [](uint32_t) { return std::vector<uint32_t>{}; });
+    SyncPlanner p(1, [](uint32_t) { return std::optional<ResourceExtent>{}; });
     p.add(on(isa::Opcode::DmaLoad), std::vector<Access>{{1, true}});
     p.add(on(isa::Opcode::Gemm), std::vector<Access>{{1, false}, {2, true}});
     EXPECT_THROW(p.add(on(isa::Opcode::DmaStore), std::vector<Access>{{2, false}}), InputError);
