@@ -23,11 +23,11 @@
 namespace npusim::compiler {
 namespace {
 
-OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, uint32_t opId, int position,
+OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, uint32_t opId, uint64_t sramInUse,
                   const TileOp& tiles) {
     OpRecord record;
     record.opId = opId;
-    record.sramBytes = plan.sramInUse(position, opId);
+    record.sramBytes = sramInUse;
     record.name = node.name;
     record.type = std::string(opInfo(node.kind).name);
     if (const auto* host = std::get_if<HostTiles>(&tiles)) record.note = "runs on the host CPU (" + host->reason + ")";
@@ -156,10 +156,12 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     for (ValueId id : c.graph.outputs) m.outputs.push_back(binding(c.graph, c.memory, id));
     m.dramBytes = c.memory.dramBytes;
     m.weightsOffset = c.memory.weightsOffset;
+    std::vector<uint32_t> opIds;
+    for (const TileOp& op : c.tiles.ops) opIds.push_back(tileOpId(op));
+    const std::vector<uint64_t> sramInUse = c.memory.sramInUse(opIds);
     for (size_t position = 0; position < c.tiles.ops.size(); ++position) {
-        const uint32_t opId = tileOpId(c.tiles.ops[position]);
-        m.ops.push_back(opRecord(c.graph, c.memory, c.graph.nodes.at(opId), opId, static_cast<int>(position),
-                                 c.tiles.ops[position]));
+        m.ops.push_back(opRecord(c.graph, c.memory, c.graph.nodes.at(opIds[position]), opIds[position],
+                                 sramInUse[position], c.tiles.ops[position]));
     }
     addSegments(c, modelName);
     dump("generate-commands", IrLevel::Isa);

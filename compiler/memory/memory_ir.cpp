@@ -1,7 +1,10 @@
 // Memory IR queries and printing.
 #include "compiler/memory/memory_ir.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
 #include <sstream>
 #include <stdexcept>
 
@@ -29,11 +32,21 @@ const char* spaceName(AddressSpace space) {
 
 }  // namespace
 
-const TensorHome& MemoryPlan::tensor(ValueId value) const {
-    for (const TensorHome& tensor : tensors) {
-        if (tensor.value == value) return tensor;
+void MemoryPlan::addTensor(const TensorHome& home) {
+    if (!tensorIndex_.emplace(home.value, tensors.size()).second) {
+        throw std::logic_error("memory plan: a value has two homes");
     }
-    throw std::out_of_range("value has no home in the memory plan");
+    tensors.push_back(home);
+}
+
+const TensorHome& MemoryPlan::tensor(ValueId value) const {
+    const auto it = tensorIndex_.find(value);
+    if (it == tensorIndex_.end()) throw std::out_of_range("value has no home in the memory plan");
+    return tensors[it->second];
+}
+
+TensorHome& MemoryPlan::tensor(ValueId value) {
+    return const_cast<TensorHome&>(std::as_const(*this).tensor(value));
 }
 
 std::set<ValueId> MemoryPlan::residentValues() const {
@@ -44,21 +57,34 @@ std::set<ValueId> MemoryPlan::residentValues() const {
     return values;
 }
 
-uint64_t MemoryPlan::sramInUse(int position, uint32_t opId) const {
-    std::set<uint32_t> residentBuffers, live;
+std::vector<uint64_t> MemoryPlan::sramInUse(const std::vector<uint32_t>& opIds) const {
+    // A resident buffer (shared by a tensor and its views) is in use over the union of their
+    // live ranges: a difference array over positions adds it once at its first op and takes
+    // it away after its last.
+    std::map<uint32_t, std::pair<int, int>> residentRanges;
     for (const TensorHome& t : tensors) {
         if (!t.resident()) continue;
-        residentBuffers.insert(t.buffer);
-        if (t.firstOp <= position && position <= t.lastOp) live.insert(t.buffer);
+        auto [it, added] = residentRanges.emplace(t.buffer, std::make_pair(t.firstOp, t.lastOp));
+        if (!added) it->second = {std::min(it->second.first, t.firstOp), std::max(it->second.second, t.lastOp)};
     }
-    uint64_t bytes = 0;
-    for (uint32_t id : live) bytes += buffers.at(id).bytes;
+    std::vector<int64_t> change(opIds.size() + 1, 0);
+    for (const auto& [buffer, range] : residentRanges) {
+        const auto bytes = static_cast<int64_t>(buffers.at(buffer).bytes);
+        change[static_cast<size_t>(std::max(range.first, 0))] += bytes;
+        change[std::min(static_cast<size_t>(range.second) + 1, opIds.size())] -= bytes;
+    }
+    std::unordered_map<uint32_t, uint64_t> ownSlots;  ///< SRAM slots by op id
     for (const OnchipBuffer& buffer : buffers) {
-        if (buffer.space == AddressSpace::Sram && buffer.opId == opId && !residentBuffers.contains(buffer.id)) {
-            bytes += buffer.bytes;
-        }
+        if (buffer.space == AddressSpace::Sram && !residentRanges.contains(buffer.id)) ownSlots[buffer.opId] += buffer.bytes;
     }
-    return bytes;
+    std::vector<uint64_t> inUse;
+    int64_t resident = 0;
+    for (size_t position = 0; position < opIds.size(); ++position) {
+        resident += change[position];
+        const auto own = ownSlots.find(opIds[position]);
+        inUse.push_back(static_cast<uint64_t>(resident) + (own == ownSlots.end() ? 0 : own->second));
+    }
+    return inUse;
 }
 
 std::string printMemoryPlan(const MemoryPlan& plan, const Graph& graph) {
@@ -72,12 +98,14 @@ std::string printMemoryPlan(const MemoryPlan& plan, const Graph& graph) {
             << " live ops " << t.firstOp << ".." << t.lastOp << (t.spilled() ? " spilled" : "") << (t.hostBoundary ? " host" : "")
             << "\n";
     }
+    std::unordered_map<uint32_t, std::vector<const OnchipBuffer*>> buffersOf;
+    for (const OnchipBuffer& buffer : plan.buffers) buffersOf[buffer.opId].push_back(&buffer);
     for (const auto& [opId, roles] : plan.opBuffers) {
         out << "  op @" << graph.nodes.at(opId).name << ":";
         if (roles.aPitch) out << " a_pitch=" << roles.aPitch << " b_pitch=" << roles.bPitch;
         out << "\n";
-        for (const OnchipBuffer& buffer : plan.buffers) {
-            if (buffer.opId != opId) continue;
+        for (const OnchipBuffer* entry : buffersOf[opId]) {
+            const OnchipBuffer& buffer = *entry;
             out << "    " << spaceName(buffer.space) << " " << buffer.name << " [" << buffer.offset
                 << ", " << buffer.offset + buffer.bytes << ")\n";
         }

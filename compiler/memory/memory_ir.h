@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "arch/tensor.h"
@@ -72,17 +73,24 @@ struct MemoryPlan {
     uint64_t dramBytes = 0;                       ///< size of the context window
     uint64_t weightsOffset = 0;                   ///< where the weights image goes
     std::vector<std::byte> weights;               ///< every constant, at its offset - weightsOffset
-    std::vector<TensorHome> tensors;
+    std::vector<TensorHome> tensors;              ///< add with addTensor
     std::vector<OnchipBuffer> buffers;            ///< indexed by id
     std::map<uint32_t, OpBuffers> opBuffers;      ///< by op id
 
+    /// Gives a value its home (one per value).
+    void addTensor(const TensorHome& home);
+    bool hasTensor(ValueId value) const { return tensorIndex_.contains(value); }
     /// Throws std::out_of_range when the value has no home.
     const TensorHome& tensor(ValueId value) const;
-    /// Bytes of SRAM in use while the op at `position` (id `opId`) runs: its own buffer slots
-    /// and the resident intermediates live across it.
-    uint64_t sramInUse(int position, uint32_t opId) const;
+    TensorHome& tensor(ValueId value);
+    /// Per op position (`opIds` in execution order), bytes of SRAM in use while the op runs:
+    /// its own buffer slots and the resident intermediates live across it.
+    std::vector<uint64_t> sramInUse(const std::vector<uint32_t>& opIds) const;
     /// The values kept resident in SRAM.
     std::set<ValueId> residentValues() const;
+
+private:
+    std::unordered_map<ValueId, size_t> tensorIndex_;  ///< value -> its entry in tensors
 };
 
 /// Text form (--emit=mem).

@@ -357,19 +357,19 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
                     std::memcpy(plan.weights.data() + tensor.offset, value.constant->bytes.data(), tensor.bytes);
                 }
             }
-            plan.tensors.push_back(tensor);
+            plan.addTensor(tensor);
         }
     }
     plan.dramBytes = std::max<uint64_t>(alignUp(offset, kDramAlignment), kDramAlignment);
     for (const auto& [view, storage] : program.views) {
-        auto owner = std::find_if(plan.tensors.begin(), plan.tensors.end(), [&](const TensorHome& t) { return t.value == storage; });
-        if (owner == plan.tensors.end()) continue;  // a view of a value nothing stores, itself unused
-        if (outputs.contains(view)) owner->lastOp = lastPosition;  // read back after the job
-        TensorHome tensor = *owner;
+        if (!plan.hasTensor(storage)) continue;  // a view of a value nothing stores, itself unused
+        TensorHome& owner = plan.tensor(storage);
+        if (outputs.contains(view)) owner.lastOp = lastPosition;  // read back after the job
+        TensorHome tensor = owner;
         tensor.value = view;
         tensor.bytes = valueBytes(graph.value(view));
         tensor.role = outputs.contains(view) ? TensorRole::Output : tensor.role;
-        plan.tensors.push_back(tensor);
+        plan.addTensor(tensor);
     }
     return plan;
 }
