@@ -13,6 +13,7 @@ packages=(
     nlohmann-json3-dev libcli11-dev libsqlite3-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     python3 python3-onnx python3-numpy python3-matplotlib python3-jsonschema
+    python3-torch python3-torchvision
     libonnx-testdata
     chromium
     slurm-wlm munge

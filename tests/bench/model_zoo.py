@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""Real networks through npusim, per model and preset, measured side by side in one run.
+
+Exports each architecture of tests/bench/zoo_models.py (seeded random weights, torch.onnx.export),
+compiles it with `npusim compile` and runs the artifact with torch's inputs, comparing with
+torch's outputs. Prints per model and preset: compile seconds and peak RSS, commands and command
+bytes, cycles, roofline efficiency, run host seconds and peak RSS, and the max error against torch
+(relative to the output's largest magnitude). Figures, not assertions: a failure is a row that
+says what npusim printed.
+
+    tests/bench/model_zoo.py [--build DIR] [--cache DIR] [--presets tiny,edge,...] [--models a,b]
+                             [--timing-only] [--json FILE]
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import zoo_models  # noqa: E402
+
+PRESETS = ["tiny", "edge", "mobile", "server"]
+# One process may take this much address space: a runaway plan fails instead of taking the machine.
+ADDRESS_LIMIT = 12 << 30
+
+
+def child_peak_rss(command, timeout):
+    """Runs a command under the address limit in a fresh Python child (so RUSAGE_CHILDREN's maximum
+    is this command's alone); returns [returncode, stdout, stderr, seconds, peak RSS in MiB]."""
+    probe = ("import json,resource,subprocess,sys,time\n"
+             "limit=int(sys.argv[1]); timeout=float(sys.argv[2]); command=sys.argv[3:]\n"
+             "def lim(): resource.setrlimit(resource.RLIMIT_AS,(limit,limit))\n"
+             "start=time.perf_counter()\n"
+             "try:\n"
+             "    p=subprocess.run(command,capture_output=True,text=True,preexec_fn=lim,timeout=timeout)\n"
+             "    rc,out,err=p.returncode,p.stdout,p.stderr\n"
+             "except subprocess.TimeoutExpired as e:\n"
+             "    rc,out,err=-1,'',f'timed out after {timeout:.0f} s'\n"
+             "s=time.perf_counter()-start\n"
+             "rss=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024\n"
+             "print(json.dumps([rc,out,err,s,rss]))\n")
+    result = subprocess.run([sys.executable, "-c", probe, str(ADDRESS_LIMIT), str(timeout), *map(str, command)],
+                            capture_output=True, text=True)
+    return json.loads(result.stdout)
+
+
+def first_error_line(stderr):
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return lines[-1][:160] if lines else "(no message)"
+
+
+def max_error(outputs, expected):
+    """Largest |npusim - torch| over every output, relative to the output's largest magnitude."""
+    worst = 0.0
+    for reference in sorted(expected.glob("*.npy")):
+        got = np.load(outputs / reference.name)
+        want = np.load(reference)
+        scale = max(float(np.max(np.abs(want))), 1e-12)
+        worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - want))) / scale)
+    return worst
+
+
+def command_bytes(npusim, artifact):
+    manifest = json.loads(subprocess.run([npusim, "inspect", artifact, "--json"], capture_output=True, text=True,
+                                         check=True).stdout)
+    return sum(s["size"] for s in manifest["sections"] if s["name"].startswith("commands"))
+
+
+def measure(npusim, model_path, preset, work, timing_only, timeout):
+    row = {"preset": preset}
+    artifact = work / f"{model_path.stem}.{preset}.npuart"
+    rc, out, err, seconds, rss = child_peak_rss([npusim, "compile", model_path, "--arch", preset, "-o", artifact],
+                                                timeout)
+    row.update(compile_s=seconds, compile_rss_mib=rss)
+    if rc != 0:
+        row["error"] = "compile: " + first_error_line(err)
+        return row
+    commands = re.search(r"\((\d+) commands", err)
+    row["commands"] = int(commands.group(1)) if commands else None
+    row["command_bytes"] = command_bytes(npusim, artifact)
+    root = model_path.parent
+    outputs = work / f"{model_path.stem}.{preset}.out"
+    run = [npusim, "run", artifact, "--inputs", root / "inputs"]
+    run += ["--timing-only"] if timing_only else ["--outputs", outputs]
+    rc, out, err, seconds, rss = child_peak_rss(run, timeout)
+    row.update(run_s=seconds, run_rss_mib=rss)
+    artifact.unlink(missing_ok=True)
+    if rc != 0:
+        row["error"] = "run: " + first_error_line(err)
+        return row
+    summary = re.search(r": (\d+) cycles .*roofline efficiency ([\d.]+)%", out)
+    row["cycles"] = int(summary.group(1))
+    row["efficiency"] = float(summary.group(2)) / 100
+    if not timing_only:
+        row["max_error"] = max_error(outputs, root / "expected")
+    return row
+
+
+def print_row(name, row):
+    if "error" in row:
+        print(f"{name:<20} {row['preset']:<7} {row['compile_s']:7.1f} {row['compile_rss_mib']:7.0f}  {row['error']}")
+        return
+    error = f"{row['max_error']:9.1e}" if "max_error" in row else "        -"
+    print(f"{name:<20} {row['preset']:<7} {row['compile_s']:7.1f} {row['compile_rss_mib']:7.0f} "
+          f"{row['commands']:>9} {row['command_bytes'] / 2**20:8.2f} {row['cycles']:>12} {row['efficiency']:6.1%} "
+          f"{row['run_s']:6.1f} {row['run_rss_mib']:6.0f} {error}", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default="build", type=Path)
+    parser.add_argument("--cache", default=None, type=Path, help="where exported models are kept (default BUILD/zoo)")
+    parser.add_argument("--presets", default=",".join(PRESETS))
+    parser.add_argument("--models", default=",".join(zoo_models.MODELS))
+    parser.add_argument("--timing-only", action="store_true")
+    parser.add_argument("--timeout", default=600, type=float, help="seconds per npusim call")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON")
+    args = parser.parse_args()
+    npusim = (args.build / "bin" / "npusim").resolve()
+    cache = args.cache or args.build / "zoo"
+    names = [n for n in args.models.split(",") if n]
+    unknown = [n for n in names if n not in zoo_models.MODELS]
+    if unknown:
+        parser.error(f"unknown model {unknown[0]}; the zoo has {', '.join(zoo_models.MODELS)}")
+    print(f"{'model':<20} {'preset':<7} {'comp s':>7} {'c MiB':>7} {'commands':>9} {'cmd MiB':>8} "
+          f"{'cycles':>12} {'eff':>6} {'run s':>6} {'r MiB':>6} {'max err':>9}")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="npusim_zoo_") as tmp:
+        for name in names:
+            try:
+                model_path = zoo_models.export(name, cache)
+            except Exception as error:  # an exporter failure is a row, not the end of the table
+                print(f"{name:<20} export failed: {str(error).splitlines()[0][:140]}", flush=True)
+                rows.append({"model": name, "error": f"export: {error}"})
+                continue
+            for preset in args.presets.split(","):
+                row = measure(npusim, model_path, preset, Path(tmp), args.timing_only, args.timeout)
+                print_row(name, row)
+                rows.append({"model": name, **row})
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
