@@ -46,6 +46,13 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
         } else {
             schedule = chooseVectorSchedule(problem, config, model);
         }
+        // Rows too long for the SRAM are cut into shorter ones where the math allows.
+        for (int64_t limit = problem.cols() / 2; !schedule && limit >= 1; limit /= 2) {
+            std::optional<VectorProblem> split = splitColumns(problem, limit);
+            if (!split) break;
+            schedule = chooseVectorSchedule(*split, config, model);
+            if (schedule) problem = std::move(*split);
+        }
         if (!schedule) opError(node, "no blocking of its " + problem.name + " kernel fits " + kib(config.sram.sizeBytes) + " SRAM");
         tiles.kernels.push_back({std::move(problem), *schedule});
     }

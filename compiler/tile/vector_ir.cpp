@@ -172,4 +172,30 @@ std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const Ve
     return transfers;
 }
 
+std::optional<VectorProblem> splitColumns(const VectorProblem& problem, int64_t limit) {
+    if (problem.colDims != 1 || limit < 1) return std::nullopt;
+    const bool reduces = std::any_of(problem.steps.begin(), problem.steps.end(), [](const VectorStep& step) {
+        return step.op == isa::VectorOp::ReduceSum || step.op == isa::VectorOp::ReduceMax;
+    });
+    const int64_t extent = problem.dims.back();
+    if (reduces || extent <= limit) return std::nullopt;
+    int64_t inner = limit;
+    while (extent % inner != 0) --inner;
+    VectorProblem split = problem;
+    split.dims.back() = extent / inner;
+    split.dims.push_back(inner);
+    const auto splitView = [inner](TensorView& view) {
+        const int64_t stride = view.strides.back();
+        view.strides.back() = stride * inner;
+        view.strides.push_back(stride);
+    };
+    for (VectorLoad& load : split.loads) splitView(load.view);
+    for (VectorStore& store : split.stores) splitView(store.view);
+    // A row shared by every row of the block now varies along the new row dim.
+    for (VectorBuffer& buffer : split.buffers) {
+        if (buffer.extent == BufferExtent::Row) buffer.extent = BufferExtent::Block;
+    }
+    return split;
+}
+
 }  // namespace npusim::compiler

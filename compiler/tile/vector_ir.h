@@ -122,6 +122,12 @@ std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const Ve
 /// Elements of a buffer for a block of `rows` rows.
 int64_t bufferElements(const VectorProblem& problem, BufferExtent extent, int64_t rows);
 
+/// The problem with its column dim cut into (extent / inner) rows of `inner` columns, `inner`
+/// the largest divisor of the extent not above `limit`: the same math in shorter rows, for
+/// an on-chip memory too small for whole ones. nullopt when that changes nothing or cannot
+/// be done: more than one column dim, or steps that reduce whole rows.
+std::optional<VectorProblem> splitColumns(const VectorProblem& problem, int64_t limit);
+
 struct VectorKernel {
     VectorProblem problem;
     VectorSchedule schedule;
