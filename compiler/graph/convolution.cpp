@@ -133,6 +133,15 @@ ConvShape convShape(const Node& node, const Shape& x, const Shape& w) {
     return shape;
 }
 
+bool isDepthwiseConvolution(const Graph& graph, const Node& node) {
+    if (node.kind != OpKind::Conv) return false;
+    const Value& x = graph.value(node.inputs[0]);
+    const Value& w = graph.value(node.inputs[1]);
+    const int64_t group = node.intAttr("group", 1);
+    return x.dtype == DType::Fp32 && x.shape.size() >= 3 && group > 1 && group == x.shape[1] && w.shape.size() == x.shape.size() &&
+           w.shape[1] == 1 && w.shape[0] % group == 0;
+}
+
 void convolve(const ConvShape& shape, std::span<const float> x, std::span<const float> w,
               std::span<float> y) {
     convolveLoops<float, float>(shape, x, w, y);

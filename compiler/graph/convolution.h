@@ -23,6 +23,11 @@ struct ConvShape {
 /// they do not fit.
 ConvShape convShape(const Node& node, const Shape& x, const Shape& w);
 
+/// Whether a Conv is depthwise: one group per input channel (more than one), each output
+/// channel reading one input channel (M = C * multiplier), in fp32. The vector unit runs
+/// these whole (depthwiseProblemsFor); other convolutions become GEMMs.
+bool isDepthwiseConvolution(const Graph& graph, const Node& node);
+
 /// Checks that a bias B is [M], one value per output channel.
 void checkConvBias(const Node& node, const Shape& bias, int64_t outChannels);
 

@@ -1,4 +1,4 @@
-// convolution-to-gemm: a Conv becomes, per group, an npusim.Im2Col of its input channels and a
+// convolution-to-gemm: a Conv (but a depthwise one, which the vector unit runs whole) becomes, per group, an npusim.Im2Col of its input channels and a
 // Gemm of the group's weights ([M/group, C/group * taps]) with those columns, the bias folded
 // into the Gemm; the groups' products are joined and laid out as Y [N, M, out...] (a reshape,
 // and when N > 1 an npusim.Reformat from the GEMM's channels-outermost layout). A ConvTranspose is the convolution of its input spread apart by
@@ -14,6 +14,7 @@
 #include <string>
 
 #include "compiler/graph/conv_transpose.h"
+#include "compiler/graph/convolution.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/passes/graph_pass.h"
 #include "compiler/passes/graph_rewriter.h"
@@ -232,7 +233,8 @@ void convolutionToGemm(Graph& graph) {
     rewriter.run([&](const Node& node) {
         const bool convolution = node.kind == OpKind::Conv || node.kind == OpKind::ConvTranspose ||
                                  node.kind == OpKind::ConvInteger || node.kind == OpKind::QLinearConv;
-        return convolution && rewriteConvolution(rewriter, node);
+        // A depthwise convolution stays one op: the vector unit runs it whole.
+        return convolution && !ops::isDepthwiseConvolution(rewriter.graph(), node) && rewriteConvolution(rewriter, node);
     });
 }
 

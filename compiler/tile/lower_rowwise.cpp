@@ -120,19 +120,10 @@ VectorProblem rowwiseProblem(const Graph& graph, uint32_t opId, std::string name
     return spaceProblem(graph, opId, std::move(name), std::move(space), keptDims, inputs, outputs, body);
 }
 
-namespace {
-
-/// A run of output positions along one spatial axis whose windows read the same kernel taps
-/// of the input: kernel indices [kFirst, kFirst + kCount) fall inside the input, `padded` of
-/// them inside the padded input (AveragePool's count_include_pad divisor).
-struct PoolSegment {
-    int64_t start = 0, extent = 0, kFirst = 0, kCount = 0, padded = 0;
-};
-
-std::vector<PoolSegment> poolSegments(const ops::WindowGeometry& g, size_t axis) {
-    std::vector<PoolSegment> segments;
+std::vector<WindowSegment> windowSegments(const ops::WindowGeometry& g, size_t axis) {
+    std::vector<WindowSegment> segments;
     for (int64_t o = 0; o < g.output[axis]; ++o) {
-        PoolSegment s{o, 1, 0, 0, 0};
+        WindowSegment s{o, 1, 0, 0, 0};
         bool first = true;
         for (int64_t k = 0; k < g.kernel[axis]; ++k) {
             const int64_t at = o * g.strides[axis] - g.padBegin[axis] + k * g.dilations[axis];
@@ -142,7 +133,7 @@ std::vector<PoolSegment> poolSegments(const ops::WindowGeometry& g, size_t axis)
             first = false;
             ++s.kCount;
         }
-        PoolSegment* last = segments.empty() ? nullptr : &segments.back();
+        WindowSegment* last = segments.empty() ? nullptr : &segments.back();
         if (last && last->kFirst == s.kFirst && last->kCount == s.kCount && last->padded == s.padded) {
             ++last->extent;
         } else {
@@ -151,6 +142,8 @@ std::vector<PoolSegment> poolSegments(const ops::WindowGeometry& g, size_t axis)
     }
     return segments;
 }
+
+namespace {
 
 /// MaxPool and AveragePool: the output is cut into boxes (a segment of every spatial axis)
 /// within which each window reads the same kernel taps, so padding is never read. In a box, each
@@ -166,8 +159,8 @@ std::vector<VectorProblem> poolProblems(const Graph& graph, const Node& node, ui
     const std::vector<int64_t> in = ops::rowMajorStrides(x.shape);
     const Shape& y = graph.value(node.outputs[0]).shape;
     const std::vector<int64_t> out = ops::rowMajorStrides(y);
-    std::vector<std::vector<PoolSegment>> segments;
-    for (size_t i = 0; i < spatial.size(); ++i) segments.push_back(poolSegments(g, i));
+    std::vector<std::vector<WindowSegment>> segments;
+    for (size_t i = 0; i < spatial.size(); ++i) segments.push_back(windowSegments(g, i));
 
     std::vector<VectorProblem> problems;
     Shape counts;
@@ -178,7 +171,7 @@ std::vector<VectorProblem> poolProblems(const Graph& graph, const Node& node, ui
         int64_t outputOffset = 0, tapOrigin = 0, divisor = 1;
         std::vector<int64_t> tapStrides = {in[0], in[1]}, outputStrides = {out[0], out[1]};
         for (size_t i = 0; i < spatial.size(); ++i) {
-            const PoolSegment& s = segments[i][static_cast<size_t>(choice[i])];
+            const WindowSegment& s = segments[i][static_cast<size_t>(choice[i])];
             dims.push_back(s.extent);
             taps.push_back(s.kCount);
             outputOffset += s.start * out[i + 2];

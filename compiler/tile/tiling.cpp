@@ -97,8 +97,8 @@ std::optional<ValueId> viewStorage(const Graph& graph, const TileProgram& progra
 }  // namespace
 
 std::vector<VectorProblem> vectorProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
-    for (auto family : {elementwiseProblemsFor, rowwiseProblemsFor, movementProblemsFor, quantizeProblemsFor,
-                        resizeProblemsFor}) {
+    for (auto family : {elementwiseProblemsFor, rowwiseProblemsFor, depthwiseProblemsFor, movementProblemsFor,
+                        quantizeProblemsFor, resizeProblemsFor}) {
         std::vector<VectorProblem> problems = family(graph, node, opId);
         if (!problems.empty()) return problems;
     }

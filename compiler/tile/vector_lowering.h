@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/graph/graph.h"
+#include "compiler/graph/window_geometry.h"
 #include "compiler/tile/index_space.h"
 #include "compiler/tile/vector_builder.h"
 
@@ -44,6 +45,22 @@ VectorProblem rowwiseProblem(const Graph& graph, uint32_t opId, std::string name
 
 /// Reductions, Softmax, LogSoftmax and LayerNormalization; empty when `node` is none.
 std::vector<VectorProblem> rowwiseProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
+
+/// A run of output positions along one spatial axis whose windows read the same kernel taps
+/// of the input: kernel indices [kFirst, kFirst + kCount) fall inside the input, `padded` of
+/// them inside the padded input (AveragePool's count_include_pad divisor).
+struct WindowSegment {
+    int64_t start = 0, extent = 0, kFirst = 0, kCount = 0, padded = 0;
+};
+
+/// The output positions along `axis` of a sliding window cut into segments whose windows read
+/// the same taps, so a kernel per box of segments never reads padding.
+std::vector<WindowSegment> windowSegments(const ops::WindowGeometry& geometry, size_t axis);
+
+/// Depthwise convolutions (Conv with one group per input channel) as kernels of taps
+/// multiplied by per-channel weights and summed, one kernel per box of output positions whose
+/// windows read the same taps; empty when `node` is none.
+std::vector<VectorProblem> depthwiseProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
 
 /// A view of a DRAM tensor: which tensor and the element its index (0, 0, ...) reads.
 struct ViewOrigin {

@@ -41,7 +41,7 @@ TEST(ConvolutionToGemm, MatchesTheConvolution) {
         {{2, 4, 9, 8}, {6, 2, 3, 2},
          {{"group", int64_t{2}}, {"strides", std::vector<int64_t>{2, 1}}, {"dilations", std::vector<int64_t>{1, 2}},
           {"pads", std::vector<int64_t>{0, 2, 1, 0}}}},
-        {{1, 4, 5, 5}, {4, 1, 3, 3}, {{"group", int64_t{4}}, {"auto_pad", std::string("SAME_UPPER")}}, false},
+        {{1, 4, 5, 6}, {6, 2, 3, 3}, {{"group", int64_t{2}}, {"auto_pad", std::string("SAME_UPPER")}}, false},
         {{3, 2, 10}, {5, 2, 4}, {{"strides", std::vector<int64_t>{3}}}},
     };
     for (const ConvCase& c : cases) {
@@ -49,6 +49,15 @@ TEST(ConvolutionToGemm, MatchesTheConvolution) {
         expectRewriteMatches(OpKind::Conv, c, {1, 2});  // constant weights and bias
         expectRewriteMatches(OpKind::Conv, c, {});      // weights and bias at run time
     }
+}
+
+TEST(ConvolutionToGemm, LeavesDepthwiseConvolutionsWhole) {
+    // One group per input channel: the vector unit runs it as one op (lower_depthwise.cpp).
+    const Tensor x = testing::randomFp32({1, 4, 5, 5}, 1), w = testing::randomFp32({8, 1, 3, 3}, 2);
+    Graph graph = testing::constantOperandGraph(OpKind::Conv, {x, w}, {1}, {{"group", int64_t{4}}});
+    convolutionToGemm(graph);
+    ASSERT_EQ(graph.nodes.size(), 1u);
+    EXPECT_EQ(graph.nodes[0].kind, OpKind::Conv);
 }
 
 TEST(ConvolutionToGemm, MatchesTheTransposedConvolution) {

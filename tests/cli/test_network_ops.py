@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""Ops that real networks use, end to end: each small model compiles, runs on the simulator and
+matches numpy (or the reference interpreter) on presets from tiny to server. Depthwise
+convolutions (3x3, 5x5, 7x7, strides 1 and 2, a channel multiplier, dilation, batches) run as one
+vector-unit op each, not one GEMM per group."""
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from npusim_cli import NpusimTestCase
+
+RNG = np.random.default_rng(11)
+
+
+def save(directory, name, nodes, inputs, outputs, initializers=(), opset=13):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(initializers))
+    path = directory / f"{name}.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), path)
+    return path
+
+
+def depthwise_reference(x, w, b, stride, pad, dilation):
+    n, c, h, width = x.shape
+    m, _, kh, kw = w.shape
+    multiplier = m // c
+    padded = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh = (h + 2 * pad - dilation * (kh - 1) - 1) // stride + 1
+    ow = (width + 2 * pad - dilation * (kw - 1) - 1) // stride + 1
+    y = np.zeros((n, m, oh, ow), np.float64)
+    for o in range(m):
+        for i in range(kh):
+            for j in range(kw):
+                window = padded[:, o // multiplier, i * dilation:i * dilation + stride * oh:stride,
+                                j * dilation:j * dilation + stride * ow:stride]
+                y[:, o] += window * w[o, 0, i, j]
+        y[:, o] += b[o]
+    return y.astype(np.float32)
+
+
+class DepthwiseConvolutionTest(NpusimTestCase):
+    CASES = [  # channels, size, kernel, stride, multiplier, dilation, batch
+        (16, 12, 3, 1, 1, 1, 1),
+        (8, 11, 3, 2, 1, 1, 2),
+        (12, 9, 5, 1, 1, 1, 1),
+        (6, 14, 7, 2, 2, 1, 1),
+        (10, 10, 3, 1, 1, 2, 1),
+    ]
+
+    def model(self, channels, size, kernel, stride, multiplier, dilation, batch):
+        pad = dilation * (kernel // 2)
+        w = RNG.standard_normal((channels * multiplier, 1, kernel, kernel)).astype(np.float32)
+        b = RNG.standard_normal(channels * multiplier).astype(np.float32)
+        out = (size + 2 * pad - dilation * (kernel - 1) - 1) // stride + 1
+        name = f"dw{channels}_{size}_{kernel}_{stride}_{multiplier}_{dilation}_{batch}"
+        node = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="dw", group=channels, kernel_shape=[kernel] * 2,
+                                pads=[pad] * 4, strides=[stride] * 2, dilations=[dilation] * 2)
+        path = save(self.tmp, name, [node], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, channels, size, size])],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, channels * multiplier, out, out])],
+                    [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+        x = RNG.standard_normal((batch, channels, size, size)).astype(np.float32)
+        return path, x, depthwise_reference(x, w, b, stride, pad, dilation)
+
+    def test_outputs_match_numpy_on_every_preset(self):
+        for case in self.CASES:
+            path, x, expected = self.model(*case)
+            inputs = self.tmp / (path.stem + ".in")
+            inputs.mkdir()
+            np.save(inputs / "x.npy", x)
+            for arch in ("tiny", "edge", "server"):
+                with self.subTest(case=case, arch=arch):
+                    out = self.tmp / f"{path.stem}.{arch}.out"
+                    self.ok("run", path, "--arch", arch, "--inputs", inputs, "--outputs", out, "--check")
+                    np.testing.assert_allclose(np.load(out / "y.npy"), expected, rtol=1e-4, atol=1e-4)
+
+    def test_a_depthwise_convolution_is_one_vector_op(self):
+        path, _, _ = self.model(32, 28, 3, 1, 1, 1, 1)
+        rows = self.ok("compile", path, "--arch", "edge", "--mapping").splitlines()[1:]
+        self.assertEqual(len(rows), 1, rows)
+        self.assertIn("vector", rows[0])
+        self.assertNotIn("im2col", self.ok("compile", path, "--emit", "tile").lower())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
