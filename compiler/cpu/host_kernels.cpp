@@ -2,7 +2,9 @@
 // as [outer, size, inner]: element (o, s, n) is at (o * size + s) * inner + n.
 #include "compiler/cpu/host_kernels.h"
 
+#include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
@@ -204,6 +206,44 @@ HostKernel where(const Graph& graph, const Node& node, Bound& k) {
     return k.finish();
 }
 
+/// Mod over the broadcast of its inputs: frem (C's fmod) for floats; for integers the
+/// remainder of truncating division, moved to the divisor's sign unless fmod = 1, and 0 for a
+/// divisor of 0 or -1 (where the hardware remainder is undefined).
+HostKernel mod(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& shape = graph.value(node.outputs[0]).shape;
+    const bool fmod = node.intAttr("fmod", 0) == 1;
+    const Scalar type = loadedType(graph.value(node.inputs[0]).dtype);
+    KernelBuilder& b = k.builder;
+    uint32_t operands[2];
+    std::vector<int64_t> strides[2];
+    for (size_t i = 0; i < 2; ++i) {
+        operands[i] = k.bind(graph, node.inputs[i], false);
+        strides[i] = ops::broadcastStrides(graph.value(node.inputs[i]).shape, shape.size());
+    }
+    const uint32_t out = k.bind(graph, node.outputs[0], true);
+    const std::vector<int64_t> outStrides = ops::rowMajorStrides(shape);
+    forEachPosition(b, shape, [&](const std::vector<V>& p) {
+        const V x = b.load(operands[0], linear(b, p, strides[0]));
+        const V y = b.load(operands[1], linear(b, p, strides[1]));
+        if (type == Scalar::F32) {
+            b.store(out, linear(b, p, outStrides), b.binary(BinaryOp::Rem, x, y));
+            return;
+        }
+        const V zero = b.integer(0, type);
+        const V undefined = b.binary(BinaryOp::Or, b.compare(ComparePredicate::Eq, y, zero),
+                                     b.compare(ComparePredicate::Eq, y, b.integer(-1, type)));
+        V r = b.binary(BinaryOp::Rem, x, b.select(undefined, b.integer(1, type), y));
+        if (!fmod) {
+            const V signsDiffer = b.binary(BinaryOp::And, b.compare(ComparePredicate::Ne, r, zero),
+                                           b.compare(ComparePredicate::Ne, b.compare(ComparePredicate::Lt, r, zero),
+                                                     b.compare(ComparePredicate::Lt, y, zero)));
+            r = b.select(signsDiffer, b.add(r, y), r);
+        }
+        b.store(out, linear(b, p, outStrides), r);
+    });
+    return k.finish();
+}
+
 HostKernel gather(const Graph& graph, const Node& node, Bound& k) {
     const Shape& shape = graph.value(node.inputs[0]).shape;
     const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(shape.size()));
@@ -257,12 +297,31 @@ HostKernel reduceProd(const Graph& graph, const Node& node, Bound& k) {
     const uint32_t x = k.bind(graph, node.inputs[0], false), y = k.bind(graph, node.outputs[0], true);
     const Scalar type = loadedType(graph.value(node.inputs[0]).dtype);
     const V one = type == Scalar::F32 ? b.real(1) : b.integer(1, type);
-    b.loop(elementCount(kept), [&](V i) { b.store(y, i, one); });
+    // The kept dims outside, the reduced ones inside: each product is built in a register and
+    // stored (rounded to a narrow float) once, in input order.
+    std::vector<size_t> order;
+    for (bool inner : {false, true}) {
+        for (size_t d = 0; d < shape.size(); ++d) {
+            if (reduced[d] == inner) order.push_back(d);
+        }
+    }
+    const size_t keptCount = static_cast<size_t>(std::count(reduced.begin(), reduced.end(), false));
     const std::vector<int64_t> strides = ops::rowMajorStrides(shape);
-    forEachPosition(b, shape, [&](const std::vector<V>& p) {
-        const V slot = linear(b, p, keptStrides);
-        b.store(y, slot, b.mul(b.load(y, slot), b.load(x, linear(b, p, strides))));
-    });
+    std::vector<V> position(shape.size());
+    std::optional<uint32_t> product;
+    std::function<void(size_t)> nest = [&](size_t level) {
+        if (level == keptCount) product = b.local(one);
+        if (level == order.size()) {
+            b.set(*product, b.mul(b.get(*product), b.load(x, linear(b, position, strides))));
+        } else {
+            b.loop(shape[order[level]], [&](V index) {
+                position[order[level]] = index;
+                nest(level + 1);
+            });
+        }
+        if (level == keptCount) b.store(y, linear(b, position, keptStrides), b.get(*product));
+    };
+    nest(0);
     return k.finish();
 }
 
@@ -354,6 +413,7 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::ArgMin: return argExtreme(graph, node, k);
         case OpKind::TopK: return topK(graph, node, k);
         case OpKind::Where: return where(graph, node, k);
+        case OpKind::Mod: return mod(graph, node, k);
         case OpKind::Gather: return gather(graph, node, k);
         case OpKind::GatherElements: return gatherElements(graph, node, k);
         case OpKind::ReduceProd: return reduceProd(graph, node, k);

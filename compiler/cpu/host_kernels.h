@@ -18,7 +18,7 @@ struct HostKernel {
 };
 
 /// The kernel of `node` (op `opId`), nullopt when the CPU path has none for the op or its
-/// dtypes. Kernels exist for ArgMax, ArgMin, CumSum, TopK, Where, Gather, GatherElements,
+/// dtypes. Kernels exist for ArgMax, ArgMin, CumSum, TopK, Where, Mod, Gather, GatherElements,
 /// ReduceProd, OneHot and DynamicQuantizeLinear. Throws InputError (naming the node) for an op whose kernel needs a
 /// constant that the graph computes at run time.
 std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, uint32_t opId);

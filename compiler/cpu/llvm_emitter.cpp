@@ -31,6 +31,8 @@ llvm::Type* elementType(llvm::LLVMContext& context, DType dtype) {
         case DType::Fp32: return llvm::Type::getFloatTy(context);
         case DType::Int32: return llvm::Type::getInt32Ty(context);
         case DType::Int64: return llvm::Type::getInt64Ty(context);
+        case DType::Fp16: return llvm::Type::getHalfTy(context);
+        case DType::Bf16: return llvm::Type::getInt16Ty(context);  // the high half of an fp32
         default: return llvm::Type::getInt8Ty(context);  // int8, uint8, bool
     }
 }
@@ -125,6 +127,8 @@ private:
         llvm::Value* value = expr(s.b);
         if (dtype == DType::Int8 || dtype == DType::UInt8) value = b_.CreateTrunc(value, b_.getInt8Ty());
         if (dtype == DType::Bool) value = b_.CreateZExt(value, b_.getInt8Ty());
+        if (dtype == DType::Fp16) value = b_.CreateFPTrunc(value, b_.getHalfTy());  // to nearest even
+        if (dtype == DType::Bf16) value = roundToBf16(value);
         b_.CreateStore(value, address(s.slot, s.a));
     }
 
@@ -153,8 +157,20 @@ private:
             case DType::Int8: return b_.CreateSExt(raw, b_.getInt32Ty());
             case DType::UInt8: return b_.CreateZExt(raw, b_.getInt32Ty());
             case DType::Bool: return b_.CreateICmpNE(raw, b_.getInt8(0));
+            case DType::Fp16: return b_.CreateFPExt(raw, b_.getFloatTy());
+            case DType::Bf16: return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(raw, b_.getInt32Ty()), 16), b_.getFloatTy());
             default: return raw;
         }
+    }
+
+    /// The fp32 `value` rounded to bfloat16, to nearest even; NaN stays a (quiet) NaN.
+    llvm::Value* roundToBf16(llvm::Value* value) {
+        llvm::Value* bits = b_.CreateBitCast(value, b_.getInt32Ty());
+        llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), 1);
+        llvm::Value* rounded = b_.CreateLShr(b_.CreateAdd(bits, b_.CreateAdd(lsb, b_.getInt32(0x7FFF))), 16);
+        llvm::Value* quietNan = b_.CreateOr(b_.CreateLShr(bits, 16), b_.getInt32(0x40));
+        llvm::Value* isNan = b_.CreateFCmpUNO(value, value);
+        return b_.CreateTrunc(b_.CreateSelect(isNan, quietNan, rounded), b_.getInt16Ty());
     }
 
     llvm::Value* binary(const Expr& e, llvm::Value* a, llvm::Value* b) {

@@ -7,7 +7,9 @@ namespace npusim::compiler::cpu {
 
 Scalar loadedType(DType dtype) {
     switch (dtype) {
-        case DType::Fp32: return Scalar::F32;
+        case DType::Fp32:
+        case DType::Fp16:
+        case DType::Bf16: return Scalar::F32;
         case DType::Int64: return Scalar::I64;
         case DType::Bool: return Scalar::I1;
         default: return Scalar::I32;
@@ -17,6 +19,8 @@ Scalar loadedType(DType dtype) {
 bool kernelDType(DType dtype) {
     switch (dtype) {
         case DType::Fp32:
+        case DType::Fp16:
+        case DType::Bf16:
         case DType::Int8:
         case DType::UInt8:
         case DType::Int32:

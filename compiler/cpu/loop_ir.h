@@ -14,7 +14,8 @@
 namespace npusim::compiler::cpu {
 
 /// Types of scalar values: int64 for loop variables and indices, int32 for narrower integers
-/// (int8, uint8, int32 elements load widened), fp32, and i1 for conditions.
+/// (int8, uint8, int32 elements load widened), fp32 (fp16 and bf16 elements load widened and
+/// store rounded to nearest even), and i1 for conditions.
 enum class Scalar : uint8_t { I1, I32, I64, F32 };
 
 /// Round: an f32 rounded to the nearest integer, halves to even.

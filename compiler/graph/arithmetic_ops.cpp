@@ -1,4 +1,4 @@
-// Add, Sub, Mul, Div and Pow: elementwise with numpy broadcasting. Floats are computed in double
+// Add, Sub, Mul, Div, Mod and Pow: elementwise with numpy broadcasting. Floats are computed in double
 // and rounded to the dtype once; integers wrap like two's complement hardware, and integer
 // division truncates toward zero (as ONNX's reference does with numpy's astype).
 #include <charconv>
@@ -83,6 +83,30 @@ std::vector<Tensor> interpretDiv(const Node& node, std::span<const Tensor* const
     };
     return {broadcastBinary(
         node, *inputs[0], *inputs[1], [](double a, double b) { return a / b; }, divide)};
+}
+
+/// Mod: the sign of the divisor (Python's %) for integers; C's fmod, the sign of the dividend,
+/// with fmod = 1, which float inputs require.
+void inferMod(Graph& graph, const Node& node) {
+    inferArithmetic(graph, node);
+    const int64_t fmod = node.intAttr("fmod", 0);
+    if (fmod != 0 && fmod != 1) opError(node, "fmod is " + std::to_string(fmod) + "; it must be 0 or 1");
+    const DType dtype = graph.value(node.inputs[0]).dtype;
+    if (isFloat(dtype) && fmod != 1) {
+        opError(node, "A is " + std::string(dtypeName(dtype)) + "; float inputs need fmod = 1");
+    }
+}
+
+/// An integer divisor of zero gives zero, as numpy's mod and fmod do.
+std::vector<Tensor> interpretMod(const Node& node, std::span<const Tensor* const> inputs) {
+    const bool fmod = node.intAttr("fmod", 0) == 1;
+    const auto integerMod = [fmod](int64_t a, int64_t b) -> int64_t {
+        if (b == 0 || b == -1) return 0;
+        const int64_t r = a % b;
+        return !fmod && r != 0 && (r < 0) != (b < 0) ? r + b : r;
+    };
+    return {broadcastBinary(
+        node, *inputs[0], *inputs[1], [](double a, double b) { return std::fmod(a, b); }, integerMod)};
 }
 
 void inferPow(Graph& graph, const Node& node) {

@@ -120,6 +120,8 @@ enum class OpKind : uint16_t {
     Trilu,
     CumSum,
     TopK,
+    PRelu,
+    Mod,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,

@@ -51,6 +51,8 @@ std::vector<Tensor> interpretMul(const Node& node, std::span<const Tensor* const
 std::vector<Tensor> interpretDiv(const Node& node, std::span<const Tensor* const> inputs);
 void inferPow(Graph& graph, const Node& node);
 std::vector<Tensor> interpretPow(const Node& node, std::span<const Tensor* const> inputs);
+void inferMod(Graph& graph, const Node& node);
+std::vector<Tensor> interpretMod(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretMax(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretMin(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretSum(const Node& node, std::span<const Tensor* const> inputs);
@@ -72,6 +74,8 @@ std::vector<Tensor> interpretSoftplus(const Node& node, std::span<const Tensor* 
 std::vector<Tensor> interpretThresholdedRelu(const Node& node,
                                              std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretLeakyRelu(const Node& node, std::span<const Tensor* const> inputs);
+void inferPRelu(Graph& graph, const Node& node);
+std::vector<Tensor> interpretPRelu(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretHardSigmoid(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretHardSwish(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretGelu(const Node& node, std::span<const Tensor* const> inputs);

@@ -137,6 +137,8 @@ constexpr std::array kOps = {
     OpInfo{OpKind::Trilu, "Trilu", 1, 2, 1, 1, ops::inferTrilu, ops::interpretTrilu},
     OpInfo{OpKind::CumSum, "CumSum", 2, 2, 1, 1, ops::inferCumSum, ops::interpretCumSum},
     OpInfo{OpKind::TopK, "TopK", 2, 2, 2, 2, ops::inferTopK, ops::interpretTopK},
+    OpInfo{OpKind::PRelu, "PRelu", 2, 2, 1, 1, ops::inferPRelu, ops::interpretPRelu},
+    OpInfo{OpKind::Mod, "Mod", 2, 2, 1, 1, ops::inferMod, ops::interpretMod},
     OpInfo{OpKind::Im2Col, "npusim.Im2Col", 1, 2, 1, 1, ops::inferIm2Col, ops::interpretIm2Col},
     OpInfo{OpKind::RmsNormalization, "npusim.RMSNormalization", 2, 2, 1, 1, ops::inferRmsNormalization,
            ops::interpretRmsNormalization},

@@ -25,7 +25,7 @@ bool isElementwise(OpKind kind) {
         case OpKind::Max: case OpKind::Min: case OpKind::Sum: case OpKind::Mean: case OpKind::Sqrt:
         case OpKind::Exp: case OpKind::Log: case OpKind::Neg: case OpKind::Abs: case OpKind::Reciprocal:
         case OpKind::Sigmoid: case OpKind::Tanh: case OpKind::Erf: case OpKind::Identity: case OpKind::Elu:
-        case OpKind::Selu: case OpKind::Softplus: case OpKind::ThresholdedRelu: case OpKind::LeakyRelu:
+        case OpKind::Selu: case OpKind::Softplus: case OpKind::ThresholdedRelu: case OpKind::LeakyRelu: case OpKind::PRelu:
         case OpKind::HardSigmoid: case OpKind::HardSwish: case OpKind::Clip: case OpKind::Relu: case OpKind::Cast:
         case OpKind::Equal: case OpKind::Less: case OpKind::Greater: case OpKind::LessOrEqual:
         case OpKind::GreaterOrEqual: case OpKind::Not: case OpKind::And: case OpKind::Or: case OpKind::Xor:

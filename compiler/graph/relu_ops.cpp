@@ -1,4 +1,4 @@
-// Relu and its relatives: Relu, LeakyRelu, HardSigmoid, HardSwish, Clip and npusim.Gelu.
+// Relu and its relatives: Relu, LeakyRelu, PRelu, HardSigmoid, HardSwish, Clip and npusim.Gelu.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -54,6 +54,30 @@ std::vector<Tensor> interpretRelu(const Node& node, std::span<const Tensor* cons
 std::vector<Tensor> interpretLeakyRelu(const Node& node, std::span<const Tensor* const> inputs) {
     const double alpha = node.floatAttr("alpha", 0.01f);
     return {mapFloat(*inputs[0], [alpha](double x) { return x >= 0 ? x : alpha * x; })};
+}
+
+/// PRelu: slope broadcasts to X (unidirectionally: the output has X's shape).
+void inferPRelu(Graph& graph, const Node& node) {
+    checkArity(graph, node);
+    const Value& x = graph.value(node.inputs[0]);
+    const Value& slope = graph.value(node.inputs[1]);
+    requireDType(node, "X", x.dtype, kNumericDTypes);
+    if (slope.dtype != x.dtype) {
+        opError(node, "X is " + std::string(dtypeName(x.dtype)) + " but slope is " +
+                          std::string(dtypeName(slope.dtype)) + "; both must have the same dtype");
+    }
+    if (broadcastShapes(node, x.shape, slope.shape) != x.shape) {
+        opError(node, "slope " + shapeString(slope.shape) + " does not broadcast to X " +
+                          shapeString(x.shape));
+    }
+    setOutput(graph, node, x.dtype, x.shape);
+}
+
+/// PRelu: x for x >= 0, slope * x below.
+std::vector<Tensor> interpretPRelu(const Node& node, std::span<const Tensor* const> inputs) {
+    return {broadcastBinary(
+        node, *inputs[0], *inputs[1], [](double x, double slope) { return x >= 0 ? x : slope * x; },
+        [](int64_t x, int64_t slope) { return x >= 0 ? x : wrappingMul(slope, x); })};
 }
 
 std::vector<Tensor> interpretHardSigmoid(const Node& node, std::span<const Tensor* const> inputs) {

@@ -350,6 +350,14 @@ std::optional<std::pair<Body, std::vector<ValueId>>> elementwiseBody(const Graph
                              }),
                              first};
         }
+        case OpKind::PRelu:
+            // max(x, 0) + slope * min(x, 0): one of the two terms is zero, so the sum is exact.
+            return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) {
+                                 const uint32_t x = *in[0].buffer;
+                                 const uint32_t below = b.binary(VectorOp::Mul, Operand{b.scalar(VectorOp::Min, x, 0.0f), 0}, in[1]);
+                                 return b.binary(VectorOp::Add, b.scalar(VectorOp::Max, x, 0.0f), below);
+                             }),
+                             node.inputs};
         case OpKind::HardSigmoid: {
             const auto beta = static_cast<float>(node.floatAttr("beta", 0.5f));
             const auto a = static_cast<float>(node.floatAttr("alpha", 0.2f));

@@ -59,6 +59,16 @@ TEST(InterpreterArithmetic, DivTruncatesIntegersTowardZero) {
                             fp32({2}, {0.25f, -1.5f}));
 }
 
+TEST(InterpreterArithmetic, ModTakesTheDivisorsSignUnlessFmod) {
+    const Tensor a = int32({5}, {-7, 7, -7, 6, 5}), b = int32({5}, {2, -2, -2, 3, 0});
+    testing::expectTensorEq(runOp(OpKind::Mod, {a, b}), int32({5}, {1, -1, -1, 0, 0}));
+    testing::expectTensorEq(runOp(OpKind::Mod, {a, b}, {{"fmod", int64_t{1}}}), int32({5}, {-1, 1, -1, 0, 0}));
+    testing::expectTensorEq(runOp(OpKind::Mod, {fp32({2}, {-5.5f, 5.5f}), fp32({1}, {2})}, {{"fmod", int64_t{1}}}),
+                            fp32({2}, {-1.5f, 1.5f}));
+    EXPECT_EQ(testing::inputErrorOf([] { testing::singleOpGraph(OpKind::Mod, {fp32({1}, {1}), fp32({1}, {1})}); }),
+              "op 'op' (Mod): A is fp32; float inputs need fmod = 1");
+}
+
 TEST(InterpreterArithmetic, PowKeepsTheBaseDType) {
     testing::expectTensorEq(runOp(OpKind::Pow, {fp32({3}, {2, 9, -2}), fp32({3}, {10, 0.5f, 3})}),
                             fp32({3}, {1024, 3, -8}));

@@ -1,4 +1,4 @@
-// LeakyRelu, HardSigmoid, HardSwish and Clip (bounds as opset-11 inputs or pre-11 attributes,
+// LeakyRelu, PRelu, HardSigmoid, HardSwish and Clip (bounds as opset-11 inputs or pre-11 attributes,
 // integer Clip) against hand-computed results, and their located errors.
 #include <gtest/gtest.h>
 
@@ -19,6 +19,14 @@ TEST(InterpreterReluFamily, LeakyReluScalesNegativeValues) {
                               fp32({3}, {-0.02f, 0, 3}));
     testing::expectTensorEq(runOp(OpKind::LeakyRelu, {fp32({2}, {-2, 3})}, {{"alpha", 0.5}}),
                             fp32({2}, {-1, 3}));
+}
+
+TEST(InterpreterReluFamily, PReluScalesNegativeValuesByTheirChannelsSlope) {
+    // Slope [2, 1] broadcasts over X [1, 2, 2]: channel 0 by 0.5, channel 1 by -2.
+    testing::expectTensorEq(runOp(OpKind::PRelu, {fp32({1, 2, 2}, {-2, 3, -1, 0}), fp32({2, 1}, {0.5f, -2})}),
+                            fp32({1, 2, 2}, {-1, 3, 2, 0}));
+    EXPECT_EQ(inputErrorOf([] { singleOpGraph(OpKind::PRelu, {fp32({2}, {1, 2}), fp32({2, 2}, {1, 2, 3, 4})}); }),
+              "op 'op' (PRelu): slope [2,2] does not broadcast to X [2]");
 }
 
 TEST(InterpreterReluFamily, HardSigmoidAndHardSwishRampBetweenZeroAndOne) {
