@@ -242,9 +242,14 @@ class GraphConverter {
             if (it == ids_.end()) opError(node, "input '" + input + "' is not defined");
             node.inputs.push_back(it->second);
         }
-        for (const std::string& output : proto.output()) {
-            if (output.empty() || ids_.contains(output)) {
-                opError(node, "output '" + output + "' must be a new, non-empty name");
+        for (int index = 0; index < proto.output_size(); ++index) {
+            // An absent optional output (empty name) is still computed, into a value no one reads.
+            std::string output = proto.output(index);
+            if (output.empty()) {
+                output = node.name + ".unused" + std::to_string(index);
+                while (ids_.contains(output)) output += "_";
+            } else if (ids_.contains(output)) {
+                opError(node, "output '" + output + "' must be a new name");
             }
             // The type function fills in the dtype and shape once the node is complete.
             const auto producer = static_cast<int>(graph_.nodes.size());

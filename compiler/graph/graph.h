@@ -122,6 +122,9 @@ enum class OpKind : uint16_t {
     TopK,
     PRelu,
     Mod,
+    LSTM,
+    GRU,
+    RNN,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,

@@ -74,6 +74,8 @@ std::vector<Tensor> interpretSoftplus(const Node& node, std::span<const Tensor* 
 std::vector<Tensor> interpretThresholdedRelu(const Node& node,
                                              std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretLeakyRelu(const Node& node, std::span<const Tensor* const> inputs);
+void inferRecurrent(Graph& graph, const Node& node);
+std::vector<Tensor> interpretRecurrent(const Node& node, std::span<const Tensor* const> inputs);
 void inferPRelu(Graph& graph, const Node& node);
 std::vector<Tensor> interpretPRelu(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretHardSigmoid(const Node& node, std::span<const Tensor* const> inputs);

@@ -139,6 +139,9 @@ constexpr std::array kOps = {
     OpInfo{OpKind::TopK, "TopK", 2, 2, 2, 2, ops::inferTopK, ops::interpretTopK},
     OpInfo{OpKind::PRelu, "PRelu", 2, 2, 1, 1, ops::inferPRelu, ops::interpretPRelu},
     OpInfo{OpKind::Mod, "Mod", 2, 2, 1, 1, ops::inferMod, ops::interpretMod},
+    OpInfo{OpKind::LSTM, "LSTM", 3, 8, 0, 3, ops::inferRecurrent, ops::interpretRecurrent},
+    OpInfo{OpKind::GRU, "GRU", 3, 6, 0, 2, ops::inferRecurrent, ops::interpretRecurrent},
+    OpInfo{OpKind::RNN, "RNN", 3, 6, 0, 2, ops::inferRecurrent, ops::interpretRecurrent},
     OpInfo{OpKind::Im2Col, "npusim.Im2Col", 1, 2, 1, 1, ops::inferIm2Col, ops::interpretIm2Col},
     OpInfo{OpKind::RmsNormalization, "npusim.RMSNormalization", 2, 2, 1, 1, ops::inferRmsNormalization,
            ops::interpretRmsNormalization},
@@ -196,7 +199,8 @@ std::string supportedOpList() {
 
 std::span<const int> shapeOperands(OpKind kind) {
     static constexpr int kFirst[] = {0}, kSecond[] = {1}, kFirstThree[] = {0, 1, 2}, kSlice[] = {1, 2, 3, 4},
-                         kResize[] = {1, 2, 3}, kPad[] = {1, 3};
+                         kResize[] = {1, 2, 3}, kPad[] = {1, 3},
+                         kFifth[] = {4};
     switch (kind) {
         case OpKind::Resize: return kResize;  // opset 10: scales; 11 on: roi, scales, sizes
         case OpKind::ReduceSum:               // axes, from opset 13
@@ -213,6 +217,9 @@ std::span<const int> shapeOperands(OpKind kind) {
         case OpKind::Pad: return kPad;  // pads, and axes in opset 18
         case OpKind::ConstantOfShape: return kFirst;
         case OpKind::Range: return kFirstThree;
+        case OpKind::LSTM:
+        case OpKind::GRU:
+        case OpKind::RNN: return kFifth;  // sequence_lens: the steps run
         default: return {};
     }
 }

@@ -6,7 +6,7 @@
 namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
-    static constexpr std::array<GraphPass, 9> kPasses = {{
+    static constexpr std::array<GraphPass, 10> kPasses = {{
         {"recognize-normalization", "turn layer and RMS normalisation spelled out op by op back into one op",
          recognizeNormalization},
         {"recognize-activations", "turn GELU and HardSwish spelled out op by op back into one op",
@@ -15,6 +15,8 @@ std::span<const GraphPass> graphPasses() {
          computeMaxPoolIndices},
         {"arg-extreme-to-reductions", "rewrite ArgMax and ArgMin as reductions, a comparison and arithmetic",
          argExtremeToReductions},
+        {"unroll-recurrences", "unroll LSTM, GRU and RNN into one Gemm for the inputs and per step a Gemm and gates",
+         unrollRecurrences},
         {"fold-batch-norm", "fold a BatchNormalization into the Conv it follows (constant weights and statistics)",
          foldBatchNorm},
         {"convolution-to-gemm", "rewrite each Conv and ConvTranspose as Im2Col and a Gemm per group, the bias in the Gemm",

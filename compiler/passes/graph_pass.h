@@ -25,6 +25,9 @@ void recognizeNormalization(Graph& graph);
 /// Turns GELU and HardSwish spelled out op by op back into npusim.Gelu and HardSwish.
 void recognizeActivations(Graph& graph);
 
+/// Unrolls LSTM, GRU and RNN over their (static) sequences into Gemms and vector gates.
+void unrollRecurrences(Graph& graph);
+
 /// Computes MaxPool's Indices output from an Im2Col of the windows, an ArgMax over the taps
 /// and integer arithmetic, leaving a MaxPool of the values alone.
 void computeMaxPoolIndices(Graph& graph);
