@@ -29,6 +29,7 @@ public:
         : r_(r), node_(node), g_(ops::recurrenceOf(r.graph(), node)), dtype_(r.graph().value(node.inputs[0]).dtype) {}
 
     void run() {
+        prefix_ = node_.name + ".";
         const int64_t gh = g_.gates * g_.hidden, dirs = g_.directions;
         ValueId x = input(0);
         if (g_.batchFirst) x = add(OpKind::Transpose, "x_time_major", {x}, {{"perm", std::vector<int64_t>{1, 0, 2}}});
@@ -145,7 +146,7 @@ private:
     }
 
     ValueId add(OpKind kind, const std::string& suffix, std::vector<ValueId> inputs, std::map<std::string, Attribute> attributes = {}) {
-        return r_.add(kind, prefix_ + step_ + suffix, std::move(inputs), std::move(attributes))[0];
+        return r_.add(kind, nodeName(suffix), std::move(inputs), std::move(attributes))[0];
     }
 
     ValueId gemm(ValueId a, ValueId b, ValueId c, const std::string& suffix) {
@@ -155,7 +156,7 @@ private:
     }
 
     ValueId slice(ValueId value, int64_t axis, int64_t begin, int64_t end) {
-        const std::string base = prefix_ + step_ + "slice";
+        const std::string base = nodeName("slice");
         return r_.add(OpKind::Slice, base,
                       {value, r_.constant(base + ".starts", int64Tensor({begin})), r_.constant(base + ".ends", int64Tensor({end})),
                        r_.constant(base + ".axes", int64Tensor({axis}))})[0];
@@ -163,6 +164,13 @@ private:
 
     ValueId reshape(ValueId value, const std::vector<int64_t>& shape, const std::string& suffix) {
         return add(OpKind::Reshape, suffix, {value, r_.constant(prefix_ + step_ + suffix + ".shape", int64Tensor(shape))});
+    }
+
+    /// `<node>.<direction>.<step>.<suffix>`, numbered from the second use on: node names stay unique.
+    std::string nodeName(const std::string& suffix) {
+        const std::string base = prefix_ + step_ + suffix;
+        const int uses = uses_[base]++;
+        return uses == 0 ? base : base + "_" + std::to_string(uses);
     }
 
     ValueId zeros(const Shape& shape, const std::string& suffix) {
@@ -174,6 +182,7 @@ private:
     const ops::Recurrence g_;
     const DType dtype_;
     std::string prefix_, step_;  ///< the name of the direction and step being built
+    std::map<std::string, int> uses_;
 };
 
 }  // namespace
