@@ -34,7 +34,8 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     hal.writeRegister(regs::kErrorCode, static_cast<uint32_t>(regs::ErrorCode::None));
     const uint64_t address = readWide(hal, regs::kJobAddrLo, regs::kJobAddrHi);
     const uint32_t count = hal.readRegister(regs::kJobCommandCount);
-    if (count == 0 || count > kMaxJobCommands) {
+    // Any length the count register holds: the stream is fetched a chunk at a time.
+    if (count == 0) {
         finishJob(hal, jobStart, regs::ErrorCode::MissingEnd, 0);
         return;
     }

@@ -13,8 +13,6 @@
 
 namespace npusim::firmware {
 
-/// Commands a job may hold.
-inline constexpr uint32_t kMaxJobCommands = 1u << 20;
 /// Commands fetched and validated before the first of them is dispatched.
 inline constexpr uint32_t kFetchChunk = 256;
 
