@@ -47,7 +47,10 @@ def child_peak_rss(command, timeout):
              "print(json.dumps([rc,out,err,s,rss]))\n")
     result = subprocess.run([sys.executable, "-c", probe, str(ADDRESS_LIMIT), str(timeout), *map(str, command)],
                             capture_output=True, text=True)
-    return json.loads(result.stdout)
+    try:
+        return json.loads(result.stdout)
+    except json.JSONDecodeError:  # the probe itself failed (the command could not start): say why
+        return [-1, "", result.stderr or "the measuring child printed nothing", 0.0, 0.0]
 
 
 def first_error_line(stderr):

@@ -45,31 +45,30 @@ class BadModelTest(NpusimTestCase):
 
 
     def test_ops_neither_the_npu_nor_the_cpu_can_run_are_all_in_the_mapping_report(self):
-        # ReduceProd and Where have CPU kernels, but not for fp16.
+        # CumSum has a CPU kernel, but only for a constant axis (it decides the loop nest).
         graph = helper.make_graph(
             [helper.make_node("Relu", ["x"], ["r"], name="act"),
-             helper.make_node("ReduceProd", ["h"], ["p"], name="product", axes=[1]),
-             helper.make_node("Where", ["c", "h", "h"], ["w"], name="choose")], "unsupported",
+             helper.make_node("CumSum", ["x", "a"], ["p"], name="running"),
+             helper.make_node("CumSum", ["x", "a"], ["w"], name="again")], "unsupported",
             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8]),
-             helper.make_tensor_value_info("h", TensorProto.FLOAT16, [4, 8]),
-             helper.make_tensor_value_info("c", TensorProto.BOOL, [4, 8])],
+             helper.make_tensor_value_info("a", TensorProto.INT64, [])],
             [helper.make_tensor_value_info("r", TensorProto.FLOAT, [4, 8]),
-             helper.make_tensor_value_info("p", TensorProto.FLOAT16, [4, 1]),
-             helper.make_tensor_value_info("w", TensorProto.FLOAT16, [4, 8])])
+             helper.make_tensor_value_info("p", TensorProto.FLOAT, [4, 8]),
+             helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, 8])])
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "model.onnx")
         result = self.npusim("compile", "model.onnx", "--mapping")
         self.assertNoCrash(result)
         self.assertEqual(result.returncode, USAGE)
         rows = {line.split()[0]: line for line in result.stdout.splitlines()[1:]}
         self.assertIn("vector unit", rows["act"])
-        self.assertIn("unsupported", rows["product"])
-        self.assertIn("no ReduceProd", rows["product"])
-        self.assertIn("unsupported", rows["choose"])
-        self.assertIn("no lowering", rows["choose"])
+        for name in ("running", "again"):
+            self.assertIn("unsupported", rows[name])
+            self.assertIn("no lowering", rows[name])
+        self.assertIn("axis must be a constant", result.stderr)
         self.assertEqual(len(result.stderr.splitlines()), 1)
-        self.assertIn("'product' (ReduceProd)", result.stderr)
+        self.assertIn("'running' (CumSum)", result.stderr)
         self.assertIn("1 more ops; see the mapping report", result.stderr)
-        self.compile_and_run_fail("model.onnx", ["'product' (ReduceProd)"])
+        self.compile_and_run_fail("model.onnx", ["'running' (CumSum)"])
 
 
 class BadArchTest(NpusimTestCase):
