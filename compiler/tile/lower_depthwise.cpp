@@ -18,37 +18,21 @@ std::vector<VectorProblem> depthwiseProblemsFor(const Graph& graph, const Node& 
     const ops::WindowGeometry& g = conv.window;
     const ValueId bias = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
     const int64_t multiplier = conv.outChannels / conv.group;
-    const size_t spatialRank = g.kernel.size();
     const std::vector<int64_t> in = ops::rowMajorStrides(x.shape), out = ops::rowMajorStrides(conv.output);
     const std::vector<int64_t> kernelStrides = ops::rowMajorStrides(g.kernel);
     const int64_t taps = elementCount(g.kernel);
-    std::vector<std::vector<WindowSegment>> segments;
-    Shape counts;
-    for (size_t i = 0; i < spatialRank; ++i) {
-        segments.push_back(windowSegments(g, i));
-        counts.push_back(static_cast<int64_t>(segments.back().size()));
-    }
+    const std::vector<int64_t> perChannel = {0, taps * multiplier, taps};  // W's, then spatial zeros
 
     std::vector<VectorProblem> problems;
-    ops::forEachPosition(counts, [&](const std::vector<int64_t>& choice) {
+    forEachWindowBox(g, in, out, [&](const WindowBox& box) {
         // The box's index space: [N, C, multiplier, box spatial...].
-        Shape dims = {conv.batch, conv.group, multiplier}, boxTaps;
+        Shape dims = {conv.batch, conv.group, multiplier};
+        dims.insert(dims.end(), box.extents.begin(), box.extents.end());
         std::vector<int64_t> outputStrides = {out[0], out[1] * multiplier, out[1]};
+        outputStrides.insert(outputStrides.end(), box.outputStrides.begin(), box.outputStrides.end());
         std::vector<int64_t> tapStrides = {in[0], in[1], 0};
-        const std::vector<int64_t> perChannel = {0, taps * multiplier, taps};  // W's, then spatial zeros
-        int64_t outputOffset = 0, tapOrigin = 0;
-        std::vector<int64_t> kFirst;
-        for (size_t i = 0; i < spatialRank; ++i) {
-            const WindowSegment& s = segments[i][static_cast<size_t>(choice[i])];
-            dims.push_back(s.extent);
-            boxTaps.push_back(s.kCount);
-            kFirst.push_back(s.kFirst);
-            outputOffset += s.start * out[i + 2];
-            outputStrides.push_back(out[i + 2]);
-            tapStrides.push_back(g.strides[i] * in[i + 2]);
-            tapOrigin += (s.start * g.strides[i] - g.padBegin[i] + s.kFirst * g.dilations[i]) * in[i + 2];
-        }
-        if (elementCount(boxTaps) == 0) throw VectorUnsupported("a convolution window lying wholly in padding");
+        tapStrides.insert(tapStrides.end(), box.tapStrides.begin(), box.tapStrides.end());
+        if (elementCount(box.taps) == 0) throw VectorUnsupported("a convolution window lying wholly in padding");
         std::vector<int64_t> weightStrides = perChannel;
         weightStrides.resize(dims.size(), 0);
         IndexSpace space{dims, {}};
@@ -60,11 +44,11 @@ std::vector<VectorProblem> depthwiseProblemsFor(const Graph& graph, const Node& 
             space.add(biasStrides);
             views.push_back({bias, 0});
         }
-        ops::forEachPosition(boxTaps, [&](const std::vector<int64_t>& k) {
-            int64_t offset = tapOrigin, kernelIndex = 0;
+        ops::forEachPosition(box.taps, [&](const std::vector<int64_t>& k) {
+            int64_t offset = box.tapOrigin, kernelIndex = 0;
             for (size_t i = 0; i < k.size(); ++i) {
                 offset += k[i] * g.dilations[i] * in[i + 2];
-                kernelIndex += (kFirst[i] + k[i]) * kernelStrides[i];
+                kernelIndex += (box.kFirst[i] + k[i]) * kernelStrides[i];
             }
             space.add(tapStrides);
             views.push_back({node.inputs[0], offset});
@@ -72,7 +56,7 @@ std::vector<VectorProblem> depthwiseProblemsFor(const Graph& graph, const Node& 
             views.push_back({node.inputs[1], kernelIndex});
         });
         const bool biased = bias != kNoValue;
-        problems.push_back(stridedProblem(graph, opId, "depthwise_conv", std::move(space), {node.outputs[0], outputOffset},
+        problems.push_back(stridedProblem(graph, opId, "depthwise_conv", std::move(space), {node.outputs[0], box.outputOffset},
                                           views, [biased](VectorBuilder& b, std::span<const Operand> in) {
                                               const size_t first = biased ? 1 : 0;
                                               uint32_t sum = b.binary(isa::VectorOp::Mul, *in[first].buffer, *in[first + 1].buffer);

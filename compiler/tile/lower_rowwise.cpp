@@ -120,6 +120,16 @@ VectorProblem rowwiseProblem(const Graph& graph, uint32_t opId, std::string name
     return spaceProblem(graph, opId, std::move(name), std::move(space), keptDims, inputs, outputs, body);
 }
 
+namespace {
+
+/// A run of output positions along one spatial axis whose windows read the same kernel taps
+/// of the input: kernel indices [kFirst, kFirst + kCount) fall inside the input, `padded` of
+/// them inside the padded input.
+struct WindowSegment {
+    int64_t start = 0, extent = 0, kFirst = 0, kCount = 0, padded = 0;
+};
+
+/// The output positions along `axis` cut into segments whose windows read the same taps.
 std::vector<WindowSegment> windowSegments(const ops::WindowGeometry& g, size_t axis) {
     std::vector<WindowSegment> segments;
     for (int64_t o = 0; o < g.output[axis]; ++o) {
@@ -143,6 +153,33 @@ std::vector<WindowSegment> windowSegments(const ops::WindowGeometry& g, size_t a
     return segments;
 }
 
+}  // namespace
+
+void forEachWindowBox(const ops::WindowGeometry& g, std::span<const int64_t> in, std::span<const int64_t> out,
+                      const std::function<void(const WindowBox&)>& visit) {
+    std::vector<std::vector<WindowSegment>> segments;
+    Shape counts;
+    for (size_t i = 0; i < g.kernel.size(); ++i) {
+        segments.push_back(windowSegments(g, i));
+        counts.push_back(static_cast<int64_t>(segments.back().size()));
+    }
+    ops::forEachPosition(counts, [&](const std::vector<int64_t>& choice) {
+        WindowBox box;
+        for (size_t i = 0; i < segments.size(); ++i) {
+            const WindowSegment& s = segments[i][static_cast<size_t>(choice[i])];
+            box.extents.push_back(s.extent);
+            box.taps.push_back(s.kCount);
+            box.kFirst.push_back(s.kFirst);
+            box.paddedTaps *= s.padded;
+            box.outputOffset += s.start * out[i + 2];
+            box.outputStrides.push_back(out[i + 2]);
+            box.tapStrides.push_back(g.strides[i] * in[i + 2]);
+            box.tapOrigin += (s.start * g.strides[i] - g.padBegin[i] + s.kFirst * g.dilations[i]) * in[i + 2];
+        }
+        visit(box);
+    });
+}
+
 namespace {
 
 /// MaxPool and AveragePool: the output is cut into boxes (a segment of every spatial axis)
@@ -159,40 +196,29 @@ std::vector<VectorProblem> poolProblems(const Graph& graph, const Node& node, ui
     const std::vector<int64_t> in = ops::rowMajorStrides(x.shape);
     const Shape& y = graph.value(node.outputs[0]).shape;
     const std::vector<int64_t> out = ops::rowMajorStrides(y);
-    std::vector<std::vector<WindowSegment>> segments;
-    for (size_t i = 0; i < spatial.size(); ++i) segments.push_back(windowSegments(g, i));
-
     std::vector<VectorProblem> problems;
-    Shape counts;
-    for (const auto& list : segments) counts.push_back(static_cast<int64_t>(list.size()));
-    ops::forEachPosition(counts, [&](const std::vector<int64_t>& choice) {
+    forEachWindowBox(g, in, out, [&](const WindowBox& box) {
         // The box: its output dims and origin, the kernel taps it reads and its divisor.
-        Shape dims = {y[0], y[1]}, taps;
-        int64_t outputOffset = 0, tapOrigin = 0, divisor = 1;
+        Shape dims = {y[0], y[1]};
+        dims.insert(dims.end(), box.extents.begin(), box.extents.end());
+        const Shape& taps = box.taps;
         std::vector<int64_t> tapStrides = {in[0], in[1]}, outputStrides = {out[0], out[1]};
-        for (size_t i = 0; i < spatial.size(); ++i) {
-            const WindowSegment& s = segments[i][static_cast<size_t>(choice[i])];
-            dims.push_back(s.extent);
-            taps.push_back(s.kCount);
-            outputOffset += s.start * out[i + 2];
-            outputStrides.push_back(out[i + 2]);
-            tapStrides.push_back(g.strides[i] * in[i + 2]);
-            tapOrigin += (s.start * g.strides[i] - g.padBegin[i] + s.kFirst * g.dilations[i]) * in[i + 2];
-            divisor *= includePad ? s.padded : s.kCount;
-        }
+        tapStrides.insert(tapStrides.end(), box.tapStrides.begin(), box.tapStrides.end());
+        outputStrides.insert(outputStrides.end(), box.outputStrides.begin(), box.outputStrides.end());
+        const int64_t divisor = includePad ? box.paddedTaps : elementCount(taps);
         if (elementCount(taps) == 0) throw VectorUnsupported("a pooling window lying wholly in padding");
         IndexSpace space{dims, {}};
         space.add(outputStrides);
         std::vector<ViewOrigin> views;
         ops::forEachPosition(taps, [&](const std::vector<int64_t>& k) {
-            int64_t offset = tapOrigin;
+            int64_t offset = box.tapOrigin;
             for (size_t i = 0; i < k.size(); ++i) offset += k[i] * g.dilations[i] * in[i + 2];
             views.push_back({node.inputs[0], offset});
             space.add(tapStrides);
         });
         const auto scale = 1.0f / static_cast<float>(divisor);
         problems.push_back(stridedProblem(
-            graph, opId, max ? "max_pool" : "average_pool", std::move(space), {node.outputs[0], outputOffset}, views,
+            graph, opId, max ? "max_pool" : "average_pool", std::move(space), {node.outputs[0], box.outputOffset}, views,
             [max, scale](VectorBuilder& b, std::span<const Operand> in) {
                 uint32_t result = *in[0].buffer;
                 for (size_t t = 1; t < in.size(); ++t) {

@@ -46,16 +46,22 @@ VectorProblem rowwiseProblem(const Graph& graph, uint32_t opId, std::string name
 /// Reductions, Softmax, LogSoftmax and LayerNormalization; empty when `node` is none.
 std::vector<VectorProblem> rowwiseProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
 
-/// A run of output positions along one spatial axis whose windows read the same kernel taps
-/// of the input: kernel indices [kFirst, kFirst + kCount) fall inside the input, `padded` of
-/// them inside the padded input (AveragePool's count_include_pad divisor).
-struct WindowSegment {
-    int64_t start = 0, extent = 0, kFirst = 0, kCount = 0, padded = 0;
+/// A box of output positions of a sliding window (a run along every spatial axis) whose
+/// windows all read the same kernel taps of the input, so a kernel per box never reads padding.
+/// Strides and offsets are in elements of X (`tap...`) and Y (`output...`), spatial dims only.
+struct WindowBox {
+    Shape extents;                ///< output positions along each spatial axis
+    Shape taps;                   ///< kernel taps read along each axis
+    std::vector<int64_t> kFirst;  ///< the first of them
+    int64_t paddedTaps = 1;       ///< taps inside the padded input (AveragePool's count_include_pad divisor)
+    int64_t outputOffset = 0, tapOrigin = 0;  ///< the box's first output, and its first tap's input
+    std::vector<int64_t> outputStrides, tapStrides;  ///< per output step along each axis
 };
 
-/// The output positions along `axis` of a sliding window cut into segments whose windows read
-/// the same taps, so a kernel per box of segments never reads padding.
-std::vector<WindowSegment> windowSegments(const ops::WindowGeometry& geometry, size_t axis);
+/// Calls visit for every box of the window's output; `in` and `out` are the row-major strides
+/// of X and Y, whose spatial dims start at dim 2.
+void forEachWindowBox(const ops::WindowGeometry& geometry, std::span<const int64_t> in, std::span<const int64_t> out,
+                      const std::function<void(const WindowBox&)>& visit);
 
 /// Depthwise convolutions (Conv with one group per input channel) as kernels of taps
 /// multiplied by per-channel weights and summed, one kernel per box of output positions whose
