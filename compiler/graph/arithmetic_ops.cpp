@@ -52,10 +52,7 @@ void inferArithmetic(Graph& graph, const Node& node) {
     const Value& a = graph.value(node.inputs[0]);
     const Value& b = graph.value(node.inputs[1]);
     requireDType(node, "A", a.dtype, kNumericDTypes);
-    if (b.dtype != a.dtype) {
-        opError(node, "A is " + std::string(dtypeName(a.dtype)) + " but B is " +
-                          std::string(dtypeName(b.dtype)) + "; both must have the same dtype");
-    }
+    requireSameDType(node, "A", a.dtype, "B", b.dtype);
     setOutput(graph, node, a.dtype, broadcastShapes(node, a.shape, b.shape));
 }
 

@@ -10,13 +10,6 @@
 namespace npusim::compiler::ops {
 namespace {
 
-void requireSameDType(const Node& node, DType a, DType b) {
-    if (a != b) {
-        opError(node, "A is " + std::string(dtypeName(a)) + " but B is " +
-                          std::string(dtypeName(b)) + "; both must have the same dtype");
-    }
-}
-
 /// The dtypes each binary op compares or combines.
 std::initializer_list<DType> operandDTypes(OpKind kind) {
     static constexpr std::initializer_list<DType> kBool = {DType::Bool};
@@ -70,10 +63,7 @@ Tensor compare(OpKind kind, const std::vector<T>& a, const std::vector<T>& b,
 
 void checkWhereDTypes(const Node& node, DType condition, DType x, DType y) {
     requireDType(node, "condition", condition, {DType::Bool});
-    if (x != y) {
-        opError(node, "X is " + std::string(dtypeName(x)) + " but Y is " +
-                          std::string(dtypeName(y)) + "; both must have the same dtype");
-    }
+    requireSameDType(node, "X", x, "Y", y);
 }
 
 }  // namespace
@@ -83,7 +73,7 @@ void inferBinaryLogic(Graph& graph, const Node& node) {
     const Value& a = graph.value(node.inputs[0]);
     const Value& b = graph.value(node.inputs[1]);
     requireDType(node, "A", a.dtype, operandDTypes(node.kind));
-    requireSameDType(node, a.dtype, b.dtype);
+    requireSameDType(node, "A", a.dtype, "B", b.dtype);
     setOutput(graph, node, DType::Bool, broadcastShapes(node, a.shape, b.shape));
 }
 
@@ -91,7 +81,7 @@ std::vector<Tensor> interpretBinaryLogic(const Node& node, std::span<const Tenso
     const Tensor& a = *inputs[0];
     const Tensor& b = *inputs[1];
     requireDType(node, "A", a.dtype, operandDTypes(node.kind));
-    requireSameDType(node, a.dtype, b.dtype);
+    requireSameDType(node, "A", a.dtype, "B", b.dtype);
     const Shape shape = broadcastShapes(node, a.shape, b.shape);
     const std::vector<int64_t> aIndex = broadcastSourceIndices(a.shape, shape);
     const std::vector<int64_t> bIndex = broadcastSourceIndices(b.shape, shape);

@@ -162,10 +162,7 @@ void inferMatMul(Graph& graph, const Node& node) {
     const Value& a = graph.value(node.inputs[0]);
     const Value& b = graph.value(node.inputs[1]);
     requireDType(node, "A", a.dtype, {DType::Fp32, DType::Int32});
-    if (b.dtype != a.dtype) {
-        opError(node, "A is " + std::string(dtypeName(a.dtype)) + " but B is " +
-                          std::string(dtypeName(b.dtype)) + "; both must have the same dtype");
-    }
+    requireSameDType(node, "A", a.dtype, "B", b.dtype);
     setOutput(graph, node, a.dtype, matMulLayout(node, a.shape, b.shape).output);
 }
 

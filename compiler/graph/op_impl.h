@@ -22,6 +22,8 @@ const Value* optionalInput(const Graph& graph, const Node& node, size_t index);
 /// Throws "<operand> is <dtype>; <Op> supports <allowed>" unless `dtype` is allowed.
 void requireDType(const Node& node, std::string_view operand, DType dtype,
                   std::initializer_list<DType> allowed);
+/// Throws "<aName> is <a> but <bName> is <b>; both must have the same dtype" unless a == b.
+void requireSameDType(const Node& node, std::string_view aName, DType a, std::string_view bName, DType b);
 /// Records the dtype and shape of the node's single output.
 void setOutput(Graph& graph, const Node& node, DType dtype, Shape shape);
 

@@ -291,6 +291,13 @@ void requireDType(const Node& node, std::string_view operand, DType dtype,
                       std::string(opInfo(node.kind).name) + " supports " + list);
 }
 
+void requireSameDType(const Node& node, std::string_view aName, DType a, std::string_view bName, DType b) {
+    if (a != b) {
+        opError(node, std::string(aName) + " is " + std::string(dtypeName(a)) + " but " + std::string(bName) + " is " +
+                          std::string(dtypeName(b)) + "; both must have the same dtype");
+    }
+}
+
 void setOutput(Graph& graph, const Node& node, DType dtype, Shape shape) {
     Value& output = graph.value(node.outputs.at(0));
     output.dtype = dtype;

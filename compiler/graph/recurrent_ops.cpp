@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "compiler/graph/elementwise.h"
 #include "compiler/graph/op_impl.h"
@@ -60,7 +61,10 @@ void inferRecurrent(Graph& graph, const Node& node) {
         }
     }
     if (node.intAttr("input_forget", 0) != 0) opError(node, "input_forget = 1 is not supported");
-    if (x.shape.size() != 3) opError(node, "X is " + shapeString(x.shape) + "; it must have rank 3");
+    for (const auto& [index, what] : {std::pair<size_t, const char*>{0, "X"}, {1, "W"}, {2, "R"}}) {
+        const Shape& shape = graph.value(node.inputs[index]).shape;
+        if (shape.size() != 3) opError(node, std::string(what) + " is " + shapeString(shape) + "; it must have rank 3");
+    }
     const Recurrence r = recurrenceOf(graph, node);
     const int64_t directions = direction == "bidirectional" ? 2 : 1;
     const int64_t hidden = node.intAttr("hidden_size", r.hidden);
@@ -69,10 +73,7 @@ void inferRecurrent(Graph& graph, const Node& node) {
         const Value* value = optionalInput(graph, node, index);
         if (value == nullptr) return;
         requireShape(node, what, value->shape, expected);
-        if (value->dtype != x.dtype) {
-            opError(node, std::string(what) + " is " + std::string(dtypeName(value->dtype)) + " but X is " +
-                              std::string(dtypeName(x.dtype)));
-        }
+        requireSameDType(node, what, value->dtype, "X", x.dtype);
     };
     requireInput(1, "W", {directions, gh, r.inputs});
     requireInput(2, "R", {directions, gh, hidden});

@@ -62,10 +62,7 @@ void inferPRelu(Graph& graph, const Node& node) {
     const Value& x = graph.value(node.inputs[0]);
     const Value& slope = graph.value(node.inputs[1]);
     requireDType(node, "X", x.dtype, kNumericDTypes);
-    if (slope.dtype != x.dtype) {
-        opError(node, "X is " + std::string(dtypeName(x.dtype)) + " but slope is " +
-                          std::string(dtypeName(slope.dtype)) + "; both must have the same dtype");
-    }
+    requireSameDType(node, "X", x.dtype, "slope", slope.dtype);
     if (broadcastShapes(node, x.shape, slope.shape) != x.shape) {
         opError(node, "slope " + shapeString(slope.shape) + " does not broadcast to X " +
                           shapeString(x.shape));
