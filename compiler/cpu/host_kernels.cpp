@@ -91,6 +91,22 @@ struct Bound {
     }
 };
 
+/// Binds every input of an elementwise node; with each buffer, its strides when broadcast to
+/// `shape` (0 along broadcast dims).
+struct BroadcastOperands {
+    std::vector<uint32_t> buffers;
+    std::vector<std::vector<int64_t>> strides;
+};
+
+BroadcastOperands bindBroadcast(const Graph& graph, const Node& node, Bound& k, const Shape& shape) {
+    BroadcastOperands operands;
+    for (ValueId input : node.inputs) {
+        operands.buffers.push_back(k.bind(graph, input, false));
+        operands.strides.push_back(ops::broadcastStrides(graph.value(input).shape, shape.size()));
+    }
+    return operands;
+}
+
 HostKernel cumSum(const Graph& graph, const Node& node, Bound& k) {
     const Shape& shape = graph.value(node.inputs[0]).shape;
     const int64_t axis = ops::normalizeAxis(node, ops::constantInts(graph, node, 1, "axis").at(0),
@@ -190,12 +206,7 @@ HostKernel topK(const Graph& graph, const Node& node, Bound& k) {
 HostKernel where(const Graph& graph, const Node& node, Bound& k) {
     const Shape& shape = graph.value(node.outputs[0]).shape;
     KernelBuilder& b = k.builder;
-    uint32_t operands[3];
-    std::vector<int64_t> strides[3];
-    for (size_t i = 0; i < 3; ++i) {
-        operands[i] = k.bind(graph, node.inputs[i], false);
-        strides[i] = ops::broadcastStrides(graph.value(node.inputs[i]).shape, shape.size());
-    }
+    const auto [operands, strides] = bindBroadcast(graph, node, k, shape);
     const uint32_t out = k.bind(graph, node.outputs[0], true);
     const std::vector<int64_t> outStrides = ops::rowMajorStrides(shape);
     forEachPosition(b, shape, [&](const std::vector<V>& p) {
@@ -214,12 +225,7 @@ HostKernel mod(const Graph& graph, const Node& node, Bound& k) {
     const bool fmod = node.intAttr("fmod", 0) == 1;
     const Scalar type = loadedType(graph.value(node.inputs[0]).dtype);
     KernelBuilder& b = k.builder;
-    uint32_t operands[2];
-    std::vector<int64_t> strides[2];
-    for (size_t i = 0; i < 2; ++i) {
-        operands[i] = k.bind(graph, node.inputs[i], false);
-        strides[i] = ops::broadcastStrides(graph.value(node.inputs[i]).shape, shape.size());
-    }
+    const auto [operands, strides] = bindBroadcast(graph, node, k, shape);
     const uint32_t out = k.bind(graph, node.outputs[0], true);
     const std::vector<int64_t> outStrides = ops::rowMajorStrides(shape);
     forEachPosition(b, shape, [&](const std::vector<V>& p) {
