@@ -326,7 +326,9 @@ Queue queueOf(const Command& command) {
         case Opcode::Vector: return Queue::Vector;
         case Opcode::SemSignal:
         case Opcode::SemWait: return static_cast<Queue>(command.get(Field::Queue));
-        case Opcode::End: return Queue::Load;
+        case Opcode::End:
+        case Opcode::Loop:
+        case Opcode::Step: return Queue::Load;
     }
     return Queue::Load;
 }
@@ -343,6 +345,7 @@ std::string_view memorySpaceName(MemorySpace space) {
     return memorySpaceNames()[static_cast<size_t>(space)];
 }
 std::string_view vectorOpName(VectorOp op) { return vectorOpNames()[static_cast<size_t>(op)]; }
+std::string_view stepFieldName(StepField field) { return stepFieldNames()[static_cast<size_t>(field)]; }
 
 std::vector<Opcode> allOpcodes() {
     std::vector<Opcode> opcodes;

@@ -31,6 +31,8 @@ enum class Opcode : uint8_t {
     SemSignal = 5,  ///< increment a semaphore once the queue's earlier commands are done
     SemWait = 6,    ///< block a queue until a semaphore is positive, then decrement it
     End = 7,        ///< end of the job: completes when every queue has drained
+    Loop = 8,       ///< the next `body` descriptors, `count` times, fields stepped (isa_loops.h)
+    Step = 9,       ///< per-iteration increments of a loop's body fields, after the body
 };
 
 /// The hardware queue a command executes on.
@@ -137,8 +139,40 @@ enum class Field : uint8_t {
     OutDType,      ///< element type written by the vector unit
     Queue,
     Semaphore,
+    LoopCount,     ///< iterations of a loop (at least 1)
+    LoopBody,      ///< descriptors in the loop's body, nested loops included
+    LoopSteps,     ///< step descriptors after the body
+    StepTarget0,   ///< a step entry: the body descriptor it increments (index in the body),
+    StepField0,    ///< which of its fields (StepField)
+    StepValue0,    ///< and by how much per iteration (signed)
+    StepTarget1,
+    StepField1,
+    StepValue1,
+    StepTarget2,
+    StepField2,
+    StepValue2,
+    StepTarget3,
+    StepField3,
+    StepValue3,
 };
-inline constexpr int kFieldCount = static_cast<int>(Field::Semaphore) + 1;
+inline constexpr int kFieldCount = static_cast<int>(Field::StepValue3) + 1;
+
+/// The fields a loop may step: a command's tile id and its addresses.
+enum class StepField : uint8_t {
+    None = 0,  ///< an unused step entry
+    Tile = 1,
+    Dram = 2,  ///< dma: DramAddr
+    Addr = 3,  ///< dma: OnchipAddr
+    A = 4,
+    B = 5,
+    C = 6,
+    Dst = 7,
+    Src0 = 8,
+    Src1 = 9,
+};
+inline constexpr int kStepFieldCount = 10;
+/// Step entries one step descriptor holds.
+inline constexpr int kStepsPerDescriptor = 4;
 
 /// A decoded command. Payload fields not used by the opcode are zero.
 struct Command {
@@ -185,8 +219,8 @@ bool isReduction(VectorOp op);
 /// Whether the vector unit executes `op` from `dtype` elements to `out` elements.
 bool vectorSupports(VectorOp op, DType dtype, DType out);
 
-/// The queue that executes a command (SemSignal/SemWait carry it in a field; End has none and
-/// reports Queue::Load, it is handled by the command processor itself).
+/// The queue that executes a command (SemSignal/SemWait carry it in a field; End, Loop and Step
+/// have none and report Queue::Load, the command processor handles them itself).
 Queue queueOf(const Command& command);
 
 std::string_view opcodeName(Opcode opcode);
@@ -194,6 +228,7 @@ std::string_view queueName(Queue queue);
 std::string_view commandKindName(CommandKind kind);
 std::string_view memorySpaceName(MemorySpace space);
 std::string_view vectorOpName(VectorOp op);
+std::string_view stepFieldName(StepField field);
 
 /// Every opcode, in encoding order (for tests and tools).
 std::vector<Opcode> allOpcodes();

@@ -104,7 +104,36 @@ constexpr std::array<FieldLayout, 2> kSemaphoreFields = {{
     {F::Semaphore, "sem", 104, 8, V::Unsigned},
 }};
 
-constexpr std::array<OpcodeInfo, 7> kOpcodes = {{
+constexpr std::array<std::string_view, kStepFieldCount> kStepFieldNames = {
+    "none", "tile", "dram", "addr", "a", "b", "c", "dst", "src0", "src1"};
+
+// LOOP: for i < count: run the `body` descriptors that follow, each stepped field of them
+//       increased by i * its step; the `steps` step descriptors after the body hold the
+//       increments. Loops nest inside bodies (isa_loops.h has the limits).
+constexpr std::array<FieldLayout, 3> kLoopFields = {{
+    {F::LoopCount, "count", 96, 32, V::Unsigned},
+    {F::LoopBody, "body", 128, 16, V::Unsigned},
+    {F::LoopSteps, "steps", 144, 8, V::Unsigned},
+}};
+
+// STEP: four entries (target, field, value): body descriptor `target`'s `field` grows by
+//       `value` per iteration of the loop; field `none` marks an unused entry.
+constexpr std::array<FieldLayout, 12> kStepFields = {{
+    {F::StepTarget0, "t0", 96, 16, V::Unsigned},
+    {F::StepField0, "f0", 112, 8, V::Enum, kStepFieldNames},
+    {F::StepValue0, "s0", 128, 48, V::Signed},
+    {F::StepTarget1, "t1", 176, 16, V::Unsigned},
+    {F::StepField1, "f1", 192, 8, V::Enum, kStepFieldNames},
+    {F::StepValue1, "s1", 208, 48, V::Signed},
+    {F::StepTarget2, "t2", 256, 16, V::Unsigned},
+    {F::StepField2, "f2", 272, 8, V::Enum, kStepFieldNames},
+    {F::StepValue2, "s2", 288, 48, V::Signed},
+    {F::StepTarget3, "t3", 336, 16, V::Unsigned},
+    {F::StepField3, "f3", 352, 8, V::Enum, kStepFieldNames},
+    {F::StepValue3, "s3", 368, 48, V::Signed},
+}};
+
+constexpr std::array<OpcodeInfo, 9> kOpcodes = {{
     {Opcode::DmaLoad, "dma.load", CommandKind::Load, kDmaFields},
     {Opcode::DmaStore, "dma.store", CommandKind::Store, kDmaFields},
     {Opcode::Gemm, "gemm", CommandKind::Compute, kGemmFields},
@@ -113,6 +142,8 @@ constexpr std::array<OpcodeInfo, 7> kOpcodes = {{
     {Opcode::SemWait, "sem.wait", CommandKind::Sync, kSemaphoreFields},
     // END: the job completes once every queue has drained.
     {Opcode::End, "end", CommandKind::Sync, {}},
+    {Opcode::Loop, "loop", CommandKind::Sync, kLoopFields},
+    {Opcode::Step, "step", CommandKind::Sync, kStepFields},
 }};
 
 }  // namespace
@@ -137,5 +168,6 @@ std::span<const std::string_view> commandKindNames() { return kKindNames; }
 std::span<const std::string_view> queueNames() { return kQueueNames; }
 std::span<const std::string_view> memorySpaceNames() { return kSpaceNames; }
 std::span<const std::string_view> vectorOpNames() { return kVectorOpNames; }
+std::span<const std::string_view> stepFieldNames() { return kStepFieldNames; }
 
 }  // namespace npusim::isa

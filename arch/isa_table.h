@@ -44,5 +44,6 @@ std::span<const std::string_view> commandKindNames();
 std::span<const std::string_view> queueNames();
 std::span<const std::string_view> memorySpaceNames();
 std::span<const std::string_view> vectorOpNames();
+std::span<const std::string_view> stepFieldNames();
 
 }  // namespace npusim::isa

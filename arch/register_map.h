@@ -72,6 +72,7 @@ enum class ErrorCode : uint32_t {
     Watchdog = 10,          ///< the job ran past its cycle budget
     BusError = 11,          ///< a memory access got an error response
     MemoryError = 12,       ///< a memory found an uncorrectable error in what it read (SRAM parity)
+    BadLoop = 13,           ///< a loop descriptor the command processor cannot run (isa::checkLoop)
 };
 
 /// snake_case name of an error code, for messages and reports.
@@ -90,6 +91,7 @@ inline const char* errorCodeName(ErrorCode code) {
         case ErrorCode::Watchdog: return "watchdog";
         case ErrorCode::BusError: return "bus_error";
         case ErrorCode::MemoryError: return "memory_error";
+        case ErrorCode::BadLoop: return "bad_loop";
     }
     return "unknown";
 }

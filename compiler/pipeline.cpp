@@ -16,6 +16,7 @@
 #include "compiler/memory/memory_planning.h"
 #include "compiler/passes/graph_pass.h"
 #include "compiler/target/codegen.h"
+#include "compiler/target/loop_packing.h"
 #include "compiler/tile/fusion.h"
 #include "compiler/tile/segment_order.h"
 #include "compiler/tile/tiling.h"
@@ -68,7 +69,7 @@ std::vector<std::byte> textSection(const std::string& text) {
 }
 
 /// The manifest's segments and the sections they read (command streams, the CPU kernels).
-void addSegments(Compilation& c, const std::string& modelName) {
+void addSegments(Compilation& c, const std::string& modelName, bool loops) {
     std::map<uint32_t, const HostTiles*> hostOps;
     for (const TileOp& op : c.tiles.ops) {
         if (const auto* host = std::get_if<HostTiles>(&op)) hostOps[host->opId] = host;
@@ -81,7 +82,7 @@ void addSegments(Compilation& c, const std::string& modelName) {
             record.section = kCommandsSection;
             if (streams > 0) record.section += "." + std::to_string(streams);
             ++streams;
-            c.artifact.sections[record.section] = isa::encodeStream(segment.commands);
+            c.artifact.sections[record.section] = isa::encodeStream(loops ? packLoops(segment.commands) : segment.commands);
         } else {
             const HostTiles& host = *hostOps.at(*segment.hostOp);
             record.cpu = true;
@@ -163,7 +164,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
         m.ops.push_back(opRecord(c.graph, c.memory, c.graph.nodes.at(opIds[position]), opIds[position],
                                  sramInUse[position], c.tiles.ops[position]));
     }
-    addSegments(c, modelName);
+    addSegments(c, modelName, options.loops);
     dump("generate-commands", IrLevel::Isa);
     c.artifact.sections[kWeightsSection] = c.memory.weights;
     c.artifact.sections["ir.graph"] = textSection(printGraph(c.graph));

@@ -41,6 +41,8 @@ struct CompileOptions {
     std::map<std::string, int64_t> dims;
     /// Merge elementwise kernels into their readers (fuseVectorKernels).
     bool fusion = true;
+    /// Fold the streams' periodic runs into loop descriptors (packLoops).
+    bool loops = true;
     /// The cost model's weights (`--cost-params`, fitted by `npusim calibrate`).
     CostParams costParams;
     /// Schedules to use instead of the search's (calibration's microbenchmarks).

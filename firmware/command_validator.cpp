@@ -133,7 +133,9 @@ ErrorCode validateCommand(const isa::Command& command, const ArchConfig& config,
             if (command.get(Field::Queue) >= isa::kQueueCount) return ErrorCode::BadField;
             if (command.get(Field::Semaphore) >= config.semaphores) return ErrorCode::BadSemaphore;
             return ErrorCode::None;
-        case isa::Opcode::End: return ErrorCode::None;
+        case isa::Opcode::End:
+        case isa::Opcode::Loop:  // a loop's structure is checked when it runs (isa::checkLoop)
+        case isa::Opcode::Step: return ErrorCode::None;
     }
     return ErrorCode::IllegalOpcode;
 }

@@ -2,8 +2,11 @@
 #include "firmware/firmware.h"
 
 #include <algorithm>
+#include <span>
+#include <string>
 
 #include "arch/error.h"
+#include "arch/isa_loops.h"
 #include "firmware/command_validator.h"
 
 namespace npusim::firmware {
@@ -54,24 +57,66 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     const uint64_t deadline = budget == 0 ? 0 : jobStart + budget;
     std::optional<hw::JobFault> fault;
     bool dispatching = true;
-    for (uint32_t first = 0; first < count && dispatching; first += kFetchChunk) {
-        const uint32_t size = std::min(kFetchChunk, count - first);
-        if (std::optional<hw::JobFault> invalid = loadChunk(hal, address, first, size, count, windowSize)) {
+    // Before each dispatch the watchdog; false once the job is stopped.
+    auto dispatch = [&](const isa::Command& command, uint32_t index) {
+        if (deadline != 0 && hal.cycle() >= deadline) {
+            fault = hal.abortJob({regs::ErrorCode::Watchdog, index, "the job was still running at its cycle budget"});
+            return false;
+        }
+        hal.spendCycles(dispatchCycles, command);
+        return hal.dispatch(command, index, deadline);  // false: the job faulted
+    };
+    window_.clear();
+    windowFirst_ = 0;
+    for (uint32_t index = 0; index < count && dispatching && !fault;) {
+        if (std::optional<hw::JobFault> invalid = fetch(hal, address, index, 1, count, windowSize)) {
             // Earlier chunks may be running: stop them before reporting the command at fault.
             fault = hal.abortJob(*invalid);
             break;
         }
-        for (uint32_t i = 0; i < size && dispatching; ++i) {
-            const isa::Command& command = chunk_[i];
-            if (command.opcode == isa::Opcode::End) break;
-            if (deadline != 0 && hal.cycle() >= deadline) {
-                fault = hal.abortJob({regs::ErrorCode::Watchdog, first + i, "the job was still running at its cycle budget"});
-                dispatching = false;
-                break;
-            }
-            hal.spendCycles(dispatchCycles, command);
-            dispatching = hal.dispatch(command, first + i, deadline);  // false: the job faulted
+        const isa::Command& command = window_[index - windowFirst_];
+        if (command.opcode == isa::Opcode::End) break;
+        if (command.opcode == isa::Opcode::Step) {
+            fault = hal.abortJob({regs::ErrorCode::BadLoop, index, "command " + std::to_string(index) + " is a step outside a loop"});
+            break;
         }
+        if (command.opcode != isa::Opcode::Loop) {
+            dispatching = dispatch(command, index);
+            ++index;
+            continue;
+        }
+        const uint64_t extent = isa::loopExtent(command);
+        if (extent > isa::kMaxLoopDescriptors || index + extent >= count) {
+            fault = hal.abortJob({regs::ErrorCode::BadLoop, index, "the loop at command " + std::to_string(index) + " spans " +
+                                                                      std::to_string(extent) + " descriptors, past " +
+                                                                      (index + extent >= count ? "the job's end" : "the loop buffer")});
+            break;
+        }
+        const auto size = static_cast<uint32_t>(extent);
+        if (std::optional<hw::JobFault> invalid = fetch(hal, address, index, size, count, windowSize)) {
+            fault = hal.abortJob(*invalid);
+            break;
+        }
+        const auto loop = std::span<const isa::Command>(window_).subspan(index - windowFirst_, size);
+        if (std::optional<std::string> why = isa::checkLoop(loop)) {
+            fault = hal.abortJob({regs::ErrorCode::BadLoop, index, "the loop at command " + std::to_string(index) + " cannot run: " + *why});
+            break;
+        }
+        // The loop unit checks every command it generates as the fetch checks descriptors,
+        // without the control core's validation cycles; a bad one stops the job at the body
+        // descriptor it came from.
+        isa::expandLoop(loop, [&](const isa::Command& generated, size_t at) {
+            const auto source = static_cast<uint32_t>(index + at);
+            if (const regs::ErrorCode error = validateCommand(generated, hal.config(), windowSize); error != regs::ErrorCode::None) {
+                fault = hal.abortJob({error, source, "command " + std::to_string(source) + " generated as (" +
+                                                         isa::disassemble(generated) + ") by the loop at command " +
+                                                         std::to_string(index) + " is invalid"});
+                return false;
+            }
+            dispatching = dispatch(generated, source);
+            return dispatching;
+        });
+        index += size;
     }
     if (!fault) fault = hal.waitForCompletion(deadline);
     if (fault) {
@@ -79,6 +124,19 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     } else {
         finishJob(hal, jobStart, regs::ErrorCode::None, 0);
     }
+}
+
+std::optional<hw::JobFault> Firmware::fetch(hw::ControlCoreHal& hal, uint64_t address, uint32_t index, uint32_t count,
+                                            uint32_t total, uint64_t windowSize) {
+    const auto end = static_cast<uint32_t>(windowFirst_ + window_.size());
+    if (index + count <= end) return std::nullopt;
+    const uint32_t behind = std::min(index - windowFirst_, end - windowFirst_);
+    window_.erase(window_.begin(), window_.begin() + behind);
+    windowFirst_ += behind;
+    for (uint32_t first = end; first < index + count; first += kFetchChunk) {
+        if (auto invalid = loadChunk(hal, address, first, std::min(kFetchChunk, total - first), total, windowSize)) return invalid;
+    }
+    return std::nullopt;
 }
 
 std::optional<hw::JobFault> Firmware::loadChunk(hw::ControlCoreHal& hal, uint64_t address,
@@ -89,7 +147,6 @@ std::optional<hw::JobFault> Firmware::loadChunk(hw::ControlCoreHal& hal, uint64_
         return hw::JobFault{regs::ErrorCode::CommandFetch, first, "the command buffer cannot be read"};
     }
     const uint64_t validateCycles = hal.config().controlCore.validateCycles;
-    chunk_.clear();
     for (uint32_t i = 0; i < count; ++i) {
         const uint32_t index = first + i;
         const auto bytes = std::span(fetchBuffer_).subspan(uint64_t{i} * isa::kCommandBytes)
@@ -110,7 +167,7 @@ std::optional<hw::JobFault> Firmware::loadChunk(hw::ControlCoreHal& hal, uint64_
             return hw::JobFault{error, index, "command " + std::to_string(index) + " (" +
                                                   isa::disassemble(command) + ") is invalid"};
         }
-        chunk_.push_back(command);
+        window_.push_back(command);
     }
     return std::nullopt;
 }

@@ -1,6 +1,7 @@
 // The control core's firmware: waits for the doorbell, then streams the job's command buffer
 // in chunks: fetch a chunk, validate every command of it, dispatch it to the unit queues, while
-// the units work on the chunks before. Completion, or the first error with the index of the
+// the units work on the chunks before. A loop descriptor is fetched whole and expanded, each
+// command it generates checked and dispatched in turn. Completion, or the first error with the index of the
 // command at fault, is reported through the status registers and an interrupt.
 #pragma once
 
@@ -22,15 +23,21 @@ public:
 
 private:
     void runJob(hw::ControlCoreHal& hal);
-    /// Fetches and validates commands [first, first + count) of the job into chunk_; returns
-    /// the first error, if any.
+    /// Makes commands [index, index + count) of the job resident in window_, dropping those
+    /// before `index` and fetching whole chunks after what it holds; returns the first error.
+    std::optional<hw::JobFault> fetch(hw::ControlCoreHal& hal, uint64_t address, uint32_t index, uint32_t count,
+                                      uint32_t total, uint64_t windowSize);
+    /// Fetches and validates commands [first, first + count) of the job onto the end of
+    /// window_; returns the first error, if any.
     std::optional<hw::JobFault> loadChunk(hw::ControlCoreHal& hal, uint64_t address, uint32_t first,
                                           uint32_t count, uint32_t total, uint64_t windowSize);
     void finishJob(hw::ControlCoreHal& hal, uint64_t jobStart, regs::ErrorCode error,
                    uint32_t commandIndex);
 
     std::vector<std::byte> fetchBuffer_;
-    std::vector<isa::Command> chunk_;
+    /// Fetched and validated commands, the first of them command windowFirst_ of the job.
+    std::vector<isa::Command> window_;
+    uint32_t windowFirst_ = 0;
     /// The context of the last job (0: none yet; the driver numbers contexts from 1); on-chip
     /// memory is scrubbed when it changes.
     uint32_t lastContext_ = 0;

@@ -28,6 +28,7 @@ private:
 /// Compiler options shared by compile and run: --no-fusion, --dim NAME=SIZE, --cost-params FILE.
 struct CompilerFlags {
     bool noFusion = false;
+    bool noLoops = false;
     std::vector<std::string> dims;  ///< NAME=SIZE for symbolic input dims
     std::string costParams;         ///< a file of npusim calibrate
     void addTo(CLI::App& command);

@@ -74,6 +74,7 @@ std::pair<std::string, std::vector<int64_t>> parseSizes(const std::string& text,
 
 void CompilerFlags::addTo(CLI::App& command) {
     command.add_flag("--no-fusion", noFusion, "keep every op's kernels apart (each intermediate is stored and reloaded between ops)");
+    command.add_flag("--no-loops", noLoops, "write every command out instead of folding periodic runs into loop descriptors");
     command.add_option("--dim", dims, "NAME=SIZE: the size of a symbolic input dim")->take_all();
     command.add_option("--cost-params", costParams, "the cost model's weights, fitted by npusim calibrate");
 }
@@ -81,6 +82,7 @@ void CompilerFlags::addTo(CLI::App& command) {
 compiler::CompileOptions CompilerFlags::options() const {
     compiler::CompileOptions options;
     options.fusion = !noFusion;
+    options.loops = !noLoops;
     if (!costParams.empty()) options.costParams = compiler::readCostParams(costParams);
     for (const std::string& dim : dims) {
         const auto [name, sizes] = parseSizes(dim, "--dim");

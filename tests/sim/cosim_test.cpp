@@ -8,6 +8,7 @@
 #include "arch/arch_config.h"
 #include "arch/error.h"
 #include "arch/isa.h"
+#include "arch/isa_loops.h"
 #include "runtime/runtime.h"
 #include "sim/cosim.h"
 
@@ -91,6 +92,82 @@ TEST(CoSim, DmaOutsideTheContextWindowIsRejected) {
     } catch (const RunError& e) {
         EXPECT_NE(std::string(e.what()).find("dram_out_of_window at command 7"), std::string::npos)
             << e.what();
+    }
+}
+
+/// kGemmProgram with A loaded and multiplied in row blocks of 8 by a loop over the blocks
+/// (`loadStep`: the block load's DRAM step).
+std::vector<std::string> loopedGemmProgram(const std::string& count, const std::string& loadStep) {
+    return {
+        "dma.load dram=0x1000 space=sram addr=0x200 rows=16 row_bytes=16 dram_stride=16 stride=16",
+        "loop count=" + count + " body=6 steps=1",
+        "dma.load dram=0x0 space=sram addr=0x0 rows=8 row_bytes=16 dram_stride=16 stride=16",
+        "sem.signal queue=load sem=0",
+        "sem.wait queue=tensor sem=0",
+        "gemm a=0x0 b=0x200 c=0x0 m=8 n=16 k=16 dtype=int8 a_stride=16 b_stride=16 c_stride=16",
+        "sem.signal queue=tensor sem=2",  // A's buffer is free for the next block
+        "sem.wait queue=load sem=2",
+        "step t0=0 f0=dram s0=" + loadStep + " t1=3 f1=c s1=512 t2=0 f2=tile s2=1 t3=3 f3=tile s3=1",
+        "sem.signal queue=tensor sem=1",
+        "sem.wait queue=store sem=1",
+        "dma.store dram=0x2000 space=acc addr=0x0 rows=32 row_bytes=64 dram_stride=64 stride=64",
+        "end",
+    };
+}
+
+TEST(CoSim, ALoopComputesWhatItsExpansionComputes) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    std::mt19937 rng(5);
+    const Tensor a = randomInt8({32, 16}, rng), b = randomInt8({16, 16}, rng);
+    const std::vector<std::string> looped = loopedGemmProgram("4", "128");
+    std::vector<isa::Command> descriptors;
+    for (const std::string& line : looped) descriptors.push_back(isa::assemble(line));
+    std::vector<std::string> expanded;
+    for (const isa::Command& c : isa::expandLoops(descriptors)) expanded.push_back(isa::disassemble(c));
+    ASSERT_EQ(expanded.size(), 6u * 4 + 5);
+    runtime::RunResult loop, flat;
+    runSystem(config, nullptr, false, [&](driver::Driver& driver) {
+        runtime::Runtime runtime(driver, 1'000'000);
+        loop = runtime.run(runtime.load(assembleArtifact(looped, 0x4000)), {{"a", a}, {"b", b}});
+        flat = runtime.run(runtime.load(assembleArtifact(expanded, 0x4000)), {{"a", a}, {"b", b}});
+    });
+    std::vector<int32_t> expected(32 * 16);
+    for (int i = 0; i < 32; ++i) {
+        for (int j = 0; j < 16; ++j) {
+            for (int k = 0; k < 16; ++k) expected[i * 16 + j] += a.as<int8_t>()[i * 16 + k] * b.as<int8_t>()[k * 16 + j];
+        }
+    }
+    const auto c = loop.outputs.at(0).as<int32_t>();
+    EXPECT_EQ(std::vector<int32_t>(c.begin(), c.end()), expected);
+    EXPECT_EQ(loop.outputs.at(0).bytes, flat.outputs.at(0).bytes);
+    // 13 descriptors fetched instead of 29 commands, and the iterations skip the control
+    // core's validation.
+    EXPECT_LT(loop.job.cycles, flat.job.cycles);
+}
+
+TEST(CoSim, ALoopTheCommandProcessorCannotRunIsRejected) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    std::vector<std::string> program = loopedGemmProgram("4", "128");
+    program[8] = "step t0=1 f0=dram s0=128";  // the sem.signal has no DRAM address
+    std::mt19937 rng(1);
+    try {
+        runCoSimulation(config, assembleArtifact(program, 0x4000), {{"a", randomInt8({32, 16}, rng)}, {"b", randomInt8({16, 16}, rng)}}, {});
+        FAIL() << "expected the job to be rejected";
+    } catch (const RunError& e) {
+        EXPECT_NE(std::string(e.what()).find("bad_loop at command 1"), std::string::npos) << e.what();
+    }
+}
+
+TEST(CoSim, ACommandALoopGeneratesOutsideTheWindowStopsTheJobAtItsBodyDescriptor) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    // Blocks 0x1000 apart: the fourth, at 0x3000, ends past the 0x3000-byte window.
+    const std::vector<std::string> program = loopedGemmProgram("4", "0x1000");
+    std::mt19937 rng(1);
+    try {
+        runCoSimulation(config, assembleArtifact(program, 0x3000), {{"a", randomInt8({32, 16}, rng)}, {"b", randomInt8({16, 16}, rng)}}, {});
+        FAIL() << "expected the job to be rejected";
+    } catch (const RunError& e) {
+        EXPECT_NE(std::string(e.what()).find("dram_out_of_window at command 2"), std::string::npos) << e.what();
     }
 }
 

@@ -68,7 +68,11 @@ isa::Command plausible(isa::Command c, std::mt19937_64& rng) {
         }
         case isa::Opcode::SemSignal:
         case isa::Opcode::SemWait: c.set(Field::Queue, rng() % 4).set(Field::Semaphore, rng() % 4); break;
-        case isa::Opcode::End: break;
+        case isa::Opcode::Loop:
+            c.set(Field::LoopCount, small(4)).set(Field::LoopBody, small(3)).set(Field::LoopSteps, rng() % 2);
+            break;
+        case isa::Opcode::End:
+        case isa::Opcode::Step: break;
     }
     return c;
 }
