@@ -16,7 +16,7 @@
 
 namespace npusim {
 
-inline constexpr uint32_t kArtifactFormatVersion = 4;
+inline constexpr uint32_t kArtifactFormatVersion = 5;
 
 /// A model input or output and where it lives inside the context's DRAM window.
 struct TensorBinding {
@@ -50,6 +50,9 @@ struct OpRecord {
     uint64_t sramBytes = 0;
     /// What the compiler made the op for, when it made it (a Reformat: "layout CNHW -> NCHW").
     std::string note;
+    /// Commands the NPU dispatches for the op (loops expanded), and the bytes of descriptors
+    /// the artifact holds for them (a loop's header and steps count for its first command's op).
+    uint64_t commands = 0, commandBytes = 0;
     bool operator==(const OpRecord&) const = default;
 };
 

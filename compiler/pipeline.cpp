@@ -2,10 +2,13 @@
 #include "compiler/pipeline.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <span>
 
 #include "arch/checksum.h"
 #include "arch/error.h"
+#include "arch/isa_loops.h"
 #include "compiler/cost_model.h"
 #include "compiler/cpu/llvm_emitter.h"
 #include "compiler/frontend/onnx_import.h"
@@ -68,6 +71,32 @@ std::vector<std::byte> textSection(const std::string& text) {
     return {bytes.begin(), bytes.end()};
 }
 
+/// Adds to each op's record its commands and the bytes of the descriptors written for them:
+/// a loop's header and steps count for the op of the first command of its body.
+void countCommands(std::span<const isa::Command> commands, std::span<const isa::Command> descriptors,
+                   std::vector<OpRecord>& ops) {
+    std::map<uint32_t, OpRecord*> byId;
+    for (OpRecord& op : ops) byId[op.opId] = &op;
+    const auto record = [&](uint32_t opId) -> OpRecord* {
+        const auto it = byId.find(opId);
+        return it == byId.end() ? nullptr : it->second;
+    };
+    for (const isa::Command& command : commands) {
+        if (OpRecord* op = record(command.opId)) ++op->commands;
+    }
+    const auto isLoopPart = [](const isa::Command& d) { return d.opcode == isa::Opcode::Loop || d.opcode == isa::Opcode::Step; };
+    for (size_t i = 0; i < descriptors.size();) {
+        const size_t end = descriptors[i].opcode == isa::Opcode::Loop ? i + isa::loopExtent(descriptors[i]) : i + 1;
+        const auto loop = descriptors.subspan(i, end - i);
+        const auto first = std::find_if_not(loop.begin(), loop.end(), isLoopPart);
+        const uint32_t loopOp = first == loop.end() ? isa::kNoOp : first->opId;
+        for (const isa::Command& d : loop) {
+            if (OpRecord* op = record(isLoopPart(d) ? loopOp : d.opId)) op->commandBytes += isa::kCommandBytes;
+        }
+        i = end;
+    }
+}
+
 /// The manifest's segments and the sections they read (command streams, the CPU kernels).
 void addSegments(Compilation& c, const std::string& modelName, bool loops) {
     std::map<uint32_t, const HostTiles*> hostOps;
@@ -82,7 +111,9 @@ void addSegments(Compilation& c, const std::string& modelName, bool loops) {
             record.section = kCommandsSection;
             if (streams > 0) record.section += "." + std::to_string(streams);
             ++streams;
-            c.artifact.sections[record.section] = isa::encodeStream(loops ? packLoops(segment.commands) : segment.commands);
+            const std::vector<isa::Command> descriptors = loops ? packLoops(segment.commands) : segment.commands;
+            countCommands(segment.commands, descriptors, c.artifact.manifest.ops);
+            c.artifact.sections[record.section] = isa::encodeStream(descriptors);
         } else {
             const HostTiles& host = *hostOps.at(*segment.hostOp);
             record.cpu = true;

@@ -50,6 +50,9 @@ struct OpReport {
     uint64_t tensorBusy = 0, vectorBusy = 0, loadBusy = 0, storeBusy = 0, stallCycles = 0;
     std::array<uint64_t, trace::kStallReasonCount> stalls{};  ///< stallCycles by reason
     uint64_t dispatchCycles = 0;  ///< the control core's work for the op within its span
+    /// Commands dispatched for the op (loops expanded) and the bytes of descriptors the
+    /// artifact holds for them (the compiler's op table).
+    uint64_t commands = 0, commandBytes = 0;
     /// What limits the op: compute or memory when that unit kind is busy at least half of the
     /// op's cycles, else dispatch when the control core is, else sync (units waiting).
     std::string bound;

@@ -134,6 +134,8 @@ Report buildReport(const RunRecord& run) {
         const auto span = spans.find(record.opId);
         op.cycles = span == spans.end() ? 0 : span->second.second - span->second.first;
         op.dispatchCycles = dispatch[record.opId];
+        op.commands = record.commands;
+        op.commandBytes = record.commandBytes;
         op.bound = boundOf(op, op.dispatchCycles);
         const double peak = run.config.tensor.peakMacsPerCycle(record.dtype);
         op.peakMacsPerCycle = record.macs > 0 ? peak : 0.0;

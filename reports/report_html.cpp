@@ -98,6 +98,7 @@ std::string reportToHtml(const Report& r, const std::vector<Plot>& plots) {
     writePlot(out, plots, "roofline",
               "Roofline: each tensor-unit op's attained MACs per cycle against its MACs per DRAM byte");
     writeTable(out, "ops", "Ops", opsTable(r));
+    writeTable(out, "command-streams", "Command streams", commandStreamsTable(r, kTopCommandOps));
     out << "</body>\n</html>\n";
     return out.str();
 }

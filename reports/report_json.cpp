@@ -61,6 +61,8 @@ std::string reportToJson(const Report& r) {
                             {"stall_cycles", op.stallCycles},
                             {"stalls", stallsJson(op.stalls)},
                             {"dispatch_cycles", op.dispatchCycles},
+                            {"commands", op.commands},
+                            {"command_bytes", op.commandBytes},
                             {"bound", op.bound},
                             {"peak_macs_per_cycle", op.peakMacsPerCycle},
                             {"min_dram_bytes", op.minDramBytes},

@@ -39,6 +39,7 @@ std::string reportToMarkdown(const Report& r) {
     writeTable(out, "Stalls by unit", unitStallsTable(r));
     writeTable(out, "Ops that stalled most", opStallsTable(r, kTopStalledOps));
     writeTable(out, "Ops", opsTable(r));
+    writeTable(out, "Command streams", commandStreamsTable(r, kTopCommandOps));
     return out.str();
 }
 

@@ -42,6 +42,8 @@ OpReport opFromJson(const Json& j) {
     op.stallCycles = j.at("stall_cycles").get<uint64_t>();
     op.stalls = stallsFromJson(j.at("stalls"));
     op.dispatchCycles = j.at("dispatch_cycles").get<uint64_t>();
+    op.commands = j.value("commands", uint64_t{0});
+    op.commandBytes = j.value("command_bytes", uint64_t{0});
     op.bound = j.at("bound").get<std::string>();
     op.peakMacsPerCycle = j.value("peak_macs_per_cycle", 0.0);
     op.minDramBytes = j.value("min_dram_bytes", uint64_t{0});

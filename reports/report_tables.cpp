@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "arch/isa.h"
 #include "reports/text_format.h"
 
 namespace npusim::reports {
@@ -125,6 +126,27 @@ Table opStallsTable(const Report& r, size_t limit) {
         t.rows.push_back({ops[i]->name, std::to_string(ops[i]->cycles), std::to_string(ops[i]->stallCycles), reasons});
     }
     if (ops.size() > limit) t.note = "and " + std::to_string(ops.size() - limit) + " more ops with stalls in report.json";
+    return t;
+}
+
+Table commandStreamsTable(const Report& r, size_t limit) {
+    std::vector<const OpReport*> ops;
+    for (const OpReport& op : r.ops) {
+        if (op.commands > 0) ops.push_back(&op);
+    }
+    std::stable_sort(ops.begin(), ops.end(), [](const OpReport* a, const OpReport* b) { return a->commands > b->commands; });
+    Table t{{"op", "commands", "descriptor bytes", "commands per descriptor", "dispatch cycles", "cycles"},
+            {false, true, true, true, true, true},
+            {},
+            ""};
+    for (size_t i = 0; i < ops.size() && i < limit; ++i) {
+        const OpReport& op = *ops[i];
+        const double descriptors = static_cast<double>(op.commandBytes) / isa::kCommandBytes;
+        t.rows.push_back({op.name, std::to_string(op.commands), std::to_string(op.commandBytes),
+                          descriptors > 0 ? fixedText(static_cast<double>(op.commands) / descriptors, 1) : "-",
+                          std::to_string(op.dispatchCycles), std::to_string(op.cycles)});
+    }
+    if (ops.size() > limit) t.note = "and " + std::to_string(ops.size() - limit) + " more ops in report.json";
     return t;
 }
 

@@ -12,6 +12,8 @@ namespace npusim::reports {
 /// How many findings and stalled ops the readable reports list (report.json has them all).
 inline constexpr size_t kTopFindings = 10;
 inline constexpr size_t kTopStalledOps = 10;
+/// Ops the command-streams table lists: those with the most commands.
+inline constexpr size_t kTopCommandOps = 10;
 
 struct Table {
     std::vector<std::string> headers;
@@ -31,5 +33,7 @@ Table unitStallsTable(const Report& report);
 Table opStallsTable(const Report& report, size_t limit);
 /// Per op: cycles, bound, work and traffic, and its roofline.
 Table opsTable(const Report& report);
+/// The `limit` ops with the most commands: commands, descriptor bytes, dispatch cycles.
+Table commandStreamsTable(const Report& report, size_t limit);
 
 }  // namespace npusim::reports

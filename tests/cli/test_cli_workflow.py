@@ -70,8 +70,18 @@ class CompileCommandTest(NpusimTestCase):
 
     def test_emit_isa_prints_the_command_stream_disasm_shows(self):
         isa = self.ok("compile", example("mlp.onnx"), "-o", "mlp.npuart", "--emit", "isa").splitlines()
-        disasm = [DISASM_LINE.match(line) for line in self.ok("disasm", "mlp.npuart").splitlines()]
-        self.assertEqual(isa, [(m.group(2) + (m.group(3) or "")) for m in disasm])
+        expanded = [DISASM_LINE.match(line) for line in self.ok("disasm", "mlp.npuart", "--expand").splitlines()]
+        self.assertEqual(isa, [(m.group(2) + (m.group(3) or "")) for m in expanded])
+        # As written, the tile nests are loops: fewer descriptors, each loop's body indented under it.
+        written = self.ok("disasm", "mlp.npuart").splitlines()
+        self.assertLess(len(written), len(isa))
+        loop = next(i for i, line in enumerate(written) if DISASM_LINE.match(line).group(2) == "loop")
+        indent = lambda line: len(line) - len(line[8:].lstrip())
+        self.assertGreater(indent(written[loop + 1]), indent(written[loop]))
+        # --no-loops writes every command out.
+        self.ok("compile", example("mlp.onnx"), "-o", "flat.npuart", "--no-loops")
+        flat = [DISASM_LINE.match(line) for line in self.ok("disasm", "flat.npuart").splitlines()]
+        self.assertEqual(isa, [(m.group(2) + (m.group(3) or "")) for m in flat])
 
     def test_emit_graph_prints_the_graph_ir(self):
         text = self.ok("compile", example("mlp.onnx"), "--emit", "graph")
