@@ -128,6 +128,11 @@ Enum enumFromName(std::span<const std::string_view> names, std::string_view text
 
 }  // namespace
 
+void Command::missingField(Field field) const {
+    throw InputError(std::string(opcodeName(opcode)) + " has no field #" + std::to_string(static_cast<int>(field)) +
+                     " to set");
+}
+
 int64_t Command::getSigned(Field field) const {
     return static_cast<int64_t>(get(field));
 }
@@ -143,18 +148,8 @@ EncodedCommand encode(const Command& command) {
     writeBits(bytes, kKindBit, kKindWidth, static_cast<uint64_t>(command.kind));
     writeBits(bytes, kOpIdBit, kOpIdWidth, command.opId);
     writeBits(bytes, kTileIdBit, kTileIdWidth, command.tileId);
-    for (size_t f = 0; f < kFieldCount; ++f) {
-        const Field field = static_cast<Field>(f);
-        const uint64_t value = command.get(field);
-        const auto layout = std::find_if(info.fields.begin(), info.fields.end(),
-                                         [&](const FieldLayout& l) { return l.field == field; });
-        if (layout == info.fields.end()) {
-            if (value != 0) {
-                throw InputError(std::string(info.mnemonic) + " has no field #" +
-                                 std::to_string(f) + " but it is set");
-            }
-            continue;
-        }
+    for (const FieldLayout* layout = info.fields.data(); layout != info.fields.data() + info.fields.size(); ++layout) {
+        const uint64_t value = command.get(layout->field);
         uint64_t stored = value;
         if (layout->format == ValueFormat::Signed) {
             const int64_t v = static_cast<int64_t>(value);

@@ -174,17 +174,36 @@ inline constexpr int kStepFieldCount = 10;
 /// Step entries one step descriptor holds.
 inline constexpr int kStepsPerDescriptor = 4;
 
-/// A decoded command. Payload fields not used by the opcode are zero.
+/// The most payload fields an opcode has (vec).
+inline constexpr size_t kMaxPayloadFields = 17;
+/// Where each opcode keeps each field in Command's values (-1: the opcode has no such field);
+/// built from the ISA table.
+using FieldSlots = std::array<std::array<int8_t, kFieldCount>, 256>;
+extern const FieldSlots kFieldSlots;
+
+/// A decoded command: its payload fields in the slots of its opcode (a few words, not one per
+/// field of the ISA: streams of millions of commands stay small).
 struct Command {
     Opcode opcode = Opcode::End;
     CommandKind kind = CommandKind::Sync;
     uint32_t opId = 0;
     uint32_t tileId = 0;
-    std::array<uint64_t, kFieldCount> fields{};
+    std::array<uint64_t, kMaxPayloadFields> values{};
 
-    uint64_t get(Field field) const { return fields[static_cast<size_t>(field)]; }
+    /// A field the opcode does not have reads as zero.
+    uint64_t get(Field field) const {
+        const int8_t slot = kFieldSlots[static_cast<uint8_t>(opcode)][static_cast<size_t>(field)];
+        return slot < 0 ? 0 : values[static_cast<size_t>(slot)];
+    }
+    /// Setting a field the opcode does not have to zero does nothing; to anything else throws
+    /// npusim::InputError. Set the opcode first.
     Command& set(Field field, uint64_t value) {
-        fields[static_cast<size_t>(field)] = value;
+        const int8_t slot = kFieldSlots[static_cast<uint8_t>(opcode)][static_cast<size_t>(field)];
+        if (slot >= 0) {
+            values[static_cast<size_t>(slot)] = value;
+        } else if (value != 0) {
+            missingField(field);
+        }
         return *this;
     }
     /// A signed field (stored as two's complement of its width).
@@ -192,6 +211,9 @@ struct Command {
     Command& setSigned(Field field, int64_t value);
 
     bool operator==(const Command&) const = default;
+
+private:
+    [[noreturn]] void missingField(Field field) const;
 };
 
 using EncodedCommand = std::array<std::byte, kCommandBytes>;

@@ -146,7 +146,28 @@ constexpr std::array<OpcodeInfo, 9> kOpcodes = {{
     {Opcode::Step, "step", CommandKind::Sync, kStepFields},
 }};
 
+constexpr FieldSlots slotsOf(std::span<const OpcodeInfo> opcodes) {
+    FieldSlots slots{};
+    for (auto& row : slots) row.fill(-1);
+    for (const OpcodeInfo& info : opcodes) {
+        for (size_t i = 0; i < info.fields.size(); ++i) {
+            slots[static_cast<size_t>(info.opcode)][static_cast<size_t>(info.fields[i].field)] = static_cast<int8_t>(i);
+        }
+    }
+    return slots;
+}
+
+constexpr bool fitsTheSlots(std::span<const OpcodeInfo> opcodes) {
+    for (const OpcodeInfo& info : opcodes) {
+        if (info.fields.size() > kMaxPayloadFields) return false;
+    }
+    return true;
+}
+static_assert(fitsTheSlots(kOpcodes), "an opcode has more fields than Command holds");
+
 }  // namespace
+
+constinit const FieldSlots kFieldSlots = slotsOf(kOpcodes);
 
 std::span<const OpcodeInfo> opcodeTable() { return kOpcodes; }
 
