@@ -187,6 +187,38 @@ private:
     std::vector<Placement> placed_;
 };
 
+/// DRAM for intermediates, first fit among those whose live ranges (op positions, inclusive)
+/// overlap: tensors that are never live together share bytes. Tensors are placed in the order
+/// of their live ranges' starts.
+class DramReuse {
+public:
+    /// Where the intermediates' space begins (after weights, inputs and outputs).
+    void startAt(uint64_t base) { base_ = alignUp(base, kDramAlignment); }
+
+    uint64_t place(int first, int last, uint64_t bytes) {
+        // Ranges placed before end before `first` conflict with none of the later tensors.
+        std::erase_if(active_, [&](const Placed& p) { return p.last < first; });
+        std::sort(active_.begin(), active_.end(), [](const Placed& a, const Placed& b) { return a.offset < b.offset; });
+        uint64_t offset = base_;
+        for (const Placed& p : active_) {
+            if (offset + bytes <= p.offset) break;
+            offset = std::max(offset, alignUp(p.offset + p.bytes, kDramAlignment));
+        }
+        active_.push_back({first, last, offset, bytes});
+        end_ = std::max(end_, offset + bytes);
+        return offset;
+    }
+    uint64_t end() const { return end_; }
+
+private:
+    struct Placed {
+        int first, last;
+        uint64_t offset, bytes;
+    };
+    uint64_t base_ = 0, end_ = 0;
+    std::vector<Placed> active_;
+};
+
 }  // namespace
 
 MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const ArchConfig& config) {
@@ -321,12 +353,21 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
         residentBuffers.emplace(id, buffer.id);
     }
 
-    // DRAM: weights first (they form the image uploaded once), then inputs, outputs and the
-    // spilled intermediates.
+    // DRAM: weights first (they form the image uploaded once), then inputs and outputs, each
+    // its own bytes; then the intermediates that live in DRAM, sharing space with those whose
+    // live ranges they do not overlap.
     uint64_t offset = 0;
+    DramReuse intermediates;
     for (TensorRole role : {TensorRole::Weight, TensorRole::Input, TensorRole::Output, TensorRole::Intermediate}) {
+        std::vector<std::pair<ValueId, std::pair<int, int>>> members;
         for (const auto& [id, range] : live) {
-            if (roleOf(id) != role) continue;
+            if (roleOf(id) == role) members.push_back({id, range});
+        }
+        if (role == TensorRole::Intermediate) {
+            intermediates.startAt(offset);
+            std::stable_sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+        }
+        for (const auto& [id, range] : members) {
             const Value& value = graph.value(id);
             TensorHome tensor;
             tensor.value = id;
@@ -348,8 +389,12 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
                 if (const auto spilled = sramToKeep.find(id); spilled != sramToKeep.end()) {
                     tensor.sramToKeep = spilled->second;
                 }
-                tensor.offset = alignUp(offset, kDramAlignment);
-                offset = tensor.offset + tensor.bytes;
+                if (role == TensorRole::Intermediate) {
+                    tensor.offset = intermediates.place(range.first, range.second, tensor.bytes);
+                } else {
+                    tensor.offset = alignUp(offset, kDramAlignment);
+                    offset = tensor.offset + tensor.bytes;
+                }
             }
             if (role == TensorRole::Weight) {
                 plan.weights.resize(offset);
@@ -360,7 +405,7 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
             plan.addTensor(tensor);
         }
     }
-    plan.dramBytes = std::max<uint64_t>(alignUp(offset, kDramAlignment), kDramAlignment);
+    plan.dramBytes = std::max<uint64_t>(alignUp(std::max(offset, intermediates.end()), kDramAlignment), kDramAlignment);
     for (const auto& [view, storage] : program.views) {
         if (!plan.hasTensor(storage)) continue;  // a view of a value nothing stores, itself unused
         TensorHome& owner = plan.tensor(storage);

@@ -12,12 +12,15 @@ namespace npusim::compiler {
 
 std::vector<CodeSegment> generateSegments(const TileProgram& program, const MemoryPlan& plan,
                                           const ArchConfig& config) {
-    // DRAM tensors never overlap; on-chip buffers overlap other ops' buffers where they share
-    // addresses.
+    // On-chip buffers overlap other ops' buffers where they share addresses, DRAM tensors
+    // other tensors whose lifetimes the memory plan let them share DRAM with.
     const auto placement = [&plan](uint32_t resource) -> std::optional<ResourceExtent> {
-        if (resource >= plan.buffers.size()) return std::nullopt;
+        if (resource >= plan.buffers.size()) {
+            const TensorHome& tensor = plan.tensor(static_cast<ValueId>(resource - plan.buffers.size()));
+            return ResourceExtent{AddressSpace::Dram, tensor.offset, tensor.offset + tensor.bytes};
+        }
         const OnchipBuffer& buffer = plan.buffers[resource];
-        return ResourceExtent{isaSpace(buffer.space), buffer.offset, buffer.offset + buffer.bytes};
+        return ResourceExtent{buffer.space, buffer.offset, buffer.offset + buffer.bytes};
     };
     std::vector<CodeSegment> segments;
     std::optional<SyncPlanner> planner;

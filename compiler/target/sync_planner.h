@@ -2,8 +2,8 @@
 // and write; the planner inserts exactly the SEM_WAIT/SEM_SIGNAL pairs that cross-queue
 // dependencies need. Each queue keeps a vector clock of what it already knows to be done, so
 // a dependency implied by an earlier wait costs nothing; what remains uses one semaphore per
-// ordered pair of queues, because surviving waits on a pair are in signal order. On-chip
-// buffers are tracked by the addresses they cover, so buffers of different ops that share
+// ordered pair of queues, because surviving waits on a pair are in signal order. Buffers and
+// DRAM tensors are tracked by the addresses they cover, so those of different ops that share
 // space conflict exactly where they overlap, at a cost that does not grow with the op count.
 #pragma once
 
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "arch/isa.h"
+#include "compiler/memory/memory_ir.h"
 
 namespace npusim::compiler {
 
@@ -25,10 +26,10 @@ struct Access {
     bool write = false;
 };
 
-/// Where a resource's bytes are: [begin, end) of an on-chip space. Resources without one
-/// (DRAM tensors) overlap no other resource.
+/// Where a resource's bytes are: [begin, end) of an on-chip memory or of the DRAM window.
+/// Resources without one overlap no other resource.
 struct ResourceExtent {
-    isa::MemorySpace space = isa::MemorySpace::Sram;
+    AddressSpace space = AddressSpace::Sram;
     uint64_t begin = 0, end = 0;
 };
 
@@ -83,7 +84,7 @@ private:
     std::vector<Entry> stream_;
     std::array<QueueState, isa::kQueueCount> queues_;
     std::unordered_map<uint32_t, ResourceState> resources_;  ///< resources without a placement
-    std::array<SpaceState, 2> spaces_;                       ///< by isa::MemorySpace
+    std::array<SpaceState, 3> spaces_;                       ///< by AddressSpace
     std::map<std::pair<int, int>, uint32_t> semaphores_;
 };
 

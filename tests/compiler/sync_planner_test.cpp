@@ -93,9 +93,9 @@ TEST(SyncPlanner, WriteAfterReadWaitsForTheReader) {
 
 TEST(SyncPlanner, OverlappingBuffersConflictButNeighboursOfNeighboursDoNot) {
     // 3 overlaps both 1 and 2; 1 and 2 are disjoint.
-    SyncPlanner p = planner({{1, {isa::MemorySpace::Sram, 0, 64}},
-                             {2, {isa::MemorySpace::Sram, 128, 192}},
-                             {3, {isa::MemorySpace::Sram, 32, 160}}});
+    SyncPlanner p = planner({{1, {AddressSpace::Sram, 0, 64}},
+                             {2, {AddressSpace::Sram, 128, 192}},
+                             {3, {AddressSpace::Sram, 32, 160}}});
     p.add(on(isa::Opcode::Gemm), std::vector<Access>{{1, false}});
     p.add(on(isa::Opcode::DmaLoad), std::vector<Access>{{2, true}});  // disjoint from 1: no wait
     p.add(on(isa::Opcode::DmaLoad), std::vector<Access>{{3, true}});  // overlaps 1: waits for the GEMM
@@ -105,9 +105,9 @@ TEST(SyncPlanner, OverlappingBuffersConflictButNeighboursOfNeighboursDoNot) {
 
 TEST(SyncPlanner, AWriteWaitsOnlyForReadersOfTheBytesItCovers) {
     // 1 spans [0, 64); 2 its first half, 3 its second half.
-    SyncPlanner p = planner({{1, {isa::MemorySpace::Sram, 0, 64}},
-                             {2, {isa::MemorySpace::Sram, 0, 32}},
-                             {3, {isa::MemorySpace::Sram, 32, 64}}});
+    SyncPlanner p = planner({{1, {AddressSpace::Sram, 0, 64}},
+                             {2, {AddressSpace::Sram, 0, 32}},
+                             {3, {AddressSpace::Sram, 32, 64}}});
     p.add(on(isa::Opcode::Gemm), std::vector<Access>{{1, false}});
     p.add(on(isa::Opcode::Vector), std::vector<Access>{{2, false}});
     p.add(on(isa::Opcode::DmaLoad), std::vector<Access>{{3, true}});  // the GEMM read it, the vector op did not
@@ -116,7 +116,7 @@ TEST(SyncPlanner, AWriteWaitsOnlyForReadersOfTheBytesItCovers) {
 }
 
 TEST(SyncPlanner, TheSameAddressesInAnotherSpaceDoNotConflict) {
-    SyncPlanner p = planner({{1, {isa::MemorySpace::Sram, 0, 64}}, {2, {isa::MemorySpace::Accumulator, 0, 64}}});
+    SyncPlanner p = planner({{1, {AddressSpace::Sram, 0, 64}}, {2, {AddressSpace::Accumulator, 0, 64}}});
     p.add(on(isa::Opcode::Gemm), std::vector<Access>{{1, false}});
     p.add(on(isa::Opcode::DmaLoad), std::vector<Access>{{2, true}});
     EXPECT_EQ(shape(p.finish()), (std::vector<std::string>{"tensor:gemm", "load:dma.load", "end"}));
