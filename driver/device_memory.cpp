@@ -30,6 +30,15 @@ void DeviceMemory::release(uint64_t address) {
     if (blocks_.erase(address) == 0) throw std::logic_error("releasing unknown device memory");
 }
 
+uint64_t DeviceMemory::largestFree() const {
+    uint64_t largest = 0, next = base_;
+    for (const auto& [address, size] : blocks_) {
+        largest = std::max(largest, address - next);
+        next = address + size;
+    }
+    return std::max(largest, base_ + size_ - next);
+}
+
 uint64_t DeviceMemory::bytesInUse() const {
     uint64_t total = 0;
     for (const auto& [address, size] : blocks_) total += size;

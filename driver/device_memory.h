@@ -17,6 +17,8 @@ public:
     /// Frees a block returned by allocate; freeing anything else is a logic error.
     void release(uint64_t address);
     uint64_t bytesInUse() const;
+    /// The largest block allocate could return now.
+    uint64_t largestFree() const;
 
 private:
     uint64_t base_, size_;

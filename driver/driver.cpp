@@ -70,9 +70,17 @@ void Driver::writeWide(uint32_t lo, uint32_t hi, uint64_t value) {
 }
 
 CommandBuffer Driver::uploadCommands(std::span<const std::byte> commands) {
-    const CommandBuffer buffer{memory_.allocate(commands.size()), static_cast<uint32_t>(commands.size() / isa::kCommandBytes)};
+    return writeCommands(allocateCommands(commands.size()), commands);
+}
+
+CommandBuffer Driver::allocateCommands(uint64_t bytes) { return {memory_.allocate(bytes), 0, bytes}; }
+
+CommandBuffer Driver::writeCommands(const CommandBuffer& buffer, std::span<const std::byte> commands) {
+    if (commands.size() > buffer.capacity) throw std::out_of_range("command stream larger than its buffer");
     bus_.writeMemory(buffer.address, commands);
-    return buffer;
+    CommandBuffer holding = buffer;
+    holding.commands = static_cast<uint32_t>(commands.size() / isa::kCommandBytes);
+    return holding;
 }
 
 void Driver::releaseCommands(const CommandBuffer& buffer) { memory_.release(buffer.address); }

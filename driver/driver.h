@@ -27,7 +27,8 @@ struct JobResult {
 /// window), uploaded once and run as often as needed.
 struct CommandBuffer {
     uint64_t address = 0;
-    uint32_t commands = 0;
+    uint32_t commands = 0;  ///< of the stream it holds now
+    uint64_t capacity = 0;  ///< bytes
 };
 
 class Driver {
@@ -47,6 +48,13 @@ public:
 
     /// Copies an encoded command stream into device memory.
     CommandBuffer uploadCommands(std::span<const std::byte> commands);
+    /// Device memory for command streams of up to `bytes`, to be filled by writeCommands.
+    CommandBuffer allocateCommands(uint64_t bytes);
+    /// Copies an encoded stream into `buffer`'s memory (std::out_of_range beyond its capacity);
+    /// returns the buffer as holding it.
+    CommandBuffer writeCommands(const CommandBuffer& buffer, std::span<const std::byte> commands);
+    /// The largest block of device memory a context or command buffer could get now.
+    uint64_t largestFreeBlock() const { return memory_.largestFree(); }
     void releaseCommands(const CommandBuffer& buffer);
 
     /// Starts the job in `buffer` on the context and waits for its interrupt (polling the

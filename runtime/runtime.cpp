@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "arch/error.h"
+#include "arch/isa.h"
 
 namespace npusim::runtime {
 
@@ -68,8 +70,7 @@ LoadedModel Runtime::load(Artifact artifact) {
         }
         auto kernel = kernels.begin();
         for (const SegmentRecord& segment : manifest.segments) {
-            model.segments.push_back(segment.cpu ? *kernel++
-                                                 : LoadedSegment{driver_.uploadCommands(artifact.sections.at(segment.section)), nullptr});
+            model.segments.push_back(segment.cpu ? *kernel++ : loadCommands(artifact.sections.at(segment.section)));
         }
     } catch (...) {
         // A failed upload leaves nothing behind on the device.
@@ -81,6 +82,55 @@ LoadedModel Runtime::load(Artifact artifact) {
     }
     model.artifact = std::move(artifact);
     return model;
+}
+
+LoadedSegment Runtime::loadCommands(const std::vector<std::byte>& stream) {
+    // Resident when device memory holds the whole stream beside what is loaded; else streamed
+    // through a buffer of a few MiB, one job at a time.
+    if (stream.size() <= driver_.largestFreeBlock()) return {driver_.uploadCommands(stream), nullptr, {}};
+    std::vector<CommandJob> jobs = planCommandJobs(stream, std::min(kStreamedJobBytes, driver_.largestFreeBlock()));
+    uint64_t largest = 0;
+    for (const CommandJob& job : jobs) largest = std::max<uint64_t>(largest, (job.end - job.begin + 1) * isa::kCommandBytes);
+    return {driver_.allocateCommands(largest), nullptr, std::move(jobs)};
+}
+
+driver::JobResult Runtime::runJob(const LoadedModel& model, const driver::CommandBuffer& commands, RunResult& result) {
+    for (int attempt = 0;; ++attempt) {
+        try {
+            return driver_.run(model.context, commands, timeoutCycles_);
+        } catch (const RunError& failure) {
+            if (attempt >= host_.jobRetries) throw;
+            result.retriedFailures.push_back(failure.what());
+        }
+    }
+}
+
+driver::JobResult Runtime::runSegment(const LoadedModel& model, size_t index, RunResult& result) {
+    const LoadedSegment& segment = model.segments[index];
+    if (segment.jobs.empty()) return runJob(model, segment.commands, result);
+    const std::vector<std::byte>& stream = model.artifact.sections.at(model.artifact.manifest.segments[index].section);
+    const size_t total = stream.size() / isa::kCommandBytes;
+    const auto end = std::span(stream).last(isa::kCommandBytes);  // the stream's own END
+    std::optional<uint64_t> start;
+    uint64_t finish = 0;
+    std::vector<std::byte> bytes;
+    for (const CommandJob& job : segment.jobs) {
+        const auto part = std::span(stream).subspan(job.begin * isa::kCommandBytes, (job.end - job.begin) * isa::kCommandBytes);
+        bytes.assign(part.begin(), part.end());
+        if (job.end != total) bytes.insert(bytes.end(), end.begin(), end.end());
+        const driver::CommandBuffer buffer = driver_.writeCommands(segment.commands, bytes);
+        driver::JobResult ran;
+        try {
+            ran = runJob(model, buffer, result);
+        } catch (const RunError& e) {
+            throw RunError(std::string(e.what()) + " (in the job of commands " + std::to_string(job.begin) + ".." +
+                           std::to_string(job.end) + " of the streamed section '" +
+                           model.artifact.manifest.segments[index].section + "')");
+        }
+        if (!start) start = ran.startCycle;
+        finish = ran.startCycle + ran.cycles;
+    }
+    return {*start, finish - *start};
 }
 
 RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Tensor>& inputs) {
@@ -112,16 +162,7 @@ RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Ten
             if (!start) start = driver_.nowCycles();
             end = runOnHost(model, segment, model.segments[i].kernel);
         } else {
-            driver::JobResult job;
-            for (int attempt = 0;; ++attempt) {
-                try {
-                    job = driver_.run(model.context, model.segments[i].commands, timeoutCycles_);
-                    break;
-                } catch (const RunError& failure) {
-                    if (attempt >= host_.jobRetries) throw;
-                    result.retriedFailures.push_back(failure.what());
-                }
-            }
+            const driver::JobResult job = runSegment(model, i, result);
             if (!start) start = job.startCycle;
             end = job.startCycle + job.cycles;
         }

@@ -14,14 +14,21 @@
 #include "arch/tensor.h"
 #include "arch/trace_event.h"
 #include "driver/driver.h"
+#include "runtime/command_jobs.h"
 #include "runtime/cpu_code.h"
 
 namespace npusim::runtime {
 
-/// A segment ready to run: an NPU segment's command buffer or a CPU segment's kernel.
+/// The size of the jobs a stream too large for device memory is cut into.
+inline constexpr uint64_t kStreamedJobBytes = uint64_t{4} << 20;
+
+/// A segment ready to run: an NPU segment's command buffer or a CPU segment's kernel. A stream
+/// device memory could not hold runs as a chain of `jobs` (planCommandJobs), each copied into
+/// `commands`, a buffer as large as the largest, when its turn comes.
 struct LoadedSegment {
     driver::CommandBuffer commands;
     CpuCode::Kernel kernel = nullptr;
+    std::vector<CommandJob> jobs;
 };
 
 /// An artifact resident on the device: its context (weights uploaded), command buffers and
@@ -68,6 +75,12 @@ private:
     /// Copies a CPU segment's inputs to the host, runs its kernel for its operations' time and
     /// copies its outputs back; returns the cycle it ends.
     uint64_t runOnHost(const LoadedModel& model, const SegmentRecord& segment, CpuCode::Kernel kernel);
+    /// An NPU segment's command buffer: its whole stream, or one planned job at a time.
+    LoadedSegment loadCommands(const std::vector<std::byte>& stream);
+    /// Runs an NPU segment: its stream, or each of its jobs in turn.
+    driver::JobResult runSegment(const LoadedModel& model, size_t index, RunResult& result);
+    /// One job, run again on failure as often as HostOptions::jobRetries allows.
+    driver::JobResult runJob(const LoadedModel& model, const driver::CommandBuffer& commands, RunResult& result);
 
     driver::Driver& driver_;
     uint64_t timeoutCycles_;

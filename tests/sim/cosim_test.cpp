@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <random>
+#include <sstream>
 
 #include "arch/arch_config.h"
 #include "arch/error.h"
@@ -143,6 +144,52 @@ TEST(CoSim, ALoopComputesWhatItsExpansionComputes) {
     // 13 descriptors fetched instead of 29 commands, and the iterations skip the control
     // core's validation.
     EXPECT_LT(loop.job.cycles, flat.job.cycles);
+}
+
+std::string hex(int value) {
+    std::ostringstream text;
+    text << "0x" << std::hex << value;
+    return text.str();
+}
+
+TEST(CoSim, AStreamDeviceMemoryCannotHoldRunsAsAChainOfJobs) {
+    // 1 MiB of DRAM, all but one page of it the model's window: the 74-descriptor stream does
+    // not fit beside it and runs as jobs of at most one page each.
+    const std::string overrides[] = {"dram.size_mib=1"};
+    const ArchConfig config = loadArchConfig("edge", overrides);
+    std::vector<std::string> program = {"dma.load dram=0x1000 space=sram addr=0x200 rows=16 row_bytes=16 dram_stride=16 stride=16"};
+    for (int i = 0; i < 8; ++i) {
+        program.push_back("dma.load dram=" + hex(0x40 * i) + " space=sram addr=0x0 rows=4 row_bytes=16 dram_stride=16 stride=16");
+        program.push_back("sem.signal queue=load sem=0");
+        program.push_back("sem.wait queue=tensor sem=0");
+        program.push_back("gemm a=0x0 b=0x200 c=" + hex(0x100 * i) + " m=4 n=16 k=16 dtype=int8 a_stride=16 b_stride=16 c_stride=16");
+        program.push_back("sem.signal queue=tensor sem=1");
+        program.push_back("sem.wait queue=store sem=1");
+        program.push_back("dma.store dram=" + hex(0x2000 + 0x100 * i) + " space=acc addr=" + hex(0x100 * i) +
+                          " rows=4 row_bytes=64 dram_stride=64 stride=64");
+        program.push_back("sem.signal queue=store sem=2");  // A's buffer is free again
+        program.push_back("sem.wait queue=load sem=2");
+    }
+    program.push_back("end");
+    std::mt19937 rng(9);
+    const Tensor a = randomInt8({32, 16}, rng), b = randomInt8({16, 16}, rng);
+    Tensor c;
+    size_t jobs = 0;
+    runSystem(config, nullptr, false, [&](driver::Driver& driver) {
+        runtime::Runtime runtime(driver, 1'000'000);
+        const runtime::LoadedModel model = runtime.load(assembleArtifact(program, (1u << 20) - 4096));
+        jobs = model.segments.at(0).jobs.size();
+        c = runtime.run(model, {{"a", a}, {"b", b}}).outputs.at(0);
+    });
+    EXPECT_EQ(jobs, 2u);
+    std::vector<int32_t> expected(32 * 16);
+    for (int i = 0; i < 32; ++i) {
+        for (int j = 0; j < 16; ++j) {
+            for (int k = 0; k < 16; ++k) expected[i * 16 + j] += a.as<int8_t>()[i * 16 + k] * b.as<int8_t>()[k * 16 + j];
+        }
+    }
+    const auto got = c.as<int32_t>();
+    EXPECT_EQ(std::vector<int32_t>(got.begin(), got.end()), expected);
 }
 
 TEST(CoSim, ALoopTheCommandProcessorCannotRunIsRejected) {
