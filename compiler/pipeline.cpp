@@ -99,21 +99,25 @@ void countCommands(std::span<const isa::Command> commands, std::span<const isa::
 
 /// The manifest's segments and the sections they read (command streams, the CPU kernels).
 void addSegments(Compilation& c, const std::string& modelName, bool loops) {
+    // Each stream is replaced by its descriptors as soon as it is packed: the expanded
+    // streams are never all in memory at once.
     std::map<uint32_t, const HostTiles*> hostOps;
     for (const TileOp& op : c.tiles.ops) {
         if (const auto* host = std::get_if<HostTiles>(&op)) hostOps[host->opId] = host;
     }
     std::vector<cpu::Kernel> kernels;
     int streams = 0;
-    for (const CodeSegment& segment : c.segments) {
+    for (CodeSegment& segment : c.segments) {
         SegmentRecord record;
         if (!segment.hostOp) {
             record.section = kCommandsSection;
             if (streams > 0) record.section += "." + std::to_string(streams);
             ++streams;
-            const std::vector<isa::Command> descriptors = loops ? packLoops(segment.commands) : segment.commands;
+            std::vector<isa::Command> descriptors = loops ? packLoops(segment.commands) : segment.commands;
             countCommands(segment.commands, descriptors, c.artifact.manifest.ops);
-            c.artifact.sections[record.section] = isa::encodeStream(descriptors);
+            segment.dispatched = segment.commands.size();
+            segment.commands = std::move(descriptors);
+            c.artifact.sections[record.section] = isa::encodeStream(segment.commands);
         } else {
             const HostTiles& host = *hostOps.at(*segment.hostOp);
             record.cpu = true;
@@ -212,7 +216,7 @@ std::string printIr(const Compilation& c, IrLevel level) {
         case IrLevel::Isa: {
             std::string text;
             for (const CodeSegment& segment : c.segments) {  // CPU segments have no commands
-                for (const isa::Command& command : segment.commands) text += isa::disassemble(command) + "\n";
+                for (const isa::Command& command : isa::expandLoops(segment.commands)) text += isa::disassemble(command) + "\n";
             }
             return text;
         }
@@ -222,7 +226,7 @@ std::string printIr(const Compilation& c, IrLevel level) {
 
 size_t commandCount(const Compilation& c) {
     size_t count = 0;
-    for (const CodeSegment& segment : c.segments) count += segment.commands.size();
+    for (const CodeSegment& segment : c.segments) count += segment.dispatched;
     return count;
 }
 

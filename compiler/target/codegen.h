@@ -17,8 +17,11 @@ namespace npusim::compiler {
 /// An NPU segment (its command stream, ending with END) or a CPU segment (one CPU op).
 struct CodeSegment {
     std::optional<uint32_t> hostOp;  ///< a CPU segment: the op's id
+    /// The stream as codegen writes it; compileGraph then folds it into the descriptors the
+    /// artifact holds (loops), keeping the count of what they dispatch in `dispatched`.
     std::vector<isa::Command> commands;
     std::vector<uint32_t> opIds;     ///< the ops of the segment, in program order
+    size_t dispatched = 0;
 };
 
 /// The program's segments in execution order; NPU segments that issue no command are left out

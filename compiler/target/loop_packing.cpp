@@ -24,8 +24,8 @@ constexpr int64_t kStepLimit = int64_t{1} << 47;
 
 /// A run of descriptors that packs as one unit: a command, or a whole loop.
 struct Item {
-    size_t begin = 0, end = 0;
-    int depth = 0;  ///< loops nested in it
+    uint32_t begin = 0, end = 0;
+    int32_t depth = 0;  ///< loops nested in it
     size_t size() const { return end - begin; }
 };
 
@@ -78,9 +78,32 @@ bool diff(const Command& a, const Command& b, size_t at, std::vector<Diff>& diff
     return aligned == a;
 }
 
+/// What two descriptors must share to repeat one another: all but the tile id and the
+/// addresses of a command (everything of a loop's own descriptors).
+uint64_t signature(const Command& d) {
+    uint64_t h = std::hash<uint64_t>{}(static_cast<uint64_t>(d.opcode) | uint64_t{static_cast<uint8_t>(d.kind)} << 8 |
+                                       uint64_t{d.opId} << 16);
+    const auto mix = [&h](uint64_t v) { h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+    Command masked = d;
+    if (d.opcode != Opcode::Loop && d.opcode != Opcode::Step) {
+        masked.tileId = 0;
+        for (const Address& address : addressesOf(d.opcode)) masked.set(address.field, 0);
+    }
+    mix(masked.tileId);
+    for (uint64_t v : masked.values) mix(v);
+    return h;
+}
+
 class Level {
 public:
-    Level(std::span<const Command> descriptors, std::span<const Item> items) : in_(descriptors), items_(items) {}
+    Level(std::span<const Command> descriptors, std::span<const Item> items) : in_(descriptors), items_(items) {
+        signatures_.reserve(items.size());
+        for (const Item& item : items) {
+            uint64_t h = item.size();
+            for (size_t k = item.begin; k < item.end; ++k) h = h * 0x100000001b3ull ^ signature(in_[k]);
+            signatures_.push_back(h);
+        }
+    }
 
     /// Packs one level; false when no run was worth a loop.
     bool run(std::vector<Command>& out, std::vector<Item>& outItems) {
@@ -92,7 +115,8 @@ public:
                 packed = true;
             } else {
                 const Item& item = items_[i];
-                outItems.push_back({out.size(), out.size() + item.size(), item.depth});
+                const auto begin = static_cast<uint32_t>(out.size());
+                outItems.push_back({begin, static_cast<uint32_t>(begin + item.size()), item.depth});
                 out.insert(out.end(), in_.begin() + static_cast<std::ptrdiff_t>(item.begin),
                            in_.begin() + static_cast<std::ptrdiff_t>(item.end));
                 ++i;
@@ -111,7 +135,7 @@ private:
     bool itemDiff(size_t x, size_t y, std::vector<Diff>& diffs) const {
         const Item& a = items_[x];
         const Item& b = items_[y];
-        if (a.size() != b.size()) return false;
+        if (signatures_[x] != signatures_[y] || a.size() != b.size()) return false;
         diffs.clear();
         for (size_t k = 0; k < a.size(); ++k) {
             if (!diff(in_[a.begin + k], in_[b.begin + k], k, diffs)) return false;
@@ -130,6 +154,8 @@ private:
             depth = std::max(depth, items_[i + period - 1].depth + 1);
             if (1 + bodyLength > isa::kMaxLoopDescriptors) break;
             if (depth > isa::kMaxLoopDepth) continue;
+            // A multiple of a period that already repeats folds the same run with a longer body.
+            if (best && period % best->period == 0) continue;
             steps.assign(period, {});
             bool periodic = true;
             for (size_t j = 0; j < period && periodic; ++j) periodic = itemDiff(i + j, i + period + j, steps[j]);
@@ -186,18 +212,19 @@ private:
             }
             out.push_back(step);
         }
-        outItems.push_back({begin, out.size(), run.depth});
+        outItems.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(out.size()), run.depth});
     }
 
     std::span<const Command> in_;
     std::span<const Item> items_;
+    std::vector<uint64_t> signatures_;  ///< of each item, equal for items that may repeat one another
 };
 
 }  // namespace
 
 std::vector<Command> packLoops(std::span<const Command> commands) {
     std::vector<Item> items(commands.size());
-    for (size_t i = 0; i < commands.size(); ++i) items[i] = {i, i + 1, 0};
+    for (size_t i = 0; i < commands.size(); ++i) items[i] = {static_cast<uint32_t>(i), static_cast<uint32_t>(i + 1), 0};
     std::vector<Command> descriptors;
     std::vector<Item> packedItems;
     if (!Level(commands, items).run(descriptors, packedItems)) return {commands.begin(), commands.end()};

@@ -85,7 +85,7 @@ void SyncPlanner::add(const isa::Command& command, std::span<const Access> acces
         if (p == q || need[p] <= self.known[p]) continue;
         for (size_t r = 0; r < isa::kQueueCount; ++r) {
             if (r == p || r == q || need[r] <= self.known[r]) continue;
-            if (queues_[r].clocks[static_cast<size_t>(need[r])][p] >= need[p]) need[p] = -1;
+            if (int64_t{queues_[r].clocks[static_cast<size_t>(need[r])][p]} >= need[p]) need[p] = -1;
         }
     }
 
@@ -100,22 +100,23 @@ void SyncPlanner::add(const isa::Command& command, std::span<const Access> acces
         signal.tileId = command.tileId;
         signal.set(isa::Field::Queue, p).set(isa::Field::Semaphore, sem);
         const QueueState& source = queues_[p];
-        stream_[source.streamIndex[static_cast<size_t>(need[p])]].signalsAfter.push_back(signal);
+        signals_.emplace_back(source.streamIndex[static_cast<size_t>(need[p])], signal);
 
         isa::Command wait = signal;
         wait.opcode = isa::Opcode::SemWait;
         wait.set(isa::Field::Queue, q);
-        stream_.push_back({wait, {}});
-        const Clock& implied = source.clocks[static_cast<size_t>(need[p])];
-        for (size_t r = 0; r < isa::kQueueCount; ++r) self.known[r] = std::max(self.known[r], implied[r]);
+        stream_.push_back(wait);
+        const StoredClock& implied = source.clocks[static_cast<size_t>(need[p])];
+        for (size_t r = 0; r < isa::kQueueCount; ++r) self.known[r] = std::max(self.known[r], int64_t{implied[r]});
     }
 
     const auto index = static_cast<int64_t>(self.clocks.size());
-    Clock clock = self.known;
-    clock[q] = index;
+    StoredClock clock;
+    for (size_t r = 0; r < isa::kQueueCount; ++r) clock[r] = static_cast<int32_t>(self.known[r]);
+    clock[q] = static_cast<int32_t>(index);
     self.clocks.push_back(clock);
-    self.streamIndex.push_back(stream_.size());
-    stream_.push_back({command, {}});
+    self.streamIndex.push_back(static_cast<uint32_t>(stream_.size()));
+    stream_.push_back(command);
 
     for (size_t i = 0; i < accesses.size(); ++i) {
         if (const std::optional<ResourceExtent>& extent = extents[i]) {
@@ -128,18 +129,24 @@ void SyncPlanner::add(const isa::Command& command, std::span<const Access> acces
     }
 }
 
-std::vector<isa::Command> SyncPlanner::finish() const {
-    std::vector<isa::Command> commands;
-    for (const Entry& entry : stream_) {
-        commands.push_back(entry.command);
-        commands.insert(commands.end(), entry.signalsAfter.begin(), entry.signalsAfter.end());
-    }
-    isa::Command end;
+std::vector<isa::Command> SyncPlanner::finish() {
+    // Merged in place from the back: each signal lands after its command, signals of one
+    // command in the order they were added.
+    std::stable_sort(signals_.begin(), signals_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const size_t commands = stream_.size();
+    stream_.resize(commands + signals_.size() + 1);
+    isa::Command& end = stream_.back();
+    end = isa::Command{};
     end.opcode = isa::Opcode::End;
     end.kind = isa::CommandKind::Sync;
     end.opId = isa::kNoOp;
-    commands.push_back(end);
-    return commands;
+    size_t write = stream_.size() - 1, signal = signals_.size();
+    for (size_t i = commands; i-- > 0;) {
+        while (signal > 0 && signals_[signal - 1].first == i) stream_[--write] = signals_[--signal].second;
+        stream_[--write] = std::move(stream_[i]);
+    }
+    signals_.clear();
+    return std::move(stream_);
 }
 
 }  // namespace npusim::compiler

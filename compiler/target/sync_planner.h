@@ -42,22 +42,20 @@ public:
 
     /// Appends a command; throws InputError when more semaphores are needed than exist.
     void add(const isa::Command& command, std::span<const Access> accesses);
-    /// The stream with its semaphore commands and a final END.
-    std::vector<isa::Command> finish() const;
+    /// The stream with its semaphore commands and a final END; the planner is spent after.
+    std::vector<isa::Command> finish();
     /// Whether no command has been issued yet.
     bool empty() const { return stream_.empty(); }
     uint32_t semaphoresUsed() const { return static_cast<uint32_t>(semaphores_.size()); }
 
 private:
     using Clock = std::array<int64_t, isa::kQueueCount>;
-    struct Entry {
-        isa::Command command;
-        std::vector<isa::Command> signalsAfter;
-    };
+    /// A clock as kept for every command: queue positions fit 32 bits.
+    using StoredClock = std::array<int32_t, isa::kQueueCount>;
     struct QueueState {
-        Clock known{-1, -1, -1, -1};      ///< per queue: last command known complete
-        std::vector<size_t> streamIndex;  ///< stream entry of each command of this queue
-        std::vector<Clock> clocks;        ///< what each command's completion implies
+        Clock known{-1, -1, -1, -1};        ///< per queue: last command known complete
+        std::vector<uint32_t> streamIndex;  ///< stream position of each command of this queue
+        std::vector<StoredClock> clocks;    ///< what each command's completion implies
     };
     struct ResourceState {
         Clock lastWrite{-1, -1, -1, -1}, lastRead{-1, -1, -1, -1};
@@ -81,7 +79,9 @@ private:
 
     uint32_t semaphoreLimit_;
     Placement placement_;
-    std::vector<Entry> stream_;
+    std::vector<isa::Command> stream_;
+    /// Signals, each to go right after the stream command at its position (in the order added).
+    std::vector<std::pair<uint32_t, isa::Command>> signals_;
     std::array<QueueState, isa::kQueueCount> queues_;
     std::unordered_map<uint32_t, ResourceState> resources_;  ///< resources without a placement
     std::array<SpaceState, 3> spaces_;                       ///< by AddressSpace
