@@ -7,6 +7,7 @@
 #include <span>
 
 #include "arch/checksum.h"
+#include "arch/byte_text.h"
 #include "arch/error.h"
 #include "arch/isa_loops.h"
 #include "compiler/cost_model.h"
@@ -172,6 +173,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
         fuseVectorKernels(c.tiles, c.graph, config, costModel);
         dump("fuse-vector-kernels", IrLevel::Tile);
     }
+    if (options.maxMemoryBytes != 0) checkCompileMemory(c.tiles, c.graph, options.maxMemoryBytes);
     if (std::any_of(c.tiles.ops.begin(), c.tiles.ops.end(), [](const TileOp& op) { return std::holds_alternative<HostTiles>(op); })) {
         orderForSegments(c.tiles, c.graph);
         dump("order-for-segments", IrLevel::Tile);
@@ -206,6 +208,30 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     c.artifact.sections["ir.tile"] = textSection(printTileProgram(c.tiles, c.graph));
     c.artifact.sections["ir.memory"] = textSection(printMemoryPlan(c.memory, c.graph));
     return c;
+}
+
+void checkCompileMemory(const TileProgram& tiles, const Graph& graph, uint64_t limit) {
+    constexpr uint64_t kCopiesOfConstants = 4;  // the source and optimised graphs, the plan's image, the artifact
+    uint64_t bytes = 0;
+    for (const Value& value : graph.values) {
+        if (value.constant) bytes += kCopiesOfConstants * value.constant->bytes.size();
+    }
+    uint64_t commands = 0;
+    for (const TileOp& op : tiles.ops) {
+        uint64_t opCommands = 0;
+        if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
+            opCommands = gemm->schedule.estimate.commands;
+        } else if (const auto* vector = std::get_if<VectorTiles>(&op)) {
+            for (const VectorKernel& kernel : vector->kernels) opCommands += kernel.schedule.estimate.commands;
+        }
+        commands += opCommands;
+        bytes += opCommands * kCompileBytesPerCommand;
+        if (bytes > limit) {
+            opError(graph.nodes.at(tileOpId(op)),
+                    "compiling the model up to this op needs about " + bytesText(bytes) + " of memory (" + std::to_string(commands) +
+                        " commands, " + std::to_string(opCommands) + " of them this op's), more than --max-memory " + bytesText(limit));
+        }
+    }
 }
 
 std::string printIr(const Compilation& c, IrLevel level) {

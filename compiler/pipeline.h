@@ -43,6 +43,9 @@ struct CompileOptions {
     bool fusion = true;
     /// Fold the streams' periodic runs into loop descriptors (packLoops).
     bool loops = true;
+    /// Host memory the compilation may take (0: no limit): a plan estimated to need more is
+    /// refused before its commands are generated, naming the op that crosses the limit.
+    uint64_t maxMemoryBytes = 0;
     /// The cost model's weights (`--cost-params`, fitted by `npusim calibrate`).
     CostParams costParams;
     /// Schedules to use instead of the search's (calibration's microbenchmarks).
@@ -67,6 +70,13 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
                          const std::string& modelHash, const CompileOptions& options = {});
 
 std::string printIr(const Compilation& compilation, IrLevel level);
+
+/// Host bytes compiling takes per command of the plan (generated, synchronised, packed).
+inline constexpr uint64_t kCompileBytesPerCommand = 256;
+/// Refuses, with an InputError naming the op and the sizes, a tile program whose compilation
+/// is estimated to need more than `limit` bytes: its constants (held by the graphs, the memory
+/// plan and the artifact) and kCompileBytesPerCommand per command the cost model expects.
+void checkCompileMemory(const TileProgram& tiles, const Graph& graph, uint64_t limit);
 /// How many commands the NPU segments' streams hold together.
 size_t commandCount(const Compilation& compilation);
 

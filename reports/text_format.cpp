@@ -4,18 +4,6 @@
 
 namespace npusim::reports {
 
-std::string bytesText(uint64_t bytes) {
-    char buffer[32];
-    if (bytes >= (uint64_t{1} << 20)) {
-        std::snprintf(buffer, sizeof buffer, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-    } else if (bytes >= 1024) {
-        std::snprintf(buffer, sizeof buffer, "%.1f KiB", static_cast<double>(bytes) / 1024);
-    } else {
-        std::snprintf(buffer, sizeof buffer, "%llu B", static_cast<unsigned long long>(bytes));
-    }
-    return buffer;
-}
-
 std::string percentText(double fraction) { return fixedText(fraction * 100, 1) + "%"; }
 
 std::string wholeText(double value) { return fixedText(value, 0); }

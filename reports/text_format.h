@@ -5,10 +5,11 @@
 #include <cstdint>
 #include <string>
 
+#include "arch/byte_text.h"
+
 namespace npusim::reports {
 
-/// "512 B", "3.0 KiB", "1.4 MiB".
-std::string bytesText(uint64_t bytes);
+using npusim::bytesText;
 /// A fraction as a percentage with one decimal: 0.4051 -> "40.5%".
 std::string percentText(double fraction);
 /// A value rounded to a whole number: "1234".

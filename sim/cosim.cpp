@@ -8,6 +8,7 @@
 
 #include <systemc>
 
+#include "arch/byte_text.h"
 #include "arch/error.h"
 #include "arch/register_map.h"
 #include "firmware/firmware.h"
@@ -91,6 +92,20 @@ PhaseTiming medianTiming(std::vector<PhaseTiming> runs) {
 }
 
 }  // namespace
+
+void checkSimulationMemory(const Artifact& artifact, uint64_t limit) {
+    uint64_t bytes = artifact.manifest.dramBytes, commands = 0;
+    for (const auto& [name, section] : artifact.sections) bytes += section.size();
+    for (const OpRecord& op : artifact.manifest.ops) {
+        commands += op.commands;
+        bytes += op.commands * kSimulationBytesPerCommand;
+        if (bytes > limit) {
+            throw InputError("op '" + op.name + "' (" + op.type + "): simulating the model up to this op needs about " + bytesText(bytes) +
+                             " of memory (" + std::to_string(commands) + " commands, " + std::to_string(op.commands) +
+                             " of them this op's), more than --max-memory " + bytesText(limit));
+        }
+    }
+}
 
 CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
                             const std::map<std::string, Tensor>& inputs, const CoSimOptions& options) {

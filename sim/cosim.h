@@ -89,6 +89,13 @@ std::string vcdPathFor(const std::string& path, const std::string& block, bool s
 /// runSystem with one model: loads `artifact`, runs it on `inputs` (1 + (repeat ? 1 + repeat : 0)
 /// times) and returns the first run's outputs and job, and the cold/warm/steady timing. Throws InputError for inputs that do not match the artifact, RunError
 /// when the run fails.
+/// Host bytes simulating takes per command the NPU dispatches (the trace keeps its events).
+inline constexpr uint64_t kSimulationBytesPerCommand = 400;
+/// Refuses, with an InputError naming the op and the sizes, an artifact whose simulation is
+/// estimated to need more than `limit` bytes: its sections, its DRAM window and
+/// kSimulationBytesPerCommand per command of its ops, counted in op order.
+void checkSimulationMemory(const Artifact& artifact, uint64_t limit);
+
 CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
                             const std::map<std::string, Tensor>& inputs, const CoSimOptions& options);
 

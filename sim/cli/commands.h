@@ -25,10 +25,14 @@ private:
     CLI::Option* archOption = nullptr;
 };
 
-/// Compiler options shared by compile and run: --no-fusion, --dim NAME=SIZE, --cost-params FILE.
+/// Compiler options shared by compile and run: --no-fusion, --no-loops, --max-memory SIZE,
+/// --dim NAME=SIZE, --cost-params FILE.
 struct CompilerFlags {
     bool noFusion = false;
     bool noLoops = false;
+    std::string maxMemory;          ///< --max-memory SIZE (empty: the default, 3/4 of the machine's RAM)
+    /// The --max-memory limit in bytes.
+    uint64_t maxMemoryBytes() const;
     std::vector<std::string> dims;  ///< NAME=SIZE for symbolic input dims
     std::string costParams;         ///< a file of npusim calibrate
     void addTo(CLI::App& command);

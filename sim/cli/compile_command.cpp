@@ -1,4 +1,6 @@
 // npusim compile MODEL.onnx --arch ... -o OUT.npuart [--emit LEVEL] [--dump-ir DIR] [--estimate]
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdio>
 #include <iostream>
@@ -75,14 +77,34 @@ std::pair<std::string, std::vector<int64_t>> parseSizes(const std::string& text,
 void CompilerFlags::addTo(CLI::App& command) {
     command.add_flag("--no-fusion", noFusion, "keep every op's kernels apart (each intermediate is stored and reloaded between ops)");
     command.add_flag("--no-loops", noLoops, "write every command out instead of folding periodic runs into loop descriptors");
+    command.add_option("--max-memory", maxMemory,
+                       "host memory the compilation and simulation may take, e.g. 8G or 512M (default: 3/4 of this machine's RAM); a larger plan is refused");
     command.add_option("--dim", dims, "NAME=SIZE: the size of a symbolic input dim")->take_all();
     command.add_option("--cost-params", costParams, "the cost model's weights, fitted by npusim calibrate");
+}
+
+uint64_t CompilerFlags::maxMemoryBytes() const {
+    if (maxMemory.empty()) {
+        const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+        return pages > 0 && pageSize > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 4 * 3 : 0;
+    }
+    uint64_t value = 0;
+    const auto [end, error] = std::from_chars(maxMemory.data(), maxMemory.data() + maxMemory.size(), value);
+    const std::string unit(end, maxMemory.data() + maxMemory.size());
+    const std::map<std::string, uint64_t> units = {{"", 1}, {"K", 1ull << 10}, {"M", 1ull << 20}, {"G", 1ull << 30}, {"T", 1ull << 40}};
+    const auto scale = units.find(unit);
+    if (error != std::errc() || end == maxMemory.data() || scale == units.end() || value == 0 ||
+        value > UINT64_MAX / scale->second) {
+        throw InputError("--max-memory '" + maxMemory + "' is not a size (bytes, or a number with K, M, G or T)");
+    }
+    return value * scale->second;
 }
 
 compiler::CompileOptions CompilerFlags::options() const {
     compiler::CompileOptions options;
     options.fusion = !noFusion;
     options.loops = !noLoops;
+    options.maxMemoryBytes = maxMemoryBytes();
     if (!costParams.empty()) options.costParams = compiler::readCostParams(costParams);
     for (const std::string& dim : dims) {
         const auto [name, sizes] = parseSizes(dim, "--dim");

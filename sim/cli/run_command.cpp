@@ -157,6 +157,7 @@ void run(const RunOptions& o) {
         throw InputError("--vcd writes the waveforms of RTL blocks: add --rtl tensor and/or --rtl vector");
     }
     Prepared p = prepare(o);
+    sim::checkSimulationMemory(p.artifact, o.compiler.maxMemoryBytes());
     // A bucketed artifact runs the smallest bucket that holds the inputs, padded to it; its
     // outputs are cut back to the actual size.
     std::optional<reports::BucketUse> bucket;

@@ -44,6 +44,23 @@ class BadModelTest(NpusimTestCase):
         self.compile_and_run_fail("sin.onnx", ["rotary_phase", "Sin"])
 
 
+    def test_a_plan_beyond_max_memory_is_refused_naming_the_op(self):
+        # A 2048^3 MatMul on tiny's 8x8 array plans millions of commands: more than 64 MiB to compile.
+        graph = helper.make_graph(
+            [helper.make_node("MatMul", ["x", "w"], ["y"], name="huge_projection")], "big",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2048, 2048])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2048, 2048])],
+            [helper.make_tensor("w", TensorProto.FLOAT, [2048, 2048], np.zeros(2048 * 2048, np.float32))])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "big.onnx")
+        for command in (["compile", "big.onnx", "--arch", "tiny", "-o", "out.npuart"],
+                        ["run", "big.onnx", "--arch", "tiny", "--outputs", "out", "--report", "rep"]):
+            self.assertFailsCleanly([*command, "--max-memory", "64M"], USAGE,
+                                    ["huge_projection", "MatMul", "--max-memory 64.0 MiB", "MiB of memory"])
+
+    def test_max_memory_that_is_not_a_size_is_a_usage_error(self):
+        self.assertFailsCleanly(["compile", example("matmul_fp32.onnx"), "-o", "out.npuart", "--max-memory", "lots"],
+                                USAGE, ["--max-memory", "'lots'"])
+
     def test_ops_neither_the_npu_nor_the_cpu_can_run_are_all_in_the_mapping_report(self):
         # CumSum has a CPU kernel, but only for a constant axis (it decides the loop nest).
         graph = helper.make_graph(
