@@ -288,13 +288,22 @@ HostKernel gatherElements(const Graph& graph, const Node& node, Bound& k) {
     return k.finish();
 }
 
-HostKernel reduceProd(const Graph& graph, const Node& node, Bound& k) {
+/// ReduceProd, ReduceSum, ReduceSumSquare and ReduceMean over their axes, GlobalAveragePool
+/// over the spatial ones: each result folded in a register, in input order, and stored (a mean
+/// divided by the count first, a narrow float rounded) once.
+std::optional<HostKernel> reduce(const Graph& graph, const Node& node, Bound& k) {
     const Shape& shape = graph.value(node.inputs[0]).shape;
-    const std::vector<int64_t> axes =
-        ops::intsFromAttributeOrInput(graph, node, "axes", 1).value_or(std::vector<int64_t>{});
-    const bool noop = axes.empty() && node.intAttr("noop_with_empty_axes", 0) != 0;
-    std::vector<bool> reduced(shape.size(), axes.empty() && !noop);
-    for (int64_t axis : axes) reduced[static_cast<size_t>(ops::normalizeAxis(node, axis, static_cast<int64_t>(shape.size())))] = true;
+    std::vector<bool> reduced(shape.size(), false);
+    if (node.kind == OpKind::GlobalAveragePool) {
+        for (size_t d = 2; d < shape.size(); ++d) reduced[d] = true;
+    } else {
+        const std::vector<int64_t> axes =
+            ops::intsFromAttributeOrInput(graph, node, "axes", 1).value_or(std::vector<int64_t>{});
+        const bool noop = axes.empty() && node.intAttr("noop_with_empty_axes", 0) != 0;
+        reduced.assign(shape.size(), axes.empty() && !noop);
+        for (int64_t axis : axes) reduced[static_cast<size_t>(ops::normalizeAxis(node, axis, static_cast<int64_t>(shape.size())))] = true;
+    }
+    const bool mean = node.kind == OpKind::ReduceMean || node.kind == OpKind::GlobalAveragePool;
     Shape kept = shape;
     for (size_t d = 0; d < shape.size(); ++d) kept[d] = reduced[d] ? 1 : shape[d];
     std::vector<int64_t> keptStrides = ops::rowMajorStrides(kept);
@@ -302,9 +311,11 @@ HostKernel reduceProd(const Graph& graph, const Node& node, Bound& k) {
     KernelBuilder& b = k.builder;
     const uint32_t x = k.bind(graph, node.inputs[0], false), y = k.bind(graph, node.outputs[0], true);
     const Scalar type = loadedType(graph.value(node.inputs[0]).dtype);
-    const V one = type == Scalar::F32 ? b.real(1) : b.integer(1, type);
-    // The kept dims outside, the reduced ones inside: each product is built in a register and
-    // stored (rounded to a narrow float) once, in input order.
+    if (mean && type != Scalar::F32) return std::nullopt;
+    const bool product = node.kind == OpKind::ReduceProd;
+    const V initial = type == Scalar::F32 ? b.real(product ? 1 : 0) : b.integer(product ? 1 : 0, type);
+    int64_t count = 1;
+    for (size_t d = 0; d < shape.size(); ++d) count *= reduced[d] ? shape[d] : 1;
     std::vector<size_t> order;
     for (bool inner : {false, true}) {
         for (size_t d = 0; d < shape.size(); ++d) {
@@ -314,18 +325,23 @@ HostKernel reduceProd(const Graph& graph, const Node& node, Bound& k) {
     const size_t keptCount = static_cast<size_t>(std::count(reduced.begin(), reduced.end(), false));
     const std::vector<int64_t> strides = ops::rowMajorStrides(shape);
     std::vector<V> position(shape.size());
-    std::optional<uint32_t> product;
+    std::optional<uint32_t> folded;
     std::function<void(size_t)> nest = [&](size_t level) {
-        if (level == keptCount) product = b.local(one);
+        if (level == keptCount) folded = b.local(initial);
         if (level == order.size()) {
-            b.set(*product, b.mul(b.get(*product), b.load(x, linear(b, position, strides))));
+            V value = b.load(x, linear(b, position, strides));
+            if (node.kind == OpKind::ReduceSumSquare) value = b.mul(value, value);
+            b.set(*folded, product ? b.mul(b.get(*folded), value) : b.add(b.get(*folded), value));
         } else {
             b.loop(shape[order[level]], [&](V index) {
                 position[order[level]] = index;
                 nest(level + 1);
             });
         }
-        if (level == keptCount) b.store(y, linear(b, position, keptStrides), b.get(*product));
+        if (level == keptCount) {
+            const V result = mean ? b.binary(BinaryOp::Div, b.get(*folded), b.real(static_cast<double>(count))) : b.get(*folded);
+            b.store(y, linear(b, position, keptStrides), result);
+        }
     };
     nest(0);
     return k.finish();
@@ -422,7 +438,11 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::Mod: return mod(graph, node, k);
         case OpKind::Gather: return gather(graph, node, k);
         case OpKind::GatherElements: return gatherElements(graph, node, k);
-        case OpKind::ReduceProd: return reduceProd(graph, node, k);
+        case OpKind::ReduceProd:
+        case OpKind::ReduceSum:
+        case OpKind::ReduceSumSquare:
+        case OpKind::ReduceMean:
+        case OpKind::GlobalAveragePool: return reduce(graph, node, k);
         case OpKind::OneHot: return oneHot(graph, node, k);
         case OpKind::DynamicQuantizeLinear: return dynamicQuantizeLinear(graph, node, k);
         default: return std::nullopt;

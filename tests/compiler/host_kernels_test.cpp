@@ -184,6 +184,20 @@ TEST(HostKernels, ReduceProdAndOneHot) {
     expectKernelMatchesReference(graph, {{"in0", indices}, {"in2", values}});
 }
 
+TEST(HostKernels, SumsMeansAndGlobalAveragePools) {
+    const Tensor x = randomFp32({2, 3, 5, 4}, 12);
+    for (OpKind kind : {OpKind::ReduceSum, OpKind::ReduceMean, OpKind::ReduceSumSquare}) {
+        expectKernelMatchesReference(
+            constantOperandGraph(kind, {x, int64({2}, {1, -1})}, {1}, {{"keepdims", int64_t{0}}}), {{"in0", x}});
+    }
+    expectKernelMatchesReference(singleOpGraph(OpKind::GlobalAveragePool, {x}), {{"in0", x}});
+    // A plane far longer than any SRAM row: the CPU path has no such limit.
+    const Tensor wide = randomFp32({1, 2, 112, 112}, 13);
+    expectKernelMatchesReference(singleOpGraph(OpKind::GlobalAveragePool, {wide}), {{"in0", wide}});
+    const Tensor ints = smallIntegers(DType::Int32, {3, 4}, 14, 50);
+    expectKernelMatchesReference(constantOperandGraph(OpKind::ReduceSum, {ints, int64({1}, {0})}, {1}), {{"in0", ints}});
+}
+
 TEST(HostKernels, DynamicQuantizeLinearRoundsHalvesToEvenAndSurvivesAllZeros) {
     const Tensor x = fp32({2, 4}, {-1.0f, 0.5f, 2.5f, 3.0f, -0.3f, 1.7f, 0.0f, 2.55f});
     const Graph graph = multiOutputOpGraph(OpKind::DynamicQuantizeLinear, {x}, {}, 3);
