@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "compiler/graph/op_support.h"
@@ -250,6 +251,79 @@ HostKernel mod(const Graph& graph, const Node& node, Bound& k) {
     return k.finish();
 }
 
+/// The elementwise math the vector unit lacks (math_ops.cpp), element by element.
+HostKernel elementwiseMath(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& shape = graph.value(node.inputs[0]).shape;
+    const Scalar type = loadedType(graph.value(node.inputs[0]).dtype);
+    KernelBuilder& b = k.builder;
+    const uint32_t x = k.bind(graph, node.inputs[0], false), y = k.bind(graph, node.outputs[0], true);
+    const auto constant = [&](double v) { return type == Scalar::F32 ? b.real(v) : b.integer(static_cast<int64_t>(v), type); };
+    const auto math = [&](MathFn f, V v) { return b.math(f, v); };
+    const auto transcendental = [&]() -> std::optional<MathFn> {
+        switch (node.kind) {
+            case OpKind::Sin: return MathFn::Sin;
+            case OpKind::Cos: return MathFn::Cos;
+            case OpKind::Tan: return MathFn::Tan;
+            case OpKind::Asin: return MathFn::Asin;
+            case OpKind::Acos: return MathFn::Acos;
+            case OpKind::Atan: return MathFn::Atan;
+            case OpKind::Sinh: return MathFn::Sinh;
+            case OpKind::Cosh: return MathFn::Cosh;
+            case OpKind::Asinh: return MathFn::Asinh;
+            case OpKind::Acosh: return MathFn::Acosh;
+            case OpKind::Atanh: return MathFn::Atanh;
+            case OpKind::Floor: return MathFn::Floor;
+            case OpKind::Ceil: return MathFn::Ceil;
+            default: return std::nullopt;
+        }
+    }();
+    const int64_t elements = elementCount(shape);
+    b.loop(elements, [&](V i) {
+        const V v = b.load(x, i);
+        const auto lt = [&](V a, V c) { return b.compare(ComparePredicate::Lt, a, c); };
+        V r = v;
+        if (transcendental) {
+            r = math(*transcendental, v);
+        } else if (node.kind == OpKind::Round) {
+            r = b.round(v);
+        } else if (node.kind == OpKind::Sign) {
+            r = b.select(lt(constant(0), v), constant(1), b.select(lt(v, constant(0)), constant(-1), v));
+        } else if (node.kind == OpKind::Softsign) {
+            const V magnitude = b.select(lt(v, b.real(0)), b.binary(BinaryOp::Sub, b.real(0), v), v);
+            r = b.binary(BinaryOp::Div, v, b.add(b.real(1), magnitude));
+        } else if (node.kind == OpKind::Shrink) {
+            const double lambd = node.floatAttr("lambd", 0.5f), bias = node.floatAttr("bias", 0.0f);
+            if (type == Scalar::F32) {
+                r = b.select(lt(v, b.real(-lambd)), b.add(v, b.real(bias)),
+                             b.select(lt(b.real(lambd), v), b.binary(BinaryOp::Sub, v, b.real(bias)), b.real(0)));
+            } else {
+                // Integers compare and shift in double, as the reference does.
+                const V d = b.cast(v, Scalar::F32);
+                const V shifted = b.select(lt(d, b.real(-lambd)), b.add(d, b.real(bias)),
+                                           b.select(lt(b.real(lambd), d), b.binary(BinaryOp::Sub, d, b.real(bias)), b.real(0)));
+                r = b.cast(shifted, type);
+            }
+        } else if (node.kind == OpKind::Celu) {
+            const double alpha = node.floatAttr("alpha", 1.0f);
+            const V negative = b.mul(b.real(alpha), math(MathFn::Expm1, b.binary(BinaryOp::Div, v, b.real(alpha))));
+            r = b.add(b.binary(BinaryOp::Max, v, b.real(0)), b.binary(BinaryOp::Min, negative, b.real(0)));
+        } else if (node.kind == OpKind::IsNaN) {
+            r = math(MathFn::IsNaN, v);
+        } else {  // IsInf
+            const bool negative = node.intAttr("detect_negative", 1) != 0, positive = node.intAttr("detect_positive", 1) != 0;
+            const double inf = std::numeric_limits<double>::infinity();
+            const V isPositive = b.compare(ComparePredicate::Eq, v, b.real(inf));
+            const V isNegative = b.compare(ComparePredicate::Eq, v, b.real(-inf));
+            r = positive && negative ? b.binary(BinaryOp::Or, isPositive, isNegative)
+                : positive           ? isPositive
+                : negative           ? isNegative
+                                     : b.compare(ComparePredicate::Ne, v, v);  // false for every value
+        }
+        b.store(y, i, r);
+    });
+    return k.finish();
+}
+
 HostKernel gather(const Graph& graph, const Node& node, Bound& k) {
     const Shape& shape = graph.value(node.inputs[0]).shape;
     const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(shape.size()));
@@ -444,6 +518,10 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::ReduceMean:
         case OpKind::GlobalAveragePool: return reduce(graph, node, k);
         case OpKind::OneHot: return oneHot(graph, node, k);
+        case OpKind::Sin: case OpKind::Cos: case OpKind::Tan: case OpKind::Asin: case OpKind::Acos: case OpKind::Atan:
+        case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asinh: case OpKind::Acosh: case OpKind::Atanh:
+        case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::Sign: case OpKind::Softsign:
+        case OpKind::Shrink: case OpKind::Celu: case OpKind::IsNaN: case OpKind::IsInf: return elementwiseMath(graph, node, k);
         case OpKind::DynamicQuantizeLinear: return dynamicQuantizeLinear(graph, node, k);
         default: return std::nullopt;
     }

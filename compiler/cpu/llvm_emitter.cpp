@@ -146,8 +146,25 @@ private:
             case ExprKind::Select: return b_.CreateSelect(expr(e.a), expr(e.b), expr(e.c));
             case ExprKind::Cast: return cast(kernel_.exprs.at(e.a).type, e.type, expr(e.a));
             case ExprKind::Round: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, expr(e.a));
+            case ExprKind::Math: return math(e.math, expr(e.a));
         }
         throw std::logic_error("kernel expression of unknown kind");
+    }
+
+    llvm::Value* math(MathFn function, llvm::Value* x) {
+        switch (function) {
+            case MathFn::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
+            case MathFn::Ceil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
+            case MathFn::IsNaN: return b_.CreateFCmpUNO(x, x);
+            default: break;
+        }
+        // The C library's double function, rounded once: as exact as the reference's.
+        constexpr const char* kSymbols[] = {nullptr, nullptr, nullptr, "sin", "cos", "tan", "asin", "acos",
+                                            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1"};
+        llvm::Type* f64 = b_.getDoubleTy();
+        const llvm::FunctionCallee callee =
+            module_.getOrInsertFunction(kSymbols[static_cast<size_t>(function)], llvm::FunctionType::get(f64, {f64}, false));
+        return b_.CreateFPTrunc(b_.CreateCall(callee, {b_.CreateFPExt(x, f64)}), b_.getFloatTy());
     }
 
     llvm::Value* loadElement(const Expr& e) {

@@ -135,6 +135,16 @@ KernelBuilder::Value KernelBuilder::round(Value value) {
     return push(e);
 }
 
+KernelBuilder::Value KernelBuilder::math(MathFn function, Value value) {
+    if (typeOf(value) != Scalar::F32) throw std::logic_error("kernel math of a non-float");
+    Expr e;
+    e.kind = ExprKind::Math;
+    e.type = function == MathFn::IsNaN ? Scalar::I1 : Scalar::F32;
+    e.math = function;
+    e.a = value.id;
+    return push(e);
+}
+
 KernelBuilder::Value KernelBuilder::affine(Value a, int64_t scale, Value offset) {
     return add(mul(a, integer(scale)), offset);
 }
@@ -212,6 +222,12 @@ Kernel KernelBuilder::finish() { return std::move(kernel_); }
 
 namespace {
 
+std::string_view mathName(MathFn function) {
+    constexpr std::string_view kNames[] = {"floor", "ceil", "isnan", "sin", "cos", "tan", "asin", "acos",
+                                           "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1"};
+    return kNames[static_cast<size_t>(function)];
+}
+
 uint64_t exprOperations(const Kernel& k, uint32_t id) {
     const Expr& e = k.exprs.at(id);
     switch (e.kind) {
@@ -221,7 +237,8 @@ uint64_t exprOperations(const Kernel& k, uint32_t id) {
         case ExprKind::Local: return 0;
         case ExprKind::Load:
         case ExprKind::Cast:
-        case ExprKind::Round: return 1 + exprOperations(k, e.a);
+        case ExprKind::Round:
+        case ExprKind::Math: return 1 + exprOperations(k, e.a);
         case ExprKind::Binary:
         case ExprKind::Compare: return 1 + exprOperations(k, e.a) + exprOperations(k, e.b);
         case ExprKind::Select: return 1 + exprOperations(k, e.a) + exprOperations(k, e.b) + exprOperations(k, e.c);
@@ -292,6 +309,7 @@ std::string exprText(const Kernel& k, uint32_t id) {
             return "select(" + exprText(k, e.a) + ", " + exprText(k, e.b) + ", " + exprText(k, e.c) + ")";
         case ExprKind::Cast: return std::string(scalarName(e.type)) + "(" + exprText(k, e.a) + ")";
         case ExprKind::Round: return "round(" + exprText(k, e.a) + ")";
+        case ExprKind::Math: return std::string(mathName(e.math)) + "(" + exprText(k, e.a) + ")";
     }
     return "?";
 }

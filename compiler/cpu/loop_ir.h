@@ -18,8 +18,11 @@ namespace npusim::compiler::cpu {
 /// store rounded to nearest even), and i1 for conditions.
 enum class Scalar : uint8_t { I1, I32, I64, F32 };
 
-/// Round: an f32 rounded to the nearest integer, halves to even.
-enum class ExprKind : uint8_t { Int, Float, LoopVar, Local, Load, Binary, Compare, Select, Cast, Round };
+/// Round: an f32 rounded to the nearest integer, halves to even. Math: a MathFn of an f32.
+enum class ExprKind : uint8_t { Int, Float, LoopVar, Local, Load, Binary, Compare, Select, Cast, Round, Math };
+/// Functions of an f32: Floor and Ceil exact, IsNaN an i1, the others computed in double
+/// (the C library's) and rounded to f32 once.
+enum class MathFn : uint8_t { Floor, Ceil, IsNaN, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Expm1 };
 enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, And, Or };
 /// Comparisons: signed for integers, ordered for floats.
 enum class ComparePredicate : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
@@ -32,6 +35,7 @@ struct Expr {
     uint32_t slot = 0;  ///< the loop variable, local or buffer
     BinaryOp binary = BinaryOp::Add;
     ComparePredicate compare = ComparePredicate::Eq;
+    MathFn math = MathFn::Floor;
     uint32_t a = 0, b = 0, c = 0;  ///< operands (Load: a is the element index)
 };
 
@@ -95,6 +99,7 @@ public:
     /// target integer's range converts to an undefined value: clamp it first.
     Value cast(Value value, Scalar type);
     Value round(Value value);
+    Value math(MathFn function, Value value);
     Value add(Value a, Value b) { return binary(BinaryOp::Add, a, b); }
     Value mul(Value a, Value b) { return binary(BinaryOp::Mul, a, b); }
     /// a * scale + offset on int64 indices.

@@ -83,15 +83,23 @@ std::set<std::string> shapeDecidingInputs(const std::filesystem::path& model) {
     std::set<std::string> inputs, initializers, names;
     for (const onnx::ValueInfoProto& input : graph.input()) inputs.insert(input.name());
     for (const onnx::TensorProto& initializer : graph.initializer()) initializers.insert(initializer.name());
-    for (const onnx::NodeProto& node : graph.node()) {
+    // The values a shape operand is computed from, back through the nodes that compute them
+    // (nodes come in topological order, so one walk backwards finds them all).
+    std::set<std::string> deciding;
+    for (int n = graph.node_size(); n-- > 0;) {
+        const onnx::NodeProto& node = graph.node(n);
+        bool feeds = false;
+        for (const std::string& output : node.output()) feeds = feeds || deciding.contains(output);
+        if (feeds) deciding.insert(node.input().begin(), node.input().end());
         const std::optional<OpKind> kind =
             frontend::isDefaultDomain(node.domain()) ? findOpKind(node.op_type()) : std::nullopt;
         if (!kind) continue;
         for (int index : shapeOperands(*kind)) {
-            if (index >= node.input_size()) continue;
-            const std::string& name = node.input(index);
-            if (inputs.contains(name) && !initializers.contains(name)) names.insert(name);
+            if (index < node.input_size()) deciding.insert(node.input(index));
         }
+    }
+    for (const std::string& name : deciding) {
+        if (inputs.contains(name) && !initializers.contains(name)) names.insert(name);
     }
     return names;
 }

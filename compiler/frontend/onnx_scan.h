@@ -26,8 +26,9 @@ struct FedInput {
 /// The fed inputs in declaration order (ONNX's test data names them input_<i>.pb so).
 std::vector<FedInput> fedInputs(const std::filesystem::path& model);
 
-/// The graph inputs that feed an input deciding some node's output shape (shapeOperands):
-/// a model with such inputs compiles once they are bound to values (importOnnx's bindings).
+/// The graph inputs an input deciding some node's output shape (shapeOperands) is computed from,
+/// directly or through the nodes that compute it: a model with such inputs compiles once they are
+/// bound to values (importOnnx's bindings).
 std::set<std::string> shapeDecidingInputs(const std::filesystem::path& model);
 
 }  // namespace npusim::compiler

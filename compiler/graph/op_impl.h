@@ -60,6 +60,9 @@ std::vector<Tensor> interpretMin(const Node& node, std::span<const Tensor* const
 std::vector<Tensor> interpretSum(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretMean(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretSqrt(const Node& node, std::span<const Tensor* const> inputs);
+/// math_ops.cpp: Sin, Cos, ..., Floor, Ceil, Round, Sign, Softsign, Shrink, Celu, IsNaN, IsInf.
+void inferMath(Graph& graph, const Node& node);
+std::vector<Tensor> interpretMath(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretExp(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretLog(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretNeg(const Node& node, std::span<const Tensor* const> inputs);

@@ -30,6 +30,10 @@ bool isElementwise(OpKind kind) {
         case OpKind::Equal: case OpKind::Less: case OpKind::Greater: case OpKind::LessOrEqual:
         case OpKind::GreaterOrEqual: case OpKind::Not: case OpKind::And: case OpKind::Or: case OpKind::Xor:
         case OpKind::Where: case OpKind::Gelu: case OpKind::QuantizeLinear: case OpKind::DequantizeLinear:
+        case OpKind::Sin: case OpKind::Cos: case OpKind::Tan: case OpKind::Asin: case OpKind::Acos: case OpKind::Atan:
+        case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asinh: case OpKind::Acosh: case OpKind::Atanh:
+        case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::Sign: case OpKind::Softsign:
+        case OpKind::Shrink: case OpKind::Celu: case OpKind::IsNaN: case OpKind::IsInf:
             return true;
         default: return false;
     }

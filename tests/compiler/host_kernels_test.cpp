@@ -2,9 +2,12 @@
 // runtime's CpuCode and run on real buffers; its outputs must equal the reference interpreter's.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <random>
 
 #include "compiler/cpu/host_kernels.h"
+#include "compiler/graph/op_table.h"
 #include "compiler/cpu/llvm_emitter.h"
 #include "compiler/graph/interpreter.h"
 #include "graph_test_support.h"
@@ -196,6 +199,29 @@ TEST(HostKernels, SumsMeansAndGlobalAveragePools) {
     expectKernelMatchesReference(singleOpGraph(OpKind::GlobalAveragePool, {wide}), {{"in0", wide}});
     const Tensor ints = smallIntegers(DType::Int32, {3, 4}, 14, 50);
     expectKernelMatchesReference(constantOperandGraph(OpKind::ReduceSum, {ints, int64({1}, {0})}, {1}), {{"in0", ints}});
+}
+
+TEST(HostKernels, ElementwiseMathTheVectorUnitLacks) {
+    const Tensor x = randomFp32({3, 7}, 21, -0.95f, 0.95f);  // inside every inverse's domain
+    for (OpKind kind : {OpKind::Sin, OpKind::Cos, OpKind::Tan, OpKind::Asin, OpKind::Acos, OpKind::Atan, OpKind::Sinh,
+                        OpKind::Cosh, OpKind::Asinh, OpKind::Atanh, OpKind::Floor, OpKind::Ceil, OpKind::Round,
+                        OpKind::Sign, OpKind::Softsign, OpKind::Shrink, OpKind::Celu}) {
+        SCOPED_TRACE(std::string(opInfo(kind).name));
+        expectKernelMatchesReference(singleOpGraph(kind, {x}), {{"in0", x}});
+    }
+    const Tensor above = randomFp32({9}, 22, 1.0f, 20.0f);
+    expectKernelMatchesReference(singleOpGraph(OpKind::Acosh, {above}), {{"in0", above}});
+    // Halves round to even; NaN and the infinities are found, each sign when asked.
+    const float inf = std::numeric_limits<float>::infinity();
+    const Tensor special = fp32({8}, {0.5f, 1.5f, -2.5f, std::nanf(""), inf, -inf, 0.0f, -7.25f});
+    expectKernelMatchesReference(singleOpGraph(OpKind::Round, {special}), {{"in0", special}});
+    expectKernelMatchesReference(singleOpGraph(OpKind::IsNaN, {special}), {{"in0", special}});
+    for (int64_t negative : {0, 1}) {
+        expectKernelMatchesReference(singleOpGraph(OpKind::IsInf, {special}, {{"detect_negative", negative}}), {{"in0", special}});
+    }
+    const Tensor ints = smallIntegers(DType::Int32, {12}, 23, 5);
+    expectKernelMatchesReference(singleOpGraph(OpKind::Sign, {ints}), {{"in0", ints}});
+    expectKernelMatchesReference(singleOpGraph(OpKind::Shrink, {ints}, {{"lambd", 1.5f}, {"bias", 1.0f}}), {{"in0", ints}});
 }
 
 TEST(HostKernels, DynamicQuantizeLinearRoundsHalvesToEvenAndSurvivesAllZeros) {
