@@ -63,8 +63,9 @@ public:
     /// `timeoutCycles` bounds every job; a job that takes longer is reported as hung.
     Runtime(driver::Driver& driver, uint64_t timeoutCycles, HostOptions host = {});
 
-    /// Creates the artifact's context, uploads its weights and command streams and compiles
-    /// its CPU code.
+    /// Creates the artifact's context, uploads its weights and command streams (a stream device
+    /// memory cannot hold beside them gets a staging buffer and runs as a chain of jobs) and
+    /// compiles its CPU code.
     LoadedModel load(Artifact artifact);
     /// Checks the inputs against the manifest (InputError naming the input), uploads them,
     /// runs every segment and reads every output.
