@@ -77,10 +77,19 @@ OpRecord opFromJson(const Json& j) {
     return op;
 }
 
+Json uploadsToJson(const std::vector<WeightUpload>& uploads) {
+    Json j = Json::array();
+    for (const WeightUpload& u : uploads) {
+        j.push_back({{"source", u.source}, {"dram_offset", u.dramOffset}, {"bytes", u.bytes}, {"op_id", u.opId}});
+    }
+    return j;
+}
+
 Json segmentToJson(const SegmentRecord& s) {
-    if (!s.cpu) return {{"device", "npu"}, {"section", s.section}};
+    if (!s.cpu) return {{"device", "npu"}, {"section", s.section}, {"uploads", uploadsToJson(s.uploads)}};
     Json j = {{"device", "cpu"},     {"kernel", s.kernel},         {"op_id", s.opId},
-              {"operations", s.operations}, {"inputs", Json::array()}, {"outputs", Json::array()}};
+              {"operations", s.operations}, {"inputs", Json::array()}, {"outputs", Json::array()},
+              {"uploads", uploadsToJson(s.uploads)}};
     for (const auto& b : s.inputs) j["inputs"].push_back(bindingToJson(b));
     for (const auto& b : s.outputs) j["outputs"].push_back(bindingToJson(b));
     return j;
@@ -91,6 +100,10 @@ SegmentRecord segmentFromJson(const Json& j) {
     const std::string device = j.at("device").get<std::string>();
     if (device != "npu" && device != "cpu") throw std::invalid_argument("unknown segment device '" + device + "'");
     s.cpu = device == "cpu";
+    for (const Json& u : j.at("uploads")) {
+        s.uploads.push_back({u.at("source").get<uint64_t>(), u.at("dram_offset").get<uint64_t>(),
+                             u.at("bytes").get<uint64_t>(), u.at("op_id").get<uint32_t>()});
+    }
     if (!s.cpu) {
         s.section = j.at("section").get<std::string>();
         return s;
@@ -115,6 +128,7 @@ Json manifestToJson(const ArtifactManifest& m) {
     for (const auto& b : m.outputs) j["outputs"].push_back(bindingToJson(b));
     j["dram_bytes"] = m.dramBytes;
     j["weights_offset"] = m.weightsOffset;
+    j["resident_weight_bytes"] = m.residentWeightBytes;
     j["ops"] = Json::array();
     for (const auto& op : m.ops) j["ops"].push_back(opToJson(op));
     j["segments"] = Json::array();
@@ -122,7 +136,8 @@ Json manifestToJson(const ArtifactManifest& m) {
     j["buckets"] = Json::array();
     for (const BucketRecord& b : m.buckets) {
         Json bucket = {{"symbol", b.symbol}, {"size", b.size}, {"inputs", Json::array()}, {"outputs", Json::array()},
-                       {"dram_bytes", b.dramBytes}, {"weights_offset", b.weightsOffset}, {"ops", Json::array()}};
+                       {"dram_bytes", b.dramBytes}, {"weights_offset", b.weightsOffset},
+                       {"resident_weight_bytes", b.residentWeightBytes}, {"ops", Json::array()}};
         for (const auto& binding : b.inputs) bucket["inputs"].push_back(bindingToJson(binding));
         for (const auto& binding : b.outputs) bucket["outputs"].push_back(bindingToJson(binding));
         for (const auto& op : b.ops) bucket["ops"].push_back(opToJson(op));
@@ -146,6 +161,7 @@ ArtifactManifest manifestFromJson(const Json& j) {
     for (const auto& b : j.at("outputs")) m.outputs.push_back(bindingFromJson(b));
     m.dramBytes = j.at("dram_bytes").get<uint64_t>();
     m.weightsOffset = j.at("weights_offset").get<uint64_t>();
+    m.residentWeightBytes = j.at("resident_weight_bytes").get<uint64_t>();
     for (const auto& op : j.at("ops")) m.ops.push_back(opFromJson(op));
     for (const auto& s : j.at("segments")) m.segments.push_back(segmentFromJson(s));
     if (m.segments.empty()) throw std::invalid_argument("the manifest lists no segment");
@@ -157,6 +173,7 @@ ArtifactManifest manifestFromJson(const Json& j) {
         for (const auto& binding : b.at("outputs")) bucket.outputs.push_back(bindingFromJson(binding));
         bucket.dramBytes = b.at("dram_bytes").get<uint64_t>();
         bucket.weightsOffset = b.at("weights_offset").get<uint64_t>();
+        bucket.residentWeightBytes = b.at("resident_weight_bytes").get<uint64_t>();
         for (const auto& op : b.at("ops")) bucket.ops.push_back(opFromJson(op));
         for (const auto& s : b.at("segments")) bucket.segments.push_back(segmentFromJson(s));
         if (bucket.segments.empty()) throw std::invalid_argument("bucket " + bucketLabel(bucket) + " lists no segment");
@@ -187,6 +204,7 @@ Artifact bucketArtifact(const Artifact& artifact, size_t index) {
     view.manifest.outputs = bucket.outputs;
     view.manifest.dramBytes = bucket.dramBytes;
     view.manifest.weightsOffset = bucket.weightsOffset;
+    view.manifest.residentWeightBytes = bucket.residentWeightBytes;
     view.manifest.ops = bucket.ops;
     view.manifest.segments = bucket.segments;
     std::string label = bucketLabel(bucket);

@@ -16,7 +16,12 @@
 
 namespace npusim {
 
-inline constexpr uint32_t kArtifactFormatVersion = 5;
+inline constexpr uint32_t kArtifactFormatVersion = 6;
+
+/// Device memory the runtime keeps beside a context's window for command buffers: a stream
+/// that does not fit runs as a chain of jobs of at most this many bytes each. A compiler that
+/// sizes windows to the device's DRAM leaves this much free.
+inline constexpr uint64_t kCommandStagingBytes = uint64_t{4} << 20;
 
 /// A model input or output and where it lives inside the context's DRAM window.
 struct TensorBinding {
@@ -56,6 +61,15 @@ struct OpRecord {
     bool operator==(const OpRecord&) const = default;
 };
 
+/// Weight bytes the runtime copies into the window before a segment runs: `bytes` of the
+/// "weights" section from `source`, to `dramOffset`. Weights that DRAM cannot hold all at once
+/// are streamed this way, each just before the first job that reads it (`opId`, its first reader).
+struct WeightUpload {
+    uint64_t source = 0, dramOffset = 0, bytes = 0;
+    uint32_t opId = 0;
+    bool operator==(const WeightUpload&) const = default;
+};
+
 /// One step of a run, in order: an NPU segment (a job running one command-stream section) or
 /// a CPU segment (one op the NPU cannot run, a JIT-compiled kernel of the "cpu" section, its
 /// tensors copied from the context's DRAM window to the host and back).
@@ -66,6 +80,7 @@ struct SegmentRecord {
     uint32_t opId = 0;    ///< CPU: the op it runs
     uint64_t operations = 0;  ///< CPU: the kernel's operation count (its cost on the host)
     std::vector<TensorBinding> inputs, outputs;  ///< CPU: the kernel's buffers, in argument order
+    std::vector<WeightUpload> uploads;  ///< streamed weights to copy in before the segment runs
     bool operator==(const SegmentRecord&) const = default;
 };
 
@@ -76,7 +91,7 @@ struct BucketRecord {
     std::string symbol;
     int64_t size = 0;
     std::vector<TensorBinding> inputs, outputs;
-    uint64_t dramBytes = 0, weightsOffset = 0;
+    uint64_t dramBytes = 0, weightsOffset = 0, residentWeightBytes = 0;
     std::vector<OpRecord> ops;
     std::vector<SegmentRecord> segments;
     bool operator==(const BucketRecord&) const = default;
@@ -92,7 +107,10 @@ struct ArtifactManifest {
     std::string archConfig;  ///< that config as JSON (npusim arch show form)
     std::vector<TensorBinding> inputs, outputs;
     uint64_t dramBytes = 0;      ///< size of the DRAM window the job needs
-    uint64_t weightsOffset = 0;  ///< where the "weights" section is placed in the window
+    uint64_t weightsOffset = 0;  ///< where the "weights" section's resident part is placed in the window
+    /// Bytes [0, residentWeightBytes) of the "weights" section are uploaded once, when the model
+    /// is loaded; the rest holds streamed weights (SegmentRecord::uploads).
+    uint64_t residentWeightBytes = 0;
     std::vector<OpRecord> ops;
     std::vector<SegmentRecord> segments;  ///< at least one
     /// Shape buckets, smallest first (empty for a model of static shape); the fields above

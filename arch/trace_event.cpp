@@ -12,7 +12,8 @@ std::string_view stallReasonName(StallReason reason) {
 }
 
 std::string_view eventTypeName(EventType type) {
-    static constexpr std::array<std::string_view, 5> kNames = {"command", "stall", "copy_in", "kernel", "copy_out"};
+    static constexpr std::array<std::string_view, 6> kNames = {"command", "stall",    "copy_in",
+                                                               "kernel",  "copy_out", "weight_upload"};
     return kNames[static_cast<size_t>(type)];
 }
 

@@ -23,8 +23,9 @@ std::string_view stallReasonName(StallReason reason);
 
 /// Command: a unit executes a command. Stall: a unit waits. HostCopyIn, HostKernel,
 /// HostCopyOut: the host runs a CPU segment (copies its inputs out of device memory, runs the
-/// kernel, copies its outputs back).
-enum class EventType : uint8_t { Command, Stall, HostCopyIn, HostKernel, HostCopyOut };
+/// kernel, copies its outputs back). WeightUpload: the host copies a streamed weight into
+/// device memory before the job that first reads it (the event's op).
+enum class EventType : uint8_t { Command, Stall, HostCopyIn, HostKernel, HostCopyOut, WeightUpload };
 std::string_view eventTypeName(EventType type);
 
 /// What a traced unit is, so reports need not guess from names.

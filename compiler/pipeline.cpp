@@ -110,6 +110,10 @@ void addSegments(Compilation& c, const std::string& modelName, bool loops) {
     int streams = 0;
     for (CodeSegment& segment : c.segments) {
         SegmentRecord record;
+        for (const StreamedWeight& weight : segment.uploads) {
+            const TensorHome& home = c.memory.tensor(weight.value);
+            record.uploads.push_back({weight.imageOffset, home.offset, home.bytes, weight.firstReader});
+        }
         if (!segment.hostOp) {
             record.section = kCommandsSection;
             if (streams > 0) record.section += "." + std::to_string(streams);
@@ -194,6 +198,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     for (ValueId id : c.graph.outputs) m.outputs.push_back(binding(c.graph, c.memory, id));
     m.dramBytes = c.memory.dramBytes;
     m.weightsOffset = c.memory.weightsOffset;
+    m.residentWeightBytes = c.memory.residentWeightBytes;
     std::vector<uint32_t> opIds;
     for (const TileOp& op : c.tiles.ops) opIds.push_back(tileOpId(op));
     const std::vector<uint64_t> sramInUse = c.memory.sramInUse(opIds);

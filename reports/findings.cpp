@@ -66,6 +66,17 @@ Finding cpuFallbackFinding(const OpReport& op, const OpRecord& record) {
     return f;
 }
 
+Finding weightStreamingFinding(const OpReport& op, const ArchConfig& config) {
+    Finding f = finding("weight_streaming", op, op.weightUploadCycles);
+    f.message = op.name + " (" + op.type + ") reads weights the device's DRAM cannot keep beside the model's other tensors: " +
+                bytesText(op.weightUploadBytes) + " are copied in from the host before its job, " +
+                std::to_string(op.weightUploadCycles) + " cycles with the NPU idle, on every run";
+    f.hint = "more DRAM (dram.size_mib, now " + bytesText(config.dram.sizeBytes) +
+             ") keeps every weight resident; narrower weights (int8) halve the bytes, a faster host copy (host.copy_gbps) "
+             "shortens the upload";
+    return f;
+}
+
 std::string number(double value) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%g", value);
@@ -158,6 +169,7 @@ std::vector<Finding> findFailures(const Report& report, const RunRecord& run) {
         if (op.spillCount > 0) findings.push_back(spillFinding(op, *records.at(op.opId), run.config));
         if (op.reformatCount > 0) findings.push_back(reformatFinding(op, *records.at(op.opId)));
         if (op.hostKernelCycles + op.hostCopyCycles > 0) findings.push_back(cpuFallbackFinding(op, *records.at(op.opId)));
+        if (op.weightUploadCycles > 0) findings.push_back(weightStreamingFinding(op, run.config));
         const OpRecord& record = *records.at(op.opId);
         for (std::optional<Finding> f : {bankConflictFinding(op, run.config), syncStallFinding(op), dispatchFinding(op, run.config),
                                          memoryBoundFinding(op, record, run.config), lowUtilizationFinding(op, record, run.config)}) {

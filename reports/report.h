@@ -69,12 +69,15 @@ struct OpReport {
     /// A CPU segment's op: host cycles copying its tensors out of and back into device memory,
     /// and running its kernel, and the bytes copied.
     uint64_t hostCopyCycles = 0, hostKernelCycles = 0, hostCopyBytes = 0;
+    /// The op's streamed weights: host cycles copying them into device memory before its job,
+    /// and their bytes (outside the op's span: the NPU waits for them between jobs).
+    uint64_t weightUploadCycles = 0, weightUploadBytes = 0;
 };
 
 /// A performance failure named at the op that caused it.
 struct Finding {
-    /// spill, reformat, cpu_fallback, bank_conflict, sync_stall, dispatch_overhead,
-    /// memory_bound, low_utilization (docs/REPORTS.md says when each is raised)
+    /// spill, reformat, cpu_fallback, weight_streaming, bank_conflict, sync_stall,
+    /// dispatch_overhead, memory_bound, low_utilization (docs/REPORTS.md says when each is raised)
     std::string kind;
     std::string op;    ///< the ONNX node name
     uint32_t opId = 0;

@@ -48,7 +48,9 @@ Report buildReport(const RunRecord& run) {
     // An op's span runs from its first to its last command on the units that execute it.
     std::map<uint32_t, std::pair<uint64_t, uint64_t>> spans;
     for (const trace::Event& e : run.trace.events()) {
-        if (e.opId == isa::kNoOp || isControlCore(e) || !inWindow(e, start, end)) continue;
+        if (e.opId == isa::kNoOp || isControlCore(e) || e.type == trace::EventType::WeightUpload || !inWindow(e, start, end)) {
+            continue;
+        }
         auto [it, fresh] = spans.emplace(e.opId, std::make_pair(e.start, e.end));
         if (!fresh) it->second = {std::min(it->second.first, e.start), std::max(it->second.second, e.end)};
     }
@@ -82,6 +84,9 @@ Report buildReport(const RunRecord& run) {
         } else if (e.type == trace::EventType::HostCopyIn || e.type == trace::EventType::HostCopyOut) {
             op.hostCopyCycles += cycles;
             op.hostCopyBytes += e.bytes;
+        } else if (e.type == trace::EventType::WeightUpload) {
+            op.weightUploadCycles += cycles;
+            op.weightUploadBytes += e.bytes;
         } else if (e.opcode == isa::Opcode::Gemm) {
             op.tensorBusy += cycles;
         } else if (e.opcode == isa::Opcode::Vector) {

@@ -72,7 +72,8 @@ std::string reportToJson(const Report& r) {
                             {"spill", {{"count", op.spillCount}, {"bytes", op.spillBytes}, {"cycles", op.spillCycles}}},
                             {"reformat", {{"count", op.reformatCount}, {"cycles", op.reformatCycles}}},
                             {"host", {{"copy_cycles", op.hostCopyCycles}, {"kernel_cycles", op.hostKernelCycles},
-                                      {"copy_bytes", op.hostCopyBytes}}}});
+                                      {"copy_bytes", op.hostCopyBytes}, {"weight_upload_cycles", op.weightUploadCycles},
+                                      {"weight_upload_bytes", op.weightUploadBytes}}}});
     }
     j["findings"] = Json::array();
     for (const Finding& f : r.findings) {

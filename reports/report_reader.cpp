@@ -60,6 +60,8 @@ OpReport opFromJson(const Json& j) {
     op.hostCopyCycles = host.at("copy_cycles").get<uint64_t>();
     op.hostKernelCycles = host.at("kernel_cycles").get<uint64_t>();
     op.hostCopyBytes = host.at("copy_bytes").get<uint64_t>();
+    op.weightUploadCycles = host.value("weight_upload_cycles", uint64_t{0});
+    op.weightUploadBytes = host.value("weight_upload_bytes", uint64_t{0});
     return op;
 }
 

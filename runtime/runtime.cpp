@@ -22,6 +22,20 @@ void checkInWindow(const TensorBinding& binding, uint64_t windowBytes, const std
     }
 }
 
+/// InputError unless every streamed weight of a segment comes from the weights section and
+/// lands inside the window.
+void checkUploads(const SegmentRecord& segment, uint64_t sectionBytes, uint64_t windowBytes) {
+    for (const WeightUpload& upload : segment.uploads) {
+        if (upload.source > sectionBytes || upload.bytes > sectionBytes - upload.source ||
+            upload.dramOffset > windowBytes || upload.bytes > windowBytes - upload.dramOffset) {
+            throw InputError("a weight upload of op " + std::to_string(upload.opId) + " (" + std::to_string(upload.bytes) +
+                             " bytes from +" + std::to_string(upload.source) + " to +" + std::to_string(upload.dramOffset) +
+                             ") lies outside the " + std::to_string(sectionBytes) + "-byte weights section or the " +
+                             std::to_string(windowBytes) + "-byte DRAM window");
+        }
+    }
+}
+
 /// InputError unless a CPU segment binds exactly the buffers its kernel was compiled for.
 void checkKernelBindings(const SegmentRecord& segment, const std::vector<CpuCode::Buffer>& buffers) {
     std::vector<CpuCode::Buffer> bound;
@@ -44,15 +58,27 @@ LoadedModel Runtime::load(Artifact artifact) {
     const ArtifactManifest& manifest = artifact.manifest;
     for (const TensorBinding& binding : manifest.inputs) checkInWindow(binding, manifest.dramBytes, "input");
     for (const TensorBinding& binding : manifest.outputs) checkInWindow(binding, manifest.dramBytes, "output");
+    const auto weights = artifact.sections.find(kWeightsSection);
+    const uint64_t weightBytes = weights == artifact.sections.end() ? 0 : weights->second.size();
+    if (manifest.residentWeightBytes > weightBytes || manifest.weightsOffset > manifest.dramBytes ||
+        manifest.residentWeightBytes > manifest.dramBytes - manifest.weightsOffset) {
+        throw InputError("the resident weights (" + std::to_string(manifest.residentWeightBytes) + " bytes at +" +
+                         std::to_string(manifest.weightsOffset) + ") exceed the " + std::to_string(weightBytes) +
+                         "-byte weights section or the " + std::to_string(manifest.dramBytes) + "-byte DRAM window");
+    }
+    for (const SegmentRecord& segment : manifest.segments) checkUploads(segment, weightBytes, manifest.dramBytes);
     LoadedModel model;
     if (artifact.sections.contains(kCpuSection)) {
         model.cpu = std::make_shared<const CpuCode>(artifact.sections.at(kCpuSection));
     }
     // Every kernel is checked and compiled now, so that a run pays no JIT time.
-    std::vector<LoadedSegment> kernels;
+    std::vector<const std::vector<std::byte>*> streams;
     for (const SegmentRecord& segment : manifest.segments) {
         if (!segment.cpu) {
-            if (!artifact.sections.contains(segment.section)) throw InputError("artifact has no '" + segment.section + "' section");
+            const auto section = artifact.sections.find(segment.section);
+            if (section == artifact.sections.end()) throw InputError("artifact has no '" + segment.section + "' section");
+            streams.push_back(&section->second);
+            model.segments.push_back({});
             continue;
         }
         if (!model.cpu) throw InputError("artifact has CPU segments but no '" + std::string(kCpuSection) + "' section");
@@ -60,38 +86,60 @@ LoadedModel Runtime::load(Artifact artifact) {
             for (const TensorBinding& binding : *list) checkInWindow(binding, manifest.dramBytes, "CPU segment tensor");
         }
         checkKernelBindings(segment, model.cpu->buffers(segment.kernel));
-        kernels.push_back({{}, model.cpu->kernel(segment.kernel)});
+        model.segments.push_back({{}, model.cpu->kernel(segment.kernel), {}});
     }
     model.context = driver_.createContext(manifest.dramBytes);
     try {
-        const auto weights = artifact.sections.find(kWeightsSection);
-        if (weights != artifact.sections.end() && !weights->second.empty()) {
-            driver_.write(model.context, manifest.weightsOffset, weights->second);
+        if (manifest.residentWeightBytes > 0) {
+            driver_.write(model.context, manifest.weightsOffset,
+                          std::span(weights->second).first(manifest.residentWeightBytes));
         }
-        auto kernel = kernels.begin();
-        for (const SegmentRecord& segment : manifest.segments) {
-            model.segments.push_back(segment.cpu ? *kernel++ : loadCommands(artifact.sections.at(segment.section)));
-        }
+        loadCommands(model, streams);
     } catch (...) {
-        // A failed upload leaves nothing behind on the device.
-        for (size_t i = 0; i < model.segments.size(); ++i) {
-            if (!manifest.segments[i].cpu) driver_.releaseCommands(model.segments[i].commands);
-        }
-        driver_.destroyContext(model.context);
+        release(model);  // a failed upload leaves nothing behind on the device
         throw;
     }
     model.artifact = std::move(artifact);
     return model;
 }
 
-LoadedSegment Runtime::loadCommands(const std::vector<std::byte>& stream) {
-    // Resident when device memory holds the whole stream beside what is loaded; else streamed
-    // through a buffer of a few MiB, one job at a time.
-    if (stream.size() <= driver_.largestFreeBlock()) return {driver_.uploadCommands(stream), nullptr, {}};
-    std::vector<CommandJob> jobs = planCommandJobs(stream, std::min(kStreamedJobBytes, driver_.largestFreeBlock()));
+void Runtime::loadCommands(LoadedModel& model, const std::vector<const std::vector<std::byte>*>& streams) {
+    // Resident when device memory holds every stream; else a staging buffer of a few MiB is
+    // set aside first, the streams that still fit beside it are resident and the others run
+    // through it, one job at a time.
+    uint64_t total = 0;
+    for (const auto* stream : streams) total += stream->size();
+    const bool stage = total > driver_.largestFreeBlock();
+    const uint64_t jobBytesLimit = std::min(kCommandStagingBytes, driver_.largestFreeBlock());
+    std::vector<size_t> streamed;
+    auto stream = streams.begin();
+    for (size_t i = 0; i < model.segments.size(); ++i) {
+        if (model.segments[i].kernel) continue;
+        const std::vector<std::byte>& bytes = **stream++;
+        if (!stage || bytes.size() + jobBytesLimit <= driver_.largestFreeBlock()) {
+            model.segments[i].commands = driver_.uploadCommands(bytes);
+        } else {
+            model.segments[i].jobs = planCommandJobs(bytes, jobBytesLimit);
+            streamed.push_back(i);
+        }
+    }
+    if (streamed.empty()) return;
     uint64_t largest = 0;
-    for (const CommandJob& job : jobs) largest = std::max<uint64_t>(largest, (job.end - job.begin + 1) * isa::kCommandBytes);
-    return {driver_.allocateCommands(largest), nullptr, std::move(jobs)};
+    stream = streams.begin();
+    for (size_t i = 0; i < model.segments.size(); ++i) {
+        if (model.segments[i].kernel) continue;
+        const std::vector<std::byte>& bytes = **stream++;
+        for (const CommandJob& job : model.segments[i].jobs) largest = std::max(largest, jobByteCount(bytes, job));
+    }
+    model.staging = driver_.allocateCommands(largest);
+}
+
+void Runtime::release(const LoadedModel& model) {
+    for (const LoadedSegment& segment : model.segments) {
+        if (segment.commands.capacity > 0) driver_.releaseCommands(segment.commands);
+    }
+    if (model.staging.capacity > 0) driver_.releaseCommands(model.staging);
+    driver_.destroyContext(model.context);
 }
 
 driver::JobResult Runtime::runJob(const LoadedModel& model, const driver::CommandBuffer& commands, RunResult& result) {
@@ -109,16 +157,10 @@ driver::JobResult Runtime::runSegment(const LoadedModel& model, size_t index, Ru
     const LoadedSegment& segment = model.segments[index];
     if (segment.jobs.empty()) return runJob(model, segment.commands, result);
     const std::vector<std::byte>& stream = model.artifact.sections.at(model.artifact.manifest.segments[index].section);
-    const size_t total = stream.size() / isa::kCommandBytes;
-    const auto end = std::span(stream).last(isa::kCommandBytes);  // the stream's own END
     std::optional<uint64_t> start;
     uint64_t finish = 0;
-    std::vector<std::byte> bytes;
     for (const CommandJob& job : segment.jobs) {
-        const auto part = std::span(stream).subspan(job.begin * isa::kCommandBytes, (job.end - job.begin) * isa::kCommandBytes);
-        bytes.assign(part.begin(), part.end());
-        if (job.end != total) bytes.insert(bytes.end(), end.begin(), end.end());
-        const driver::CommandBuffer buffer = driver_.writeCommands(segment.commands, bytes);
+        const driver::CommandBuffer buffer = driver_.writeCommands(model.staging, jobBytes(stream, job));
         driver::JobResult ran;
         try {
             ran = runJob(model, buffer, result);
@@ -158,6 +200,10 @@ RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Ten
     uint64_t end = 0;
     for (size_t i = 0; i < model.segments.size(); ++i) {
         const SegmentRecord& segment = manifest.segments.at(i);
+        if (!segment.uploads.empty()) {
+            if (!start) start = driver_.nowCycles();
+            end = uploadWeights(model, segment);
+        }
         if (segment.cpu) {
             if (!start) start = driver_.nowCycles();
             end = runOnHost(model, segment, model.segments[i].kernel);
@@ -176,18 +222,32 @@ RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Ten
     return result;
 }
 
+void Runtime::recordHost(trace::EventType type, uint32_t opId, uint64_t from, uint64_t to, uint64_t bytes) {
+    if (!host_.trace) return;
+    if (!hostUnit_) hostUnit_ = host_.trace->addUnit("host cpu", trace::UnitKind::Host);
+    trace::Event e;
+    e.type = type;
+    e.unit = *hostUnit_;
+    e.opId = opId;
+    e.start = from;
+    e.end = to;
+    e.bytes = bytes;
+    host_.trace->record(e);
+}
+
+uint64_t Runtime::uploadWeights(const LoadedModel& model, const SegmentRecord& segment) {
+    const std::vector<std::byte>& weights = model.artifact.sections.at(kWeightsSection);
+    for (const WeightUpload& upload : segment.uploads) {
+        const uint64_t from = driver_.nowCycles();
+        driver_.write(model.context, upload.dramOffset, std::span(weights).subspan(upload.source, upload.bytes));
+        recordHost(trace::EventType::WeightUpload, upload.opId, from, driver_.nowCycles(), upload.bytes);
+    }
+    return driver_.nowCycles();
+}
+
 uint64_t Runtime::runOnHost(const LoadedModel& model, const SegmentRecord& segment, CpuCode::Kernel kernel) {
-    if (host_.trace && !hostUnit_) hostUnit_ = host_.trace->addUnit("host cpu", trace::UnitKind::Host);
     const auto record = [&](trace::EventType type, uint64_t from, uint64_t to, uint64_t bytes) {
-        if (!host_.trace) return;
-        trace::Event e;
-        e.type = type;
-        e.unit = *hostUnit_;
-        e.opId = segment.opId;
-        e.start = from;
-        e.end = to;
-        e.bytes = bytes;
-        host_.trace->record(e);
+        recordHost(type, segment.opId, from, to, bytes);
     };
 
     std::vector<Tensor> tensors;
@@ -227,11 +287,6 @@ uint64_t Runtime::runOnHost(const LoadedModel& model, const SegmentRecord& segme
     return done;
 }
 
-void Runtime::unload(const LoadedModel& model) {
-    for (size_t i = 0; i < model.segments.size(); ++i) {
-        if (!model.artifact.manifest.segments.at(i).cpu) driver_.releaseCommands(model.segments[i].commands);
-    }
-    driver_.destroyContext(model.context);
-}
+void Runtime::unload(const LoadedModel& model) { release(model); }
 
 }  // namespace npusim::runtime

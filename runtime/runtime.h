@@ -1,6 +1,7 @@
-// The runtime: loads an artifact into a driver context (weights uploaded once, CPU code
-// JIT-compiled), binds inputs, runs the segments in order (NPU segments as jobs, CPU segments
-// on the host between them) and reads the outputs back. It sees the driver API and nothing below it.
+// The runtime: loads an artifact into a driver context (resident weights uploaded once, CPU
+// code JIT-compiled), binds inputs, runs the segments in order (NPU segments as jobs, CPU
+// segments on the host between them, streamed weights copied in before the segment that needs
+// them) and reads the outputs back. It sees the driver API and nothing below it.
 #pragma once
 
 #include <cstdint>
@@ -19,12 +20,9 @@
 
 namespace npusim::runtime {
 
-/// The size of the jobs a stream too large for device memory is cut into.
-inline constexpr uint64_t kStreamedJobBytes = uint64_t{4} << 20;
-
-/// A segment ready to run: an NPU segment's command buffer or a CPU segment's kernel. A stream
-/// device memory could not hold runs as a chain of `jobs` (planCommandJobs), each copied into
-/// `commands`, a buffer as large as the largest, when its turn comes.
+/// A segment ready to run: an NPU segment's resident command buffer or a CPU segment's
+/// kernel. A stream device memory could not hold runs as a chain of `jobs` (planCommandJobs),
+/// each copied into the model's staging buffer when its turn comes.
 struct LoadedSegment {
     driver::CommandBuffer commands;
     CpuCode::Kernel kernel = nullptr;
@@ -37,6 +35,9 @@ struct LoadedModel {
     Artifact artifact;
     driver::ContextId context = 0;
     std::vector<LoadedSegment> segments;
+    /// The buffer the streamed segments' jobs are copied into, one at a time (capacity 0 when
+    /// every stream is resident).
+    driver::CommandBuffer staging;
     std::shared_ptr<const CpuCode> cpu;  ///< owns the kernels; empty without CPU segments
 };
 
@@ -63,12 +64,12 @@ public:
     /// `timeoutCycles` bounds every job; a job that takes longer is reported as hung.
     Runtime(driver::Driver& driver, uint64_t timeoutCycles, HostOptions host = {});
 
-    /// Creates the artifact's context, uploads its weights and command streams (a stream device
-    /// memory cannot hold beside them gets a staging buffer and runs as a chain of jobs) and
-    /// compiles its CPU code.
+    /// Creates the artifact's context, uploads its resident weights and command streams (a
+    /// stream device memory cannot hold beside them gets a staging buffer and runs as a chain of
+    /// jobs) and compiles its CPU code.
     LoadedModel load(Artifact artifact);
     /// Checks the inputs against the manifest (InputError naming the input), uploads them,
-    /// runs every segment and reads every output.
+    /// runs every segment (after copying in the weights it streams) and reads every output.
     RunResult run(const LoadedModel& model, const std::map<std::string, Tensor>& inputs);
     void unload(const LoadedModel& model);
 
@@ -76,12 +77,19 @@ private:
     /// Copies a CPU segment's inputs to the host, runs its kernel for its operations' time and
     /// copies its outputs back; returns the cycle it ends.
     uint64_t runOnHost(const LoadedModel& model, const SegmentRecord& segment, CpuCode::Kernel kernel);
-    /// An NPU segment's command buffer: its whole stream, or one planned job at a time.
-    LoadedSegment loadCommands(const std::vector<std::byte>& stream);
+    /// The NPU segments' command streams: resident while device memory holds them, the rest
+    /// planned as jobs that share one staging buffer.
+    void loadCommands(LoadedModel& model, const std::vector<const std::vector<std::byte>*>& streams);
+    /// Releases the model's command buffers and context.
+    void release(const LoadedModel& model);
     /// Runs an NPU segment: its stream, or each of its jobs in turn.
     driver::JobResult runSegment(const LoadedModel& model, size_t index, RunResult& result);
     /// One job, run again on failure as often as HostOptions::jobRetries allows.
     driver::JobResult runJob(const LoadedModel& model, const driver::CommandBuffer& commands, RunResult& result);
+    /// Copies a segment's streamed weights into the window; returns the cycle the copies end.
+    uint64_t uploadWeights(const LoadedModel& model, const SegmentRecord& segment);
+    /// An interval of the host's track in host_.trace, when there is one.
+    void recordHost(trace::EventType type, uint32_t opId, uint64_t from, uint64_t to, uint64_t bytes);
 
     driver::Driver& driver_;
     uint64_t timeoutCycles_;

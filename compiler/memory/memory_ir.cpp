@@ -89,13 +89,23 @@ std::vector<uint64_t> MemoryPlan::sramInUse(const std::vector<uint32_t>& opIds) 
 
 std::string printMemoryPlan(const MemoryPlan& plan, const Graph& graph) {
     std::ostringstream out;
-    out << "memory.plan dram_window=" << plan.dramBytes << " weights=[" << plan.weightsOffset
-        << ", " << plan.weightsOffset + plan.weights.size() << ") {\n";
+    out << "memory.plan dram_window=" << plan.dramBytes;
+    if (plan.weightPhases.empty()) {
+        out << " weights=[" << plan.weightsOffset << ", " << plan.weightsOffset + plan.weights.size() << ") {\n";
+    } else {
+        out << " streamed_weights=" << plan.weights.size() << " {\n";
+        for (const WeightPhase& phase : plan.weightPhases) {
+            uint64_t bytes = 0;
+            for (const StreamedWeight& upload : phase.uploads) bytes += plan.tensor(upload.value).bytes;
+            out << "  phase from op " << phase.firstOp << ": uploads " << phase.uploads.size() << " weights, " << bytes
+                << " bytes\n";
+        }
+    }
     for (const TensorHome& t : plan.tensors) {
         const Value& v = graph.value(t.value);
         out << "  " << spaceName(t.space) << " %" << v.name << " " << roleName(t.role) << " [" << t.offset
             << ", " << t.offset + t.bytes << ") " << dtypeName(v.dtype) << shapeString(v.shape)
-            << " live ops " << t.firstOp << ".." << t.lastOp << (t.spilled() ? " spilled" : "") << (t.hostBoundary ? " host" : "")
+            << " live ops " << t.firstOp << ".." << t.lastOp << (t.spilled() ? " spilled" : "") << (t.jobBoundary ? " job-boundary" : "")
             << "\n";
     }
     std::unordered_map<uint32_t, std::vector<const OnchipBuffer*>> buffersOf;

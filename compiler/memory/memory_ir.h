@@ -40,15 +40,33 @@ struct TensorHome {
     uint32_t buffer = 0;
     /// Whether some command stores or loads the tensor (an op's unused result is never written).
     bool accessed = false;
-    /// Whether a CPU segment reads or writes the tensor, or it lives across one: it then lives
-    /// in DRAM by design, not spilled.
-    bool hostBoundary = false;
+    /// Whether the tensor crosses a job boundary: a CPU segment reads or writes it, or it lives
+    /// across one or across the start of a weight phase. It then lives in DRAM by design, not
+    /// spilled: on-chip memory is only a job's own.
+    bool jobBoundary = false;
     /// A spilled tensor: the SRAM size that would have held it beside the working sets of the
     /// ops it lives across.
     uint64_t sramToKeep = 0;
 
     bool resident() const { return space == AddressSpace::Sram; }
-    bool spilled() const { return role == TensorRole::Intermediate && !resident() && accessed && !hostBoundary; }
+    bool spilled() const { return role == TensorRole::Intermediate && !resident() && accessed && !jobBoundary; }
+};
+
+/// A weight copied into DRAM when its phase begins: the bytes at `imageOffset` of the weights
+/// image, to its home's offset, for the op that reads it first.
+struct StreamedWeight {
+    ValueId value = kNoValue;
+    uint64_t imageOffset = 0;
+    uint32_t firstReader = 0;
+};
+
+/// Weights that DRAM cannot hold all at once are streamed: the ops are cut into phases, each
+/// starting a new job (at op position `firstOp`) before which the weights the phase reads
+/// first are uploaded. A weight stays in DRAM from its phase's start to its last reader, and
+/// its bytes are then free for later tensors, weights of later phases among them.
+struct WeightPhase {
+    int firstOp = 0;
+    std::vector<StreamedWeight> uploads;
 };
 
 /// An on-chip buffer slot, owned by one op.
@@ -71,8 +89,13 @@ struct OpBuffers {
 
 struct MemoryPlan {
     uint64_t dramBytes = 0;                       ///< size of the context window
-    uint64_t weightsOffset = 0;                   ///< where the weights image goes
-    std::vector<std::byte> weights;               ///< every constant, at its offset - weightsOffset
+    /// The weights image: the resident weights at their offset - weightsOffset, uploaded once
+    /// (every weight, without weight phases), then the streamed weights at their
+    /// StreamedWeight::imageOffset.
+    std::vector<std::byte> weights;
+    uint64_t weightsOffset = 0;                   ///< where the resident image goes
+    uint64_t residentWeightBytes = 0;             ///< the image's resident part: [0, this)
+    std::vector<WeightPhase> weightPhases;        ///< empty when every weight is resident
     std::vector<TensorHome> tensors;              ///< add with addTensor
     std::vector<OnchipBuffer> buffers;            ///< indexed by id
     std::map<uint32_t, OpBuffers> opBuffers;      ///< by op id

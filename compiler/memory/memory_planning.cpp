@@ -1,4 +1,4 @@
-// DRAM layout and on-chip buffer allocation.
+// DRAM layout, on-chip buffer allocation and, when DRAM cannot hold every weight, weight phases.
 #include "compiler/memory/memory_planning.h"
 
 #include <algorithm>
@@ -7,22 +7,17 @@
 #include <set>
 #include <stdexcept>
 
+#include "arch/artifact.h"
+#include "arch/byte_text.h"
+#include "compiler/graph/op_table.h"
+#include "compiler/memory/space_allocators.h"
+#include "compiler/memory/weight_phases.h"
+
 namespace npusim::compiler {
 namespace {
 
-constexpr uint64_t kDramAlignment = 64;
-
-uint64_t alignUp(uint64_t value, uint64_t alignment) {
-    return (value + alignment - 1) / alignment * alignment;
-}
-
 uint64_t valueBytes(const Value& value) {
     return static_cast<uint64_t>(elementCount(value.shape)) * dtypeSize(value.dtype);
-}
-
-/// One interleave period of a memory: a buffer starting at a multiple of it starts in bank 0.
-uint64_t bankPeriod(const MemoryConfig& memory) {
-    return uint64_t{memory.banks} * memory.bankWidthBytes;
 }
 
 /// A transposing DMA writes one element per on-chip row: pad the pitch off a multiple of the
@@ -134,143 +129,102 @@ std::vector<ValueId> accessedValues(const TileOp& op) {
 
 namespace {
 
-/// Places intermediates in SRAM above the working sets of the ops they live across, from the
-/// top of SRAM down, sharing space between tensors whose live ranges do not meet.
-class ResidencyAllocator {
+/// Bytes of DRAM a window may take: the device's DRAM less room for command buffers.
+uint64_t windowCapacity(const DramConfig& dram) {
+    return dram.sizeBytes - std::min(kCommandStagingBytes, dram.sizeBytes / 8);
+}
+
+/// Plans a program's memory, with or without weight phases. What every plan shares is found
+/// once: each value's role and live range in op positions, counting the ops whose commands
+/// access its storage (a view's uses keep the value it reshapes alive).
+class Planner {
 public:
-    ResidencyAllocator(std::vector<uint64_t> workingSetEnds, const MemoryConfig& sram)
-        : ends_(std::move(workingSetEnds)), period_(bankPeriod(sram)), size_(sram.sizeBytes) {}
+    Planner(const Graph& graph, const TileProgram& program, const ArchConfig& config);
 
-    /// The SRAM offset of a tensor of `bytes` live over op positions [first, last], or
-    /// nullopt when it does not fit there.
-    std::optional<uint64_t> place(int first, int last, uint64_t bytes) {
-        bytes = alignUp(bytes, period_);
-        const uint64_t floor = workingSetTop(first, last);
-        std::vector<const Placement*> concurrent;
-        std::vector<uint64_t> tops{size_ / period_ * period_};
-        for (const Placement& other : placed_) {
-            if (other.first > last || first > other.last) continue;
-            concurrent.push_back(&other);
-            tops.push_back(other.offset);
-        }
-        std::sort(tops.rbegin(), tops.rend());
-        for (uint64_t top : tops) {
-            if (top < floor + bytes) break;
-            const uint64_t offset = top - bytes;
-            const bool free = std::none_of(concurrent.begin(), concurrent.end(), [&](const Placement* other) {
-                return other->offset < offset + bytes && offset < other->offset + other->bytes;
-            });
-            if (free) {
-                placed_.push_back({first, last, offset, bytes});
-                return offset;
-            }
-        }
-        return std::nullopt;
-    }
-
-    /// The highest end of the working sets of the ops at positions [first, last].
-    uint64_t workingSetTop(int first, int last) const {
-        return *std::max_element(ends_.begin() + first, ends_.begin() + last + 1);
-    }
-    /// SRAM bytes that would hold a tensor over [first, last] beside the working sets.
-    uint64_t sramToKeep(int first, int last, uint64_t bytes) const {
-        return workingSetTop(first, last) + alignUp(bytes, period_);
-    }
+    /// The plan with weight phases starting at `phaseStarts` (none: every weight resident).
+    MemoryPlan plan(const std::vector<int>& phaseStarts) const;
+    /// The weights the commands read, with the positions of their first and last readers.
+    std::vector<WeightUse> weightUses() const;
+    int opCount() const { return static_cast<int>(program_.ops.size()); }
+    /// A plan's DRAM at its fullest: the op there and the bytes live, weights apart.
+    struct Peak {
+        int position = 0;
+        uint64_t weights = 0, others = 0;
+    };
+    Peak dramPeak(const MemoryPlan& plan) const;
 
 private:
-    struct Placement {
-        int first, last;
-        uint64_t offset, bytes;
-    };
-    std::vector<uint64_t> ends_;
-    uint64_t period_, size_;
-    std::vector<Placement> placed_;
-};
-
-/// DRAM for intermediates, first fit among those whose live ranges (op positions, inclusive)
-/// overlap: tensors that are never live together share bytes. Tensors are placed in the order
-/// of their live ranges' starts.
-class DramReuse {
-public:
-    /// Where the intermediates' space begins (after weights, inputs and outputs).
-    void startAt(uint64_t base) { base_ = alignUp(base, kDramAlignment); }
-
-    uint64_t place(int first, int last, uint64_t bytes) {
-        // Ranges placed before end before `first` conflict with none of the later tensors.
-        std::erase_if(active_, [&](const Placed& p) { return p.last < first; });
-        std::sort(active_.begin(), active_.end(), [](const Placed& a, const Placed& b) { return a.offset < b.offset; });
-        uint64_t offset = base_;
-        for (const Placed& p : active_) {
-            if (offset + bytes <= p.offset) break;
-            offset = std::max(offset, alignUp(p.offset + p.bytes, kDramAlignment));
-        }
-        active_.push_back({first, last, offset, bytes});
-        end_ = std::max(end_, offset + bytes);
-        return offset;
+    ValueId storageOf(ValueId id) const {
+        const auto view = program_.views.find(id);
+        return view == program_.views.end() ? id : view->second;
     }
-    uint64_t end() const { return end_; }
+    TensorRole roleOf(ValueId id) const;
+    /// Each op's on-chip buffer slots; returns the end of each op's working set in SRAM.
+    std::vector<uint64_t> allocateOpBuffers(MemoryPlan& plan) const;
 
-private:
-    struct Placed {
-        int first, last;
-        uint64_t offset, bytes;
-    };
-    uint64_t base_ = 0, end_ = 0;
-    std::vector<Placed> active_;
+    const Graph& graph_;
+    const TileProgram& program_;
+    const ArchConfig& config_;
+    int lastPosition_;
+    std::set<ValueId> inputs_, outputs_, readBack_;
+    std::map<ValueId, std::pair<int, int>> live_;
+    std::set<ValueId> accessed_, hostAccessed_;
+    std::vector<int> hostPositions_;
 };
 
-}  // namespace
-
-MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const ArchConfig& config) {
-    MemoryPlan plan;
-    auto storageOf = [&](ValueId id) {
-        const auto view = program.views.find(id);
-        return view == program.views.end() ? id : view->second;
-    };
-    const int lastPosition = static_cast<int>(program.ops.size()) - 1;
-    const std::set<ValueId> inputs(graph.inputs.begin(), graph.inputs.end());
-    const std::set<ValueId> outputs(graph.outputs.begin(), graph.outputs.end());
+Planner::Planner(const Graph& graph, const TileProgram& program, const ArchConfig& config)
+    : graph_(graph), program_(program), config_(config), lastPosition_(static_cast<int>(program.ops.size()) - 1),
+      inputs_(graph.inputs.begin(), graph.inputs.end()), outputs_(graph.outputs.begin(), graph.outputs.end()) {
     // Outputs, and storage an output views, are read back from DRAM after the job.
-    std::set<ValueId> readBack;
-    for (ValueId id : graph.outputs) readBack.insert(storageOf(id));
-    auto roleOf = [&](ValueId id) {
-        if (graph.value(id).constant) return TensorRole::Weight;
-        if (inputs.contains(id)) return TensorRole::Input;
-        if (outputs.contains(id) || readBack.contains(id)) return TensorRole::Output;
-        return TensorRole::Intermediate;
-    };
-
-    // Every value an op names has a home; live ranges in op positions count the ops whose
-    // commands access the value's storage (a view's uses keep the value it reshapes alive).
-    std::map<ValueId, std::pair<int, int>> live;
-    std::set<ValueId> accessed, hostAccessed;
-    for (int position = 0; position <= lastPosition; ++position) {
+    for (ValueId id : graph.outputs) readBack_.insert(storageOf(id));
+    // Every value an op names has a home.
+    for (int position = 0; position <= lastPosition_; ++position) {
         const TileOp& op = program.ops[static_cast<size_t>(position)];
         const Node& node = graph.nodes.at(tileOpId(op));
         for (ValueId id : node.inputs) {
-            if (id != kNoValue) live.emplace(storageOf(id), std::make_pair(position, position));
+            if (id != kNoValue) live_.emplace(storageOf(id), std::make_pair(position, position));
         }
         for (ValueId id : node.outputs) {
-            if (!program.views.contains(id)) live.emplace(id, std::make_pair(position, position));
+            if (!program.views.contains(id)) live_.emplace(id, std::make_pair(position, position));
         }
+        if (std::holds_alternative<HostTiles>(op)) hostPositions_.push_back(position);
         for (ValueId id : accessedValues(op)) {
             const ValueId storage = storageOf(id);
-            if (std::holds_alternative<HostTiles>(op)) hostAccessed.insert(storage);
-            if (accessed.insert(storage).second) {
-                live[storage] = {position, position};
+            if (std::holds_alternative<HostTiles>(op)) hostAccessed_.insert(storage);
+            if (accessed_.insert(storage).second) {
+                live_[storage] = {position, position};
             } else {
-                live[storage].second = position;
+                live_[storage].second = position;
             }
         }
     }
-    for (ValueId id : graph.inputs) live.emplace(id, std::make_pair(0, 0));
+    for (ValueId id : graph.inputs) live_.emplace(id, std::make_pair(0, 0));
     for (ValueId id : graph.outputs) {
-        if (!program.views.contains(id)) live.emplace(id, std::make_pair(0, 0));
+        if (!program.views.contains(id)) live_.emplace(id, std::make_pair(0, 0));
     }
+}
 
-    // On-chip buffers, one set per op; overlapping sets are ordered by the sync planner.
+TensorRole Planner::roleOf(ValueId id) const {
+    if (graph_.value(id).constant) return TensorRole::Weight;
+    if (inputs_.contains(id)) return TensorRole::Input;
+    if (outputs_.contains(id) || readBack_.contains(id)) return TensorRole::Output;
+    return TensorRole::Intermediate;
+}
+
+std::vector<WeightUse> Planner::weightUses() const {
+    std::vector<WeightUse> uses;
+    for (const auto& [id, range] : live_) {
+        if (roleOf(id) == TensorRole::Weight && accessed_.contains(id)) {
+            uses.push_back({id, valueBytes(graph_.value(id)), range.first, range.second});
+        }
+    }
+    return uses;
+}
+
+std::vector<uint64_t> Planner::allocateOpBuffers(MemoryPlan& plan) const {
+    const ArchConfig& config = config_;
     std::vector<uint64_t> workingSetEnds;
-    for (const TileOp& op : program.ops) {
+    for (const TileOp& op : program_.ops) {
         const uint32_t opId = tileOpId(op);
         BufferAllocator allocate(plan, opId);
         OpBuffers roles;
@@ -313,31 +267,38 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
         plan.opBuffers[opId] = roles;
     }
 
+    return workingSetEnds;
+}
+
+MemoryPlan Planner::plan(const std::vector<int>& phaseStarts) const {
+    MemoryPlan plan;
+    // On-chip buffers, one set per op; overlapping sets are ordered by the sync planner.
+    std::vector<uint64_t> workingSetEnds = allocateOpBuffers(plan);
+
+    // A tensor a CPU segment reads or writes lives in DRAM, where the host copies it; so does
+    // one live across a job boundary (a CPU segment, or a weight phase's start): on-chip memory
+    // is only the job's own between jobs.
+    const auto crossesJob = [&](ValueId id, const std::pair<int, int>& range) {
+        const auto inside = [&](int p) { return range.first < p && p < range.second; };
+        const auto across = [&](int start) { return range.first < start && start <= range.second; };
+        return hostAccessed_.contains(id) || std::any_of(hostPositions_.begin(), hostPositions_.end(), inside) ||
+               std::any_of(phaseStarts.begin(), phaseStarts.end(), across);
+    };
+
     // Intermediates stay on chip where they fit, in the order they are produced; the others
     // are spilled to DRAM.
-    // A tensor a CPU segment reads or writes lives in DRAM, where the host copies it; so does
-    // one live across a CPU segment: on-chip memory is only the job's own between jobs.
-    std::vector<int> hostPositions;
-    for (int position = 0; position <= lastPosition; ++position) {
-        if (std::holds_alternative<HostTiles>(program.ops[static_cast<size_t>(position)])) hostPositions.push_back(position);
-    }
-    const auto acrossHost = [&](const std::pair<int, int>& range) {
-        return std::any_of(hostPositions.begin(), hostPositions.end(),
-                           [&](int p) { return range.first < p && p < range.second; });
-    };
     std::vector<std::pair<std::pair<int, int>, ValueId>> byProduction;
-    for (const auto& [id, range] : live) {
-        if (roleOf(id) == TensorRole::Intermediate && accessed.contains(id) && !hostAccessed.contains(id) &&
-            !acrossHost(range)) {
+    for (const auto& [id, range] : live_) {
+        if (roleOf(id) == TensorRole::Intermediate && accessed_.contains(id) && !crossesJob(id, range)) {
             byProduction.push_back({range, id});
         }
     }
     std::sort(byProduction.begin(), byProduction.end());
-    ResidencyAllocator residency(std::move(workingSetEnds), config.sram);
+    ResidencyAllocator residency(std::move(workingSetEnds), config_.sram);
     std::map<ValueId, uint32_t> residentBuffers;
     std::map<ValueId, uint64_t> sramToKeep;  ///< of the spilled intermediates
     for (const auto& [range, id] : byProduction) {
-        const Value& value = graph.value(id);
+        const Value& value = graph_.value(id);
         const std::optional<uint64_t> offset = residency.place(range.first, range.second, valueBytes(value));
         if (!offset) {
             sramToKeep[id] = residency.sramToKeep(range.first, range.second, valueBytes(value));
@@ -347,76 +308,149 @@ MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const Arch
         buffer.id = static_cast<uint32_t>(plan.buffers.size());
         buffer.offset = *offset;
         buffer.bytes = valueBytes(value);
-        buffer.opId = tileOpId(program.ops[static_cast<size_t>(range.first)]);
+        buffer.opId = tileOpId(program_.ops[static_cast<size_t>(range.first)]);
         buffer.name = "%" + value.name;
         plan.buffers.push_back(buffer);
         residentBuffers.emplace(id, buffer.id);
     }
 
-    // DRAM: weights first (they form the image uploaded once), then inputs and outputs, each
-    // its own bytes; then the intermediates that live in DRAM, sharing space with those whose
-    // live ranges they do not overlap.
+    // DRAM: the resident weights first (they form the image uploaded once), then inputs and
+    // outputs, each its own bytes; then the tensors with live ranges, sharing space with those
+    // whose ranges they do not overlap: the intermediates that live in DRAM and, with weight
+    // phases, the weights the commands read, live from their phase's start to their last reader.
+    const bool streamed = !phaseStarts.empty();
+    for (int start : phaseStarts) plan.weightPhases.push_back({start, {}});
     uint64_t offset = 0;
-    DramReuse intermediates;
+    std::vector<std::pair<ValueId, std::pair<int, int>>> shared;
     for (TensorRole role : {TensorRole::Weight, TensorRole::Input, TensorRole::Output, TensorRole::Intermediate}) {
-        std::vector<std::pair<ValueId, std::pair<int, int>>> members;
-        for (const auto& [id, range] : live) {
-            if (roleOf(id) == role) members.push_back({id, range});
-        }
-        if (role == TensorRole::Intermediate) {
-            intermediates.startAt(offset);
-            std::stable_sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
-        }
-        for (const auto& [id, range] : members) {
-            const Value& value = graph.value(id);
+        for (const auto& [id, range] : live_) {
+            if (roleOf(id) != role) continue;
+            const bool streamedWeight = streamed && role == TensorRole::Weight && accessed_.contains(id);
+            if (role == TensorRole::Intermediate || streamedWeight) {
+                shared.push_back({id, range});
+                continue;
+            }
             TensorHome tensor;
             tensor.value = id;
             tensor.role = role;
-            tensor.bytes = valueBytes(value);
-            const bool fromStart = role == TensorRole::Weight || role == TensorRole::Input;
-            tensor.firstOp = fromStart ? 0 : range.first;
-            tensor.lastOp = role == TensorRole::Output ? lastPosition : range.second;
+            tensor.bytes = valueBytes(graph_.value(id));
+            tensor.firstOp = role == TensorRole::Output ? range.first : 0;
+            tensor.lastOp = role == TensorRole::Output ? lastPosition_ : range.second;
             tensor.storage = id;
-            tensor.accessed = accessed.contains(id);
-            tensor.hostBoundary = hostAccessed.contains(id) || acrossHost(range);
-            if (const auto resident = residentBuffers.find(id); resident != residentBuffers.end()) {
-                tensor.space = AddressSpace::Sram;
-                tensor.buffer = resident->second;
-                tensor.offset = plan.buffers[resident->second].offset;
-            } else if (role == TensorRole::Intermediate && !tensor.accessed) {
-                continue;  // never stored: a fused result or an unused output needs no space
-            } else {
-                if (const auto spilled = sramToKeep.find(id); spilled != sramToKeep.end()) {
-                    tensor.sramToKeep = spilled->second;
-                }
-                if (role == TensorRole::Intermediate) {
-                    tensor.offset = intermediates.place(range.first, range.second, tensor.bytes);
-                } else {
-                    tensor.offset = alignUp(offset, kDramAlignment);
-                    offset = tensor.offset + tensor.bytes;
-                }
-            }
+            tensor.accessed = accessed_.contains(id);
+            tensor.jobBoundary = crossesJob(id, range);
+            tensor.offset = alignUp(offset, kDramAlignment);
+            offset = tensor.offset + tensor.bytes;
             if (role == TensorRole::Weight) {
                 plan.weights.resize(offset);
                 if (tensor.bytes != 0) {  // an empty weight's data() may be null
-                    std::memcpy(plan.weights.data() + tensor.offset, value.constant->bytes.data(), tensor.bytes);
+                    std::memcpy(plan.weights.data() + tensor.offset, graph_.value(id).constant->bytes.data(), tensor.bytes);
                 }
             }
             plan.addTensor(tensor);
         }
     }
-    plan.dramBytes = std::max<uint64_t>(alignUp(std::max(offset, intermediates.end()), kDramAlignment), kDramAlignment);
-    for (const auto& [view, storage] : program.views) {
+    plan.residentWeightBytes = plan.weights.size();
+    std::map<ValueId, uint32_t> firstReaders;  ///< of the streamed weights
+    for (auto& [id, range] : shared) {
+        if (roleOf(id) != TensorRole::Weight) continue;
+        firstReaders[id] = tileOpId(program_.ops[static_cast<size_t>(range.first)]);
+        range.first = phaseStarts[phaseOf(phaseStarts, range.first)];
+    }
+    std::stable_sort(shared.begin(), shared.end(), [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+    DramReuse reuse;
+    reuse.startAt(offset);
+    for (const auto& [id, range] : shared) {
+        const Value& value = graph_.value(id);
+        TensorHome tensor;
+        tensor.value = id;
+        tensor.role = roleOf(id);
+        tensor.bytes = valueBytes(value);
+        tensor.firstOp = range.first;
+        tensor.lastOp = range.second;
+        tensor.storage = id;
+        tensor.accessed = accessed_.contains(id);
+        tensor.jobBoundary = crossesJob(id, range);
+        if (const auto resident = residentBuffers.find(id); resident != residentBuffers.end()) {
+            tensor.space = AddressSpace::Sram;
+            tensor.buffer = resident->second;
+            tensor.offset = plan.buffers[resident->second].offset;
+        } else if (!tensor.accessed) {
+            continue;  // never stored: a fused result or an unused output needs no space
+        } else {
+            if (const auto spilled = sramToKeep.find(id); spilled != sramToKeep.end()) tensor.sramToKeep = spilled->second;
+            tensor.offset = reuse.place(range.first, range.second, tensor.bytes);
+        }
+        if (tensor.role == TensorRole::Weight) {
+            const uint64_t imageOffset = alignUp(plan.weights.size(), kDramAlignment);
+            plan.weights.resize(imageOffset + tensor.bytes);
+            if (tensor.bytes != 0) std::memcpy(plan.weights.data() + imageOffset, value.constant->bytes.data(), tensor.bytes);
+            plan.weightPhases[phaseOf(phaseStarts, range.first)].uploads.push_back({id, imageOffset, firstReaders.at(id)});
+        }
+        plan.addTensor(tensor);
+    }
+    plan.dramBytes = std::max<uint64_t>(alignUp(std::max(offset, reuse.end()), kDramAlignment), kDramAlignment);
+    for (const auto& [view, storage] : program_.views) {
         if (!plan.hasTensor(storage)) continue;  // a view of a value nothing stores, itself unused
         TensorHome& owner = plan.tensor(storage);
-        if (outputs.contains(view)) owner.lastOp = lastPosition;  // read back after the job
+        if (outputs_.contains(view)) owner.lastOp = lastPosition_;  // read back after the job
         TensorHome tensor = owner;
         tensor.value = view;
-        tensor.bytes = valueBytes(graph.value(view));
-        tensor.role = outputs.contains(view) ? TensorRole::Output : tensor.role;
+        tensor.bytes = valueBytes(graph_.value(view));
+        tensor.role = outputs_.contains(view) ? TensorRole::Output : tensor.role;
         plan.addTensor(tensor);
     }
     return plan;
+}
+
+Planner::Peak Planner::dramPeak(const MemoryPlan& plan) const {
+    std::vector<uint64_t> weights(program_.ops.size() + 1), others(program_.ops.size() + 1);
+    for (const TensorHome& home : plan.tensors) {
+        if (home.resident() || home.storage != home.value) continue;  // on chip, or a view of another home
+        std::vector<uint64_t>& change = home.role == TensorRole::Weight ? weights : others;
+        change[static_cast<size_t>(home.firstOp)] += home.bytes;
+        change[static_cast<size_t>(home.lastOp) + 1] -= home.bytes;
+    }
+    Peak peak;
+    uint64_t liveWeights = 0, liveOthers = 0;
+    for (int position = 0; position <= lastPosition_; ++position) {
+        liveWeights += weights[static_cast<size_t>(position)];
+        liveOthers += others[static_cast<size_t>(position)];
+        if (liveWeights + liveOthers > peak.weights + peak.others) peak = {position, liveWeights, liveOthers};
+    }
+    return peak;
+}
+
+}  // namespace
+
+MemoryPlan planMemory(const Graph& graph, const TileProgram& program, const ArchConfig& config) {
+    const Planner planner(graph, program, config);
+    MemoryPlan plan = planner.plan({});
+    const uint64_t capacity = windowCapacity(config.dram);
+    if (plan.dramBytes <= capacity || program.ops.empty()) return plan;
+
+    // Weights stream: phases as long as the weights they hold fit beside the rest; a plan
+    // that still overflows (its intermediates lost residency across the new job boundaries,
+    // or space fragmented) is cut again with the budget less the overflow.
+    const std::vector<WeightUse> weights = planner.weightUses();
+    uint64_t weightBytes = 0;
+    for (const WeightUse& weight : weights) weightBytes += weight.bytes;
+    const uint64_t others = plan.dramBytes - std::min(plan.dramBytes, weightBytes);
+    uint64_t budget = capacity > others ? capacity - others : 0;
+    while (true) {
+        MemoryPlan streamed = planner.plan(cutWeightPhases(weights, planner.opCount(), budget));
+        if (streamed.dramBytes <= capacity) return streamed;
+        plan = std::move(streamed);
+        const uint64_t excess = plan.dramBytes - capacity;
+        if (excess >= budget) break;
+        budget -= excess;
+    }
+    const Planner::Peak peak = planner.dramPeak(plan);
+    opError(graph.nodes.at(tileOpId(program.ops[static_cast<size_t>(peak.position)])),
+            "the job needs " + bytesText(plan.dramBytes) + " of DRAM, " + bytesText(peak.weights + peak.others) +
+                " of it live at this op (" + bytesText(peak.weights) + " of weights, " + bytesText(peak.others) +
+                " of activations), more than the " + bytesText(capacity) + " the arch's " + bytesText(config.dram.sizeBytes) +
+                " of DRAM (dram.size_mib) leaves beside command buffers, even with weights streamed");
 }
 
 }  // namespace npusim::compiler

@@ -25,21 +25,37 @@ std::vector<CodeSegment> generateSegments(const TileProgram& program, const Memo
     std::vector<CodeSegment> segments;
     std::optional<SyncPlanner> planner;
     CodeSegment npu;
+    // A phase's weights go with the first segment that issues something from its start on.
+    std::vector<StreamedWeight> uploads;
+    auto phase = plan.weightPhases.begin();
     const auto closeNpuSegment = [&] {
         if (planner && !planner->empty()) {
             npu.commands = planner->finish();
             segments.push_back(std::move(npu));
+        } else {
+            uploads.insert(uploads.begin(), npu.uploads.begin(), npu.uploads.end());
         }
         npu = {};
         planner.reset();
     };
-    for (const TileOp& op : program.ops) {
+    for (int position = 0; position < static_cast<int>(program.ops.size()); ++position) {
+        const TileOp& op = program.ops[static_cast<size_t>(position)];
+        if (phase != plan.weightPhases.end() && phase->firstOp == position) {
+            closeNpuSegment();
+            uploads.insert(uploads.end(), phase->uploads.begin(), phase->uploads.end());
+            ++phase;
+        }
         if (const auto* host = std::get_if<HostTiles>(&op)) {
             closeNpuSegment();
-            segments.push_back({host->opId, {}, {host->opId}});
+            segments.push_back({host->opId, {}, {host->opId}, 0, std::move(uploads)});
+            uploads.clear();
             continue;
         }
-        if (!planner) planner.emplace(config.semaphores, placement);
+        if (!planner) {
+            planner.emplace(config.semaphores, placement);
+            npu.uploads = std::move(uploads);
+            uploads.clear();
+        }
         npu.opIds.push_back(tileOpId(op));
         if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
             emitGemm(*gemm, plan, config, *planner);
@@ -48,8 +64,9 @@ std::vector<CodeSegment> generateSegments(const TileProgram& program, const Memo
         }
     }
     closeNpuSegment();
+    if (!uploads.empty()) throw std::logic_error("generateSegments: weights are streamed to no segment");
     if (segments.empty()) {  // nothing to compute still runs a job: it ends at once
-        segments.push_back({std::nullopt, SyncPlanner(config.semaphores, placement).finish(), {}});
+        segments.push_back({std::nullopt, SyncPlanner(config.semaphores, placement).finish(), {}, 0, {}});
     }
     return segments;
 }

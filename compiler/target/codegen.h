@@ -1,6 +1,6 @@
 // Target codegen: the tile program and memory plan become command streams, every command
 // tagged with op_id, tile_id and kind, synchronised by the sync planner. The ops between two
-// CPU ops form one NPU segment: a job, with a stream of its own.
+// CPU ops (or weight phases' starts) form one NPU segment: a job, with a stream of its own.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,8 @@ struct CodeSegment {
     std::vector<isa::Command> commands;
     std::vector<uint32_t> opIds;     ///< the ops of the segment, in program order
     size_t dispatched = 0;
+    /// Streamed weights to copy into DRAM before the segment runs (MemoryPlan::weightPhases).
+    std::vector<StreamedWeight> uploads;
 };
 
 /// The program's segments in execution order; NPU segments that issue no command are left out

@@ -23,7 +23,8 @@ void printManifest(const Artifact& artifact) {
     std::printf("artifact format %u, compiler %s\n", m.formatVersion, m.compilerVersion.c_str());
     std::printf("model     %s (sha256 %s)\n", m.modelName.c_str(), m.modelHash.c_str());
     std::printf("arch      %s (config %s)\n", m.archName.c_str(), m.archHash.c_str());
-    std::printf("dram      %llu bytes window, weights at +%llu\n", static_cast<unsigned long long>(m.dramBytes),
+    std::printf("dram      %llu bytes window, %llu bytes of resident weights at +%llu\n",
+                static_cast<unsigned long long>(m.dramBytes), static_cast<unsigned long long>(m.residentWeightBytes),
                 static_cast<unsigned long long>(m.weightsOffset));
     for (const TensorBinding& b : m.inputs) std::printf("input     %s\n", bindingText(b).c_str());
     for (const TensorBinding& b : m.outputs) std::printf("output    %s\n", bindingText(b).c_str());
@@ -43,6 +44,12 @@ void printManifest(const Artifact& artifact) {
     std::printf("\nsegments (run in this order)\n");
     for (size_t i = 0; i < m.segments.size(); ++i) {
         const SegmentRecord& s = m.segments[i];
+        if (!s.uploads.empty()) {
+            uint64_t bytes = 0;
+            for (const WeightUpload& upload : s.uploads) bytes += upload.bytes;
+            std::printf("%-3zu      after uploading %zu streamed weights, %llu bytes\n", i, s.uploads.size(),
+                        static_cast<unsigned long long>(bytes));
+        }
         if (!s.cpu) {
             std::printf("%-3zu npu  job running section '%s'\n", i, s.section.c_str());
             continue;

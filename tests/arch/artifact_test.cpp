@@ -23,7 +23,8 @@ Artifact sampleArtifact() {
     m.weightsOffset = 0x200;
     m.ops = {{0, "matmul_0", "MatMul", DType::Fp32, 64, 256, {{"t", 32, 96}}, 4096, "note"}};
     artifact.sections[kCommandsSection] = std::vector<std::byte>(64 * 3, std::byte{7});
-    artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
+    m.residentWeightBytes = 16;
+    artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection, .uploads = {{16, 0x300, 17, 0}}}};
     artifact.sections[kWeightsSection] = std::vector<std::byte>(33, std::byte{9});
     return artifact;
 }

@@ -150,8 +150,9 @@ class BadRunInputTest(NpusimTestCase):
     def test_missing_expected_directory_is_named(self):
         self.run_fails(["--expected", "no_such_dir"], USAGE, ["no_such_dir"])
 
-    def test_device_memory_too_small_is_a_run_failure(self):
-        self.run_fails(["--set", "dram.size_mib=1"], RUN_FAILED, ["device memory"])
+    def test_device_memory_too_small_is_refused_naming_the_op(self):
+        # Even with its weight streamed, the MatMul's operands do not fit 1 MiB of DRAM.
+        self.run_fails(["--set", "dram.size_mib=1"], USAGE, ["op 'matmul_0'", "DRAM", "dram.size_mib"])
 
     def test_mismatch_with_expected_outputs_exits_1_naming_the_directory(self):
         # Not assertFailsCleanly: the outputs and report of a mismatching run are its diagnosis.

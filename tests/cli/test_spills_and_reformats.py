@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Memory and layout decisions are visible: an intermediate that does not fit on chip is
 spilled with spill commands and a spill finding at the op, one that fits stays on chip; a
-convolution whose layout differs from its reader's gets a Reformat op and a reformat finding."""
+convolution whose layout differs from its reader's gets a Reformat op and a reformat finding;
+weights that DRAM cannot hold beside the activations are streamed in phases, with a
+weight_streaming finding at each op that reads one first."""
 import json
 import re
 import unittest
@@ -79,6 +81,43 @@ class ReformatTest(NpusimTestCase):
         self.assertGreater(findings[0]["cycles_lost"], 0)
         ops = {op["name"]: op for op in report["ops"]}
         self.assertGreater(ops["relu.reformat"]["reformat"]["count"], 0)
+
+
+class WeightStreamingTest(NpusimTestCase):
+    # transformer_block's 8.1 MiB of weights and 6 MiB of activations on edge with 12 MiB of
+    # DRAM: the weights stream in phases.
+    SMALL_DRAM = ("--arch", "edge", "--set", "dram.size_mib=12")
+
+    def test_the_memory_plan_shows_the_phases(self):
+        memory = self.ok("compile", example("transformer_block.onnx"), *self.SMALL_DRAM, "--emit", "mem")
+        self.assertRegex(memory.splitlines()[0], r"^memory.plan dram_window=\d+ streamed_weights=\d+ \{$")
+        self.assertGreaterEqual(len(re.findall(r"^  phase from op \d+: uploads \d+ weights", memory, re.M)), 2)
+
+    def uploaded_bytes(self):
+        """Compiles for the small DRAM; returns the bytes the artifact's segments upload."""
+        self.ok("compile", example("transformer_block.onnx"), *self.SMALL_DRAM, "-o", "small.npuart")
+        manifest = json.loads(self.ok("inspect", "small.npuart", "--json"))
+        self.assertLessEqual(manifest["dram_bytes"], 12 << 20)
+        uploads = [u for s in manifest["segments"] for u in s["uploads"]]
+        self.assertGreater(len([s for s in manifest["segments"] if s["uploads"]]), 1)
+        self.assertIn("after uploading", self.ok("inspect", "small.npuart"))
+        return sum(u["bytes"] for u in uploads)
+
+    def test_streamed_weights_compute_the_same_and_cost_their_upload(self):
+        uploaded = self.uploaded_bytes()
+        stdout = self.ok("run", example("transformer_block.onnx"), *self.SMALL_DRAM, "--check", "--report", "small")
+        self.assertIn("check against the reference interpreter: passed", stdout)
+        small = json.loads((self.tmp / "small" / "report.json").read_text())
+        self.ok("run", example("transformer_block.onnx"), "--arch", "edge", "--report", "large")
+        large = json.loads((self.tmp / "large" / "report.json").read_text())
+        upload_cycles = sum(op["host"]["weight_upload_cycles"] for op in small["ops"])
+        self.assertEqual(sum(op["host"]["weight_upload_bytes"] for op in small["ops"]), uploaded)
+        self.assertGreater(upload_cycles, 0)
+        self.assertGreater(small["total_cycles"], large["total_cycles"])
+        self.assertTrue(all(op["host"]["weight_upload_cycles"] == 0 for op in large["ops"]))
+        streaming = [f for f in small["findings"] if f["kind"] == "weight_streaming"]
+        self.assertEqual(sum(f["cycles_lost"] for f in streaming), upload_cycles)
+        self.assertTrue(all("dram.size_mib" in f["hint"] for f in streaming))
 
 
 if __name__ == "__main__":

@@ -192,6 +192,60 @@ TEST(CoSim, AStreamDeviceMemoryCannotHoldRunsAsAChainOfJobs) {
     EXPECT_EQ(std::vector<int32_t>(got.begin(), got.end()), expected);
 }
 
+TEST(CoSim, AStreamThatAlwaysHasASignalOutstandingRunsAsJobsThatCarryTheirSignals) {
+    // A pipeline one block deep: block i+1 is loaded and signalled before block i's GEMM waits,
+    // so no point between the first load and the last GEMM has every signal waited for. With
+    // one page of device memory free, the stream runs as jobs whose prologues restore the
+    // outstanding signal.
+    const std::string overrides[] = {"dram.size_mib=1"};
+    const ArchConfig config = loadArchConfig("edge", overrides);
+    constexpr int kBlocks = 32;  // of 2 rows of A
+    const auto load = [](int i) {
+        return "dma.load dram=" + hex(0x20 * i) + " space=sram addr=" + hex(0x20 * i) + " rows=2 row_bytes=16 dram_stride=16 stride=16";
+    };
+    std::vector<std::string> program = {"dma.load dram=0x1000 space=sram addr=0x1000 rows=16 row_bytes=16 dram_stride=16 stride=16",
+                                        "sem.signal queue=load sem=2", "sem.wait queue=tensor sem=2", load(0),
+                                        "sem.signal queue=load sem=0"};
+    for (int i = 0; i < kBlocks; ++i) {
+        if (i + 1 < kBlocks) {
+            program.push_back(load(i + 1));
+            program.push_back("sem.signal queue=load sem=0");
+        }
+        program.push_back("sem.wait queue=tensor sem=0");
+        program.push_back("gemm a=" + hex(0x20 * i) + " b=0x1000 c=" + hex(0x80 * i) +
+                          " m=2 n=16 k=16 dtype=int8 a_stride=16 b_stride=16 c_stride=16");
+        program.push_back("sem.signal queue=tensor sem=1");
+        program.push_back("sem.wait queue=store sem=1");
+        program.push_back("dma.store dram=" + hex(0x2000 + 0x80 * i) + " space=acc addr=" + hex(0x80 * i) +
+                          " rows=2 row_bytes=64 dram_stride=64 stride=64");
+    }
+    program.push_back("end");
+    Artifact artifact = assembleArtifact(program, (1u << 20) - 4096);
+    artifact.manifest.inputs[0].shape = {2 * kBlocks, 16};
+    artifact.manifest.outputs[0].shape = {2 * kBlocks, 16};
+    std::mt19937 rng(9);
+    const Tensor a = randomInt8({2 * kBlocks, 16}, rng), b = randomInt8({16, 16}, rng);
+    Tensor c;
+    size_t jobs = 0, carrying = 0;
+    runSystem(config, nullptr, false, [&](driver::Driver& driver) {
+        runtime::Runtime runtime(driver, 1'000'000);
+        const runtime::LoadedModel model = runtime.load(artifact);
+        jobs = model.segments.at(0).jobs.size();
+        for (const runtime::CommandJob& job : model.segments.at(0).jobs) carrying += job.carried.empty() ? 0 : 1;
+        c = runtime.run(model, {{"a", a}, {"b", b}}).outputs.at(0);
+    });
+    EXPECT_GE(jobs, 4u);
+    EXPECT_EQ(carrying, jobs - 1) << "every job after the first starts with a signal outstanding";
+    std::vector<int32_t> expected(2 * kBlocks * 16);
+    for (int i = 0; i < 2 * kBlocks; ++i) {
+        for (int j = 0; j < 16; ++j) {
+            for (int k = 0; k < 16; ++k) expected[i * 16 + j] += a.as<int8_t>()[i * 16 + k] * b.as<int8_t>()[k * 16 + j];
+        }
+    }
+    const auto got = c.as<int32_t>();
+    EXPECT_EQ(std::vector<int32_t>(got.begin(), got.end()), expected);
+}
+
 TEST(CoSim, ALoopTheCommandProcessorCannotRunIsRejected) {
     const ArchConfig config = loadArchConfig("edge", {});
     std::vector<std::string> program = loopedGemmProgram("4", "128");
