@@ -438,6 +438,7 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::Sign: case OpKind::Softsign:
         case OpKind::Shrink: case OpKind::Celu: case OpKind::IsNaN: case OpKind::IsInf: return elementwiseMath(graph, node, k);
         case OpKind::DynamicQuantizeLinear: return dynamicQuantizeLinear(graph, node, k);
+        case OpKind::NegativeLogLikelihoodLoss: return negativeLogLikelihoodLoss(graph, node, k);
         default: return std::nullopt;
     }
 }

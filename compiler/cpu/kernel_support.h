@@ -50,4 +50,8 @@ struct BroadcastOperands {
 };
 BroadcastOperands bindBroadcast(const Graph& graph, const Node& node, Bound& k, const Shape& shape);
 
+// The kernels of the family files.
+/// loss_kernels.cpp
+HostKernel negativeLogLikelihoodLoss(const Graph& graph, const Node& node, Bound& k);
+
 }  // namespace npusim::compiler::cpu
