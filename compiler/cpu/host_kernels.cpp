@@ -1,5 +1,5 @@
-// One loop nest per op, written against the kernel builder. Along an axis a tensor is viewed
-// as [outer, size, inner]: element (o, s, n) is at (o * size + s) * inner + n.
+// One loop nest per op, written against the kernel builder (kernel_support.h has the pieces
+// they share), and hostKernelFor, which picks the kernel of an op.
 #include "compiler/cpu/host_kernels.h"
 
 #include <algorithm>
@@ -7,65 +7,12 @@
 #include <limits>
 #include <optional>
 
+#include "compiler/cpu/kernel_support.h"
 #include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
 
 namespace npusim::compiler::cpu {
 namespace {
-
-using V = KernelBuilder::Value;
-
-struct AxisView {
-    int64_t outer = 1, size = 1, inner = 1;
-};
-
-AxisView axisView(const Shape& shape, int64_t axis) {
-    AxisView view;
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-        if (d < axis) view.outer *= shape[d];
-        if (d == axis) view.size = shape[d];
-        if (d > axis) view.inner *= shape[d];
-    }
-    return view;
-}
-
-/// Calls body with the position of every element of `shape`, in row-major order.
-void forEachPosition(KernelBuilder& b, const Shape& shape, const std::function<void(const std::vector<V>&)>& body) {
-    std::vector<V> position;
-    std::function<void(size_t)> nest = [&](size_t dim) {
-        if (dim == shape.size()) {
-            body(position);
-            return;
-        }
-        b.loop(shape[dim], [&](V index) {
-            position.push_back(index);
-            nest(dim + 1);
-            position.pop_back();
-        });
-    };
-    nest(0);
-}
-
-/// The flat index of `position` in a tensor with `strides` (0 for a broadcast dim).
-V linear(KernelBuilder& b, const std::vector<V>& position, const std::vector<int64_t>& strides) {
-    V index = b.integer(0);
-    for (size_t d = 0; d < position.size(); ++d) {
-        if (strides[d] != 0) index = b.affine(position[d], strides[d], index);
-    }
-    return index;
-}
-
-/// An index read from an int32/int64 tensor as int64, negative ones counted from `size`; an
-/// index outside [-size, size) stops the kernel with IndexOutOfRange, as ONNX makes it an error.
-V checkedIndex(KernelBuilder& b, V raw, int64_t size) {
-    const V index = b.cast(raw, Scalar::I64);
-    b.when(b.binary(BinaryOp::Or, b.compare(ComparePredicate::Lt, index, b.integer(-size)),
-                    b.compare(ComparePredicate::Ge, index, b.integer(size))),
-           [&] { b.fail(KernelStatus::IndexOutOfRange); });
-    return b.select(b.compare(ComparePredicate::Lt, index, b.integer(0)), b.add(index, b.integer(size)), index);
-}
-
-V zeroOf(KernelBuilder& b, Scalar type) { return type == Scalar::F32 ? b.real(0) : b.integer(0, type); }
 
 bool allKernelTypes(const Graph& graph, const Node& node) {
     for (const std::vector<ValueId>* list : {&node.inputs, &node.outputs}) {
@@ -74,38 +21,6 @@ bool allKernelTypes(const Graph& graph, const Node& node) {
         }
     }
     return true;
-}
-
-/// The kernel's buffers: `inputs` of the node, then its outputs.
-struct Bound {
-    explicit Bound(std::string name) : builder(std::move(name)) {}
-    KernelBuilder builder;
-    HostKernel result;
-    uint32_t bind(const Graph& graph, ValueId id, bool output) {
-        const Value& value = graph.value(id);
-        (output ? result.outputs : result.inputs).push_back(id);
-        return builder.buffer(value.name, value.dtype, elementCount(value.shape), output);
-    }
-    HostKernel finish() {
-        result.kernel = builder.finish();
-        return std::move(result);
-    }
-};
-
-/// Binds every input of an elementwise node; with each buffer, its strides when broadcast to
-/// `shape` (0 along broadcast dims).
-struct BroadcastOperands {
-    std::vector<uint32_t> buffers;
-    std::vector<std::vector<int64_t>> strides;
-};
-
-BroadcastOperands bindBroadcast(const Graph& graph, const Node& node, Bound& k, const Shape& shape) {
-    BroadcastOperands operands;
-    for (ValueId input : node.inputs) {
-        operands.buffers.push_back(k.bind(graph, input, false));
-        operands.strides.push_back(ops::broadcastStrides(graph.value(input).shape, shape.size()));
-    }
-    return operands;
 }
 
 HostKernel cumSum(const Graph& graph, const Node& node, Bound& k) {
@@ -523,6 +438,7 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::Sign: case OpKind::Softsign:
         case OpKind::Shrink: case OpKind::Celu: case OpKind::IsNaN: case OpKind::IsInf: return elementwiseMath(graph, node, k);
         case OpKind::DynamicQuantizeLinear: return dynamicQuantizeLinear(graph, node, k);
+        case OpKind::NegativeLogLikelihoodLoss: return negativeLogLikelihoodLoss(graph, node, k);
         default: return std::nullopt;
     }
 }

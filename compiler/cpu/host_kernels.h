@@ -18,9 +18,8 @@ struct HostKernel {
 };
 
 /// The kernel of `node` (op `opId`), nullopt when the CPU path has none for the op or its
-/// dtypes. Kernels exist for ArgMax, ArgMin, CumSum, TopK, Where, Mod, Gather, GatherElements,
-/// ReduceProd, OneHot and DynamicQuantizeLinear. Throws InputError (naming the node) for an op whose kernel needs a
-/// constant that the graph computes at run time.
+/// dtypes (docs/COMPILER.md lists the ops that have one). Throws InputError (naming the node)
+/// for an op whose kernel needs a constant that the graph computes at run time.
 std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, uint32_t opId);
 
 }  // namespace npusim::compiler::cpu

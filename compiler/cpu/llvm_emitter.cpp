@@ -22,6 +22,7 @@ llvm::Type* scalarType(llvm::LLVMContext& context, Scalar type) {
         case Scalar::I32: return llvm::Type::getInt32Ty(context);
         case Scalar::I64: return llvm::Type::getInt64Ty(context);
         case Scalar::F32: return llvm::Type::getFloatTy(context);
+        case Scalar::F64: return llvm::Type::getDoubleTy(context);
     }
     return nullptr;
 }
@@ -146,24 +147,25 @@ private:
             case ExprKind::Select: return b_.CreateSelect(expr(e.a), expr(e.b), expr(e.c));
             case ExprKind::Cast: return cast(kernel_.exprs.at(e.a).type, e.type, expr(e.a));
             case ExprKind::Round: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, expr(e.a));
-            case ExprKind::Math: return math(e.math, expr(e.a));
+            case ExprKind::Math: return math(e.math, e.type == Scalar::F64, expr(e.a));
         }
         throw std::logic_error("kernel expression of unknown kind");
     }
 
-    llvm::Value* math(MathFn function, llvm::Value* x) {
+    llvm::Value* math(MathFn function, bool wide, llvm::Value* x) {
         switch (function) {
             case MathFn::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
             case MathFn::Ceil: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
             case MathFn::IsNaN: return b_.CreateFCmpUNO(x, x);
             default: break;
         }
-        // The C library's double function, rounded once: as exact as the reference's.
+        // The C library's double function (of an f32 rounded once: as exact as the reference's).
         constexpr const char* kSymbols[] = {nullptr, nullptr, nullptr, "sin", "cos", "tan", "asin", "acos",
                                             "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1"};
         llvm::Type* f64 = b_.getDoubleTy();
         const llvm::FunctionCallee callee =
             module_.getOrInsertFunction(kSymbols[static_cast<size_t>(function)], llvm::FunctionType::get(f64, {f64}, false));
+        if (wide) return b_.CreateCall(callee, {x});
         return b_.CreateFPTrunc(b_.CreateCall(callee, {b_.CreateFPExt(x, f64)}), b_.getFloatTy());
     }
 
@@ -191,7 +193,7 @@ private:
     }
 
     llvm::Value* binary(const Expr& e, llvm::Value* a, llvm::Value* b) {
-        if (e.type == Scalar::F32) {
+        if (isReal(e.type)) {
             switch (e.binary) {
                 case BinaryOp::Add: return b_.CreateFAdd(a, b);
                 case BinaryOp::Sub: return b_.CreateFSub(a, b);
@@ -220,7 +222,7 @@ private:
     }
 
     llvm::Value* compare(const Expr& e, llvm::Value* a, llvm::Value* b) {
-        const bool real = kernel_.exprs.at(e.a).type == Scalar::F32;
+        const bool real = isReal(kernel_.exprs.at(e.a).type);
         using P = llvm::CmpInst::Predicate;
         static constexpr P kFloat[] = {P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE, P::FCMP_OEQ, P::FCMP_UNE};
         static constexpr P kInteger[] = {P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE, P::ICMP_EQ, P::ICMP_NE};
@@ -231,11 +233,12 @@ private:
     llvm::Value* cast(Scalar from, Scalar to, llvm::Value* value) {
         llvm::Type* type = scalarType(context_, to);
         if (to == Scalar::I1) {  // a truth value: non-zero
-            return from == Scalar::F32 ? b_.CreateFCmpUNE(value, llvm::ConstantFP::get(value->getType(), 0.0))
-                                       : b_.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0));
+            return isReal(from) ? b_.CreateFCmpUNE(value, llvm::ConstantFP::get(value->getType(), 0.0))
+                                : b_.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0));
         }
-        if (from == Scalar::F32) return b_.CreateFPToSI(value, type);
-        if (to == Scalar::F32) return from == Scalar::I1 ? b_.CreateUIToFP(value, type) : b_.CreateSIToFP(value, type);
+        if (isReal(from) && isReal(to)) return to == Scalar::F64 ? b_.CreateFPExt(value, type) : b_.CreateFPTrunc(value, type);
+        if (isReal(from)) return b_.CreateFPToSI(value, type);
+        if (isReal(to)) return from == Scalar::I1 ? b_.CreateUIToFP(value, type) : b_.CreateSIToFP(value, type);
         if (from == Scalar::I1) return b_.CreateZExt(value, type);
         return b_.CreateSExtOrTrunc(value, type);
     }

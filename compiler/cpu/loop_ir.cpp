@@ -56,10 +56,11 @@ KernelBuilder::Value KernelBuilder::integer(int64_t value, Scalar type) {
     return push(e);
 }
 
-KernelBuilder::Value KernelBuilder::real(double value) {
+KernelBuilder::Value KernelBuilder::real(double value, Scalar type) {
+    if (!isReal(type)) throw std::logic_error("kernel float constant of an integer type");
     Expr e;
     e.kind = ExprKind::Float;
-    e.type = Scalar::F32;
+    e.type = type;
     e.floatValue = value;
     return push(e);
 }
@@ -127,19 +128,19 @@ KernelBuilder::Value KernelBuilder::cast(Value value, Scalar type) {
 }
 
 KernelBuilder::Value KernelBuilder::round(Value value) {
-    if (typeOf(value) != Scalar::F32) throw std::logic_error("kernel round of a non-float");
+    if (!isReal(typeOf(value))) throw std::logic_error("kernel round of a non-float");
     Expr e;
     e.kind = ExprKind::Round;
-    e.type = Scalar::F32;
+    e.type = typeOf(value);
     e.a = value.id;
     return push(e);
 }
 
 KernelBuilder::Value KernelBuilder::math(MathFn function, Value value) {
-    if (typeOf(value) != Scalar::F32) throw std::logic_error("kernel math of a non-float");
+    if (!isReal(typeOf(value))) throw std::logic_error("kernel math of a non-float");
     Expr e;
     e.kind = ExprKind::Math;
-    e.type = function == MathFn::IsNaN ? Scalar::I1 : Scalar::F32;
+    e.type = function == MathFn::IsNaN ? Scalar::I1 : typeOf(value);
     e.math = function;
     e.a = value.id;
     return push(e);
@@ -269,6 +270,7 @@ const char* scalarName(Scalar type) {
         case Scalar::I32: return "i32";
         case Scalar::I64: return "i64";
         case Scalar::F32: return "f32";
+        case Scalar::F64: return "f64";
     }
     return "?";
 }
@@ -296,7 +298,7 @@ std::string exprText(const Kernel& k, uint32_t id) {
         case ExprKind::Int: return std::to_string(e.intValue) + (e.type == Scalar::I64 ? "" : std::string(":") + scalarName(e.type));
         case ExprKind::Float: {
             std::string text = std::to_string(e.floatValue);
-            return text.append("f");
+            return text.append(e.type == Scalar::F64 ? "d" : "f");
         }
         case ExprKind::LoopVar: return slotName('i', e.slot);
         case ExprKind::Local: return slotName('l', e.slot);

@@ -15,13 +15,17 @@ namespace npusim::compiler::cpu {
 
 /// Types of scalar values: int64 for loop variables and indices, int32 for narrower integers
 /// (int8, uint8, int32 elements load widened), fp32 (fp16 and bf16 elements load widened and
-/// store rounded to nearest even), and i1 for conditions.
-enum class Scalar : uint8_t { I1, I32, I64, F32 };
+/// store rounded to nearest even), i1 for conditions, and f64 for sums and functions a kernel
+/// computes in double, as the reference does (no buffer holds f64: cast to f32 to store).
+enum class Scalar : uint8_t { I1, I32, I64, F32, F64 };
 
-/// Round: an f32 rounded to the nearest integer, halves to even. Math: a MathFn of an f32.
+/// True for F32 and F64.
+constexpr bool isReal(Scalar type) { return type == Scalar::F32 || type == Scalar::F64; }
+
+/// Round: a float rounded to the nearest integer, halves to even. Math: a MathFn of a float.
 enum class ExprKind : uint8_t { Int, Float, LoopVar, Local, Load, Binary, Compare, Select, Cast, Round, Math };
-/// Functions of an f32: Floor and Ceil exact, IsNaN an i1, the others computed in double
-/// (the C library's) and rounded to f32 once.
+/// Functions of a float, of its type: Floor and Ceil exact, IsNaN an i1, the others the C
+/// library's double functions (an f32 is widened and the result rounded to f32 once).
 enum class MathFn : uint8_t { Floor, Ceil, IsNaN, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Expm1 };
 enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, And, Or };
 /// Comparisons: signed for integers, ordered for floats.
@@ -90,13 +94,14 @@ public:
     uint32_t buffer(std::string name, DType dtype, int64_t elements, bool output);
 
     Value integer(int64_t value, Scalar type = Scalar::I64);
-    Value real(double value);
+    Value real(double value, Scalar type = Scalar::F32);
     Value load(uint32_t buffer, Value index);
     Value binary(BinaryOp op, Value a, Value b);
     Value compare(ComparePredicate predicate, Value a, Value b);
     Value select(Value condition, Value ifTrue, Value ifFalse);
-    /// Integer widths sign-extend or truncate; to i1 tests for non-zero. A float outside the
-    /// target integer's range converts to an undefined value: clamp it first.
+    /// Integer widths sign-extend or truncate; to i1 tests for non-zero; f32 and f64 widen or
+    /// round to nearest even. A float outside the target integer's range converts to an
+    /// undefined value: clamp it first.
     Value cast(Value value, Scalar type);
     Value round(Value value);
     Value math(MathFn function, Value value);

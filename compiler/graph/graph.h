@@ -145,6 +145,8 @@ enum class OpKind : uint16_t {
     Celu,
     IsNaN,
     IsInf,
+    NegativeLogLikelihoodLoss,
+    SoftmaxCrossEntropyLoss,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,

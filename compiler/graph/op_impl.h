@@ -97,6 +97,10 @@ std::vector<Tensor> interpretLogSoftmax(const Node& node, std::span<const Tensor
 void inferLayerNormalization(Graph& graph, const Node& node);
 std::vector<Tensor> interpretLayerNormalization(const Node& node,
                                                 std::span<const Tensor* const> inputs);
+/// loss_ops.cpp: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
+void inferLoss(Graph& graph, const Node& node);
+std::vector<Tensor> interpretNegativeLogLikelihoodLoss(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretSoftmaxCrossEntropyLoss(const Node& node, std::span<const Tensor* const> inputs);
 void inferBatchNormalization(Graph& graph, const Node& node);
 std::vector<Tensor> interpretBatchNormalization(const Node& node,
                                                 std::span<const Tensor* const> inputs);

@@ -6,11 +6,13 @@
 namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
-    static constexpr std::array<GraphPass, 10> kPasses = {{
+    static constexpr std::array<GraphPass, 11> kPasses = {{
         {"recognize-normalization", "turn layer and RMS normalisation spelled out op by op back into one op",
          recognizeNormalization},
         {"recognize-activations", "turn GELU and HardSwish spelled out op by op back into one op",
          recognizeActivations},
+        {"split-softmax-cross-entropy", "split SoftmaxCrossEntropyLoss into LogSoftmax and NegativeLogLikelihoodLoss",
+         splitSoftmaxCrossEntropy},
         {"max-pool-indices", "compute MaxPool's Indices from an Im2Col of its windows, an ArgMax and integer arithmetic",
          computeMaxPoolIndices},
         {"arg-extreme-to-reductions", "rewrite ArgMax and ArgMin as reductions, a comparison and arithmetic",

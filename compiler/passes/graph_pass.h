@@ -28,6 +28,10 @@ void recognizeActivations(Graph& graph);
 /// Unrolls LSTM, GRU and RNN over their (static) sequences into Gemms and vector gates.
 void unrollRecurrences(Graph& graph);
 
+/// Splits SoftmaxCrossEntropyLoss into LogSoftmax along the classes and
+/// NegativeLogLikelihoodLoss of its result.
+void splitSoftmaxCrossEntropy(Graph& graph);
+
 /// Computes MaxPool's Indices output from an Im2Col of the windows, an ArgMax over the taps
 /// and integer arithmetic, leaving a MaxPool of the values alone.
 void computeMaxPoolIndices(Graph& graph);

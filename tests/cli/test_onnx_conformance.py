@@ -7,9 +7,9 @@ import unittest
 
 from npusim_cli import ONNX_NODE_TESTS, NpusimTestCase
 
-# The floor of passing cases over the whole suite (571 pass today: every case whose ops and
+# The floor of passing cases over the whole suite (725 pass today: every case whose ops and
 # element types npusim takes).
-MIN_PASSED = 639
+MIN_PASSED = 725
 
 
 class OnnxConformanceTest(NpusimTestCase):
@@ -60,15 +60,18 @@ class OnnxConformanceTest(NpusimTestCase):
     def test_ops_without_npu_lowering_run_as_cpu_segments(self):
         result, cases = self.run_suite("--filter", r"^test_(top_k|gather_0|gather_elements_negative_indices|"
                                                    r"where_example|onehot_with_axis|reduce_prod_keepdims_random|"
-                                                   r"dynamicquantizelinear|nllloss_NCd1_expanded)$")
+                                                   r"dynamicquantizelinear|nllloss_NCd1_expanded|nllloss_NCd1_weight_ii|"
+                                                   r"sce_mean_weight_ii_log_prob)$")
         self.assertEqual(result.returncode, 0, result.stdout)
-        self.assertEqual(len(cases), 8)
+        self.assertEqual(len(cases), 10)
         for case in cases.values():
             with self.subTest(case=case["name"]):
                 self.assertEqual(case["status"], "passed")
                 self.assertGreater(case["cpu_ops"], 0)
-        # The expanded NLL loss mixes both: its arithmetic on the NPU, its Gather on the host.
+        # The expanded NLL loss mixes both: its arithmetic on the NPU, its Gather on the host; so
+        # does SoftmaxCrossEntropyLoss: its LogSoftmax on the NPU, its loss on the host.
         self.assertGreater(cases["test_nllloss_NCd1_expanded"]["npu_ops"], 0)
+        self.assertGreater(cases["test_sce_mean_weight_ii_log_prob"]["npu_ops"], 0)
 
     def test_a_case_outside_npusim_is_skipped_with_the_reason(self):
         result, cases = self.run_suite("--filter", "^test_det_2d$")

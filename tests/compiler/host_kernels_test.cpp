@@ -2,67 +2,20 @@
 // runtime's CpuCode and run on real buffers; its outputs must equal the reference interpreter's.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
-#include <random>
-
 #include "compiler/cpu/host_kernels.h"
-#include "compiler/graph/op_table.h"
 #include "compiler/cpu/llvm_emitter.h"
-#include "compiler/graph/interpreter.h"
+#include "compiler/graph/op_table.h"
 #include "graph_test_support.h"
+#include "host_kernel_test_support.h"
 #include "runtime/cpu_code.h"
 
 namespace npusim::compiler {
 namespace {
 
 using namespace testing;
-
-std::span<const std::byte> bytesOf(const std::string& text) { return std::as_bytes(std::span(text)); }
-
-/// Runs the CPU kernel of the graph's one op on `inputs` and compares it with the interpreter.
-void expectKernelMatchesReference(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
-    const std::optional<cpu::HostKernel> host = cpu::hostKernelFor(graph, graph.nodes.at(0), 0);
-    ASSERT_TRUE(host) << "no CPU kernel";
-    SCOPED_TRACE(cpu::printKernel(host->kernel));
-    const std::string ir = cpu::emitLlvmModule({host->kernel}, "test");
-    const runtime::CpuCode code(bytesOf(ir));
-    const runtime::CpuCode::Kernel kernel = code.kernel(host->kernel.name);
-
-    std::vector<Tensor> tensors;
-    for (ValueId id : host->inputs) {
-        const Value& value = graph.value(id);
-        tensors.push_back(value.constant ? *value.constant : inputs.at(value.name));
-    }
-    for (ValueId id : host->outputs) tensors.push_back(Tensor::zeros(graph.value(id).dtype, graph.value(id).shape));
-    std::vector<void*> buffers;
-    for (Tensor& tensor : tensors) buffers.push_back(tensor.bytes.data());
-    ASSERT_EQ(kernel(buffers.data()), 0) << "the kernel failed";
-
-    const std::vector<Tensor> golden = interpretGraph(graph, inputs);
-    ASSERT_EQ(host->outputs.size(), golden.size());
-    for (size_t i = 0; i < golden.size(); ++i) {
-        expectTensorNear(tensors[host->inputs.size() + i], golden[i], 1e-5);
-    }
-}
-
-/// Values from a small range, so that ties occur.
-Tensor smallIntegers(DType dtype, Shape shape, uint32_t seed, int range) {
-    std::mt19937 rng(seed);
-    Tensor t = Tensor::zeros(dtype, std::move(shape));
-    for (int64_t i = 0; i < t.elementCount(); ++i) {
-        const auto v = static_cast<int64_t>(rng() % static_cast<uint32_t>(range)) - range / 2;
-        switch (dtype) {
-            case DType::Int8: t.as<int8_t>()[i] = static_cast<int8_t>(v); break;
-            case DType::UInt8: t.as<uint8_t>()[i] = static_cast<uint8_t>(v + range / 2); break;
-            case DType::Int32: t.as<int32_t>()[i] = static_cast<int32_t>(v); break;
-            case DType::Int64: t.as<int64_t>()[i] = v; break;
-            case DType::Fp32: t.as<float>()[i] = static_cast<float>(v) * 0.5f; break;
-            default: ADD_FAILURE() << "no small integers of this dtype";
-        }
-    }
-    return t;
-}
 
 TEST(HostKernels, CumSumMatchesTheReferenceInEveryDirection) {
     for (int64_t exclusive : {0, 1}) {
