@@ -126,6 +126,8 @@ Json manifestToJson(const ArtifactManifest& m) {
     for (const auto& b : m.inputs) j["inputs"].push_back(bindingToJson(b));
     j["outputs"] = Json::array();
     for (const auto& b : m.outputs) j["outputs"].push_back(bindingToJson(b));
+    j["sizes"] = Json::array();
+    for (const auto& b : m.sizes) j["sizes"].push_back(bindingToJson(b));
     j["dram_bytes"] = m.dramBytes;
     j["weights_offset"] = m.weightsOffset;
     j["resident_weight_bytes"] = m.residentWeightBytes;
@@ -137,9 +139,10 @@ Json manifestToJson(const ArtifactManifest& m) {
     for (const BucketRecord& b : m.buckets) {
         Json bucket = {{"symbol", b.symbol}, {"size", b.size}, {"inputs", Json::array()}, {"outputs", Json::array()},
                        {"dram_bytes", b.dramBytes}, {"weights_offset", b.weightsOffset},
-                       {"resident_weight_bytes", b.residentWeightBytes}, {"ops", Json::array()}};
+                       {"resident_weight_bytes", b.residentWeightBytes}, {"sizes", Json::array()}, {"ops", Json::array()}};
         for (const auto& binding : b.inputs) bucket["inputs"].push_back(bindingToJson(binding));
         for (const auto& binding : b.outputs) bucket["outputs"].push_back(bindingToJson(binding));
+        for (const auto& binding : b.sizes) bucket["sizes"].push_back(bindingToJson(binding));
         for (const auto& op : b.ops) bucket["ops"].push_back(opToJson(op));
         bucket["segments"] = Json::array();
         for (const auto& s : b.segments) bucket["segments"].push_back(segmentToJson(s));
@@ -159,6 +162,7 @@ ArtifactManifest manifestFromJson(const Json& j) {
     m.archConfig = j.at("arch").at("config").get<std::string>();
     for (const auto& b : j.at("inputs")) m.inputs.push_back(bindingFromJson(b));
     for (const auto& b : j.at("outputs")) m.outputs.push_back(bindingFromJson(b));
+    for (const auto& b : j.at("sizes")) m.sizes.push_back(bindingFromJson(b));
     m.dramBytes = j.at("dram_bytes").get<uint64_t>();
     m.weightsOffset = j.at("weights_offset").get<uint64_t>();
     m.residentWeightBytes = j.at("resident_weight_bytes").get<uint64_t>();
@@ -171,6 +175,7 @@ ArtifactManifest manifestFromJson(const Json& j) {
         bucket.size = b.at("size").get<int64_t>();
         for (const auto& binding : b.at("inputs")) bucket.inputs.push_back(bindingFromJson(binding));
         for (const auto& binding : b.at("outputs")) bucket.outputs.push_back(bindingFromJson(binding));
+        for (const auto& binding : b.at("sizes")) bucket.sizes.push_back(bindingFromJson(binding));
         bucket.dramBytes = b.at("dram_bytes").get<uint64_t>();
         bucket.weightsOffset = b.at("weights_offset").get<uint64_t>();
         bucket.residentWeightBytes = b.at("resident_weight_bytes").get<uint64_t>();
@@ -205,6 +210,7 @@ Artifact bucketArtifact(const Artifact& artifact, size_t index) {
     view.manifest.dramBytes = bucket.dramBytes;
     view.manifest.weightsOffset = bucket.weightsOffset;
     view.manifest.residentWeightBytes = bucket.residentWeightBytes;
+    view.manifest.sizes = bucket.sizes;
     view.manifest.ops = bucket.ops;
     view.manifest.segments = bucket.segments;
     std::string label = bucketLabel(bucket);

@@ -92,6 +92,7 @@ struct BucketRecord {
     int64_t size = 0;
     std::vector<TensorBinding> inputs, outputs;
     uint64_t dramBytes = 0, weightsOffset = 0, residentWeightBytes = 0;
+    std::vector<TensorBinding> sizes;
     std::vector<OpRecord> ops;
     std::vector<SegmentRecord> segments;
     bool operator==(const BucketRecord&) const = default;
@@ -106,6 +107,9 @@ struct ArtifactManifest {
     std::string archHash;    ///< archConfigHash() of the config compiled for
     std::string archConfig;  ///< that config as JSON (npusim arch show form)
     std::vector<TensorBinding> inputs, outputs;
+    /// Data-dependent sizes: int64 scalars the runtime reads back after a run; an output dim whose
+    /// symbol names one is cut to its value (the compiler pads it to its largest size).
+    std::vector<TensorBinding> sizes;
     uint64_t dramBytes = 0;      ///< size of the DRAM window the job needs
     uint64_t weightsOffset = 0;  ///< where the "weights" section's resident part is placed in the window
     /// Bytes [0, residentWeightBytes) of the "weights" section are uploaded once, when the model

@@ -43,4 +43,8 @@ struct Tensor {
     double valueAt(int64_t index) const;
 };
 
+/// `tensor` in `shape` (of the same rank): zero-padded or cut along each dim to the target, the
+/// elements in the box both share kept in place (a bucket's padding, a data-dependent size).
+Tensor cropOrPad(const Tensor& tensor, const Shape& shape);
+
 }  // namespace npusim

@@ -49,7 +49,7 @@ Compilation compileBuckets(const std::filesystem::path& model, const ArchConfig&
         }
         Compilation c = compileModel(model, config, sized);
         const ArtifactManifest& m = c.artifact.manifest;
-        BucketRecord bucket{symbol, size, m.inputs, m.outputs, m.dramBytes, m.weightsOffset, m.residentWeightBytes, m.ops, m.segments};
+        BucketRecord bucket{symbol, size, m.inputs, m.outputs, m.dramBytes, m.weightsOffset, m.residentWeightBytes, m.sizes, m.ops, m.segments};
         std::string label = bucketLabel(bucket);
         label.insert(label.begin(), '@');
         for (const std::string& name : runSections(c.artifact)) {

@@ -13,6 +13,7 @@
 #include "compiler/cost_model.h"
 #include "compiler/cpu/llvm_emitter.h"
 #include "compiler/frontend/onnx_import.h"
+#include "compiler/graph/data_dependent.h"
 #include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/graph/printer.h"
@@ -160,6 +161,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
         dump(pass.name, IrLevel::Graph);
     }
     verifyGraph(c.graph);
+    markDataDependentOutputs(c.graph);  // the passes kept the padding of data-dependent sizes apart
 
     if (!options.costParams.archHash.empty() && options.costParams.archHash != archConfigHash(config)) {
         throw InputError("the cost parameters were fitted for another architecture (config " +
@@ -196,6 +198,11 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     m.archConfig = archConfigFileToJson(toArchConfigFile(config));
     for (ValueId id : c.graph.inputs) m.inputs.push_back(binding(c.graph, c.memory, id));
     for (ValueId id : c.graph.outputs) m.outputs.push_back(binding(c.graph, c.memory, id));
+    for (const Node& node : c.graph.nodes) {
+        if (const std::optional<DataDependentSize> size = dataDependentSize(c.graph, node)) {
+            m.sizes.push_back(binding(c.graph, c.memory, node.outputs[size->sizeOutput]));
+        }
+    }
     m.dramBytes = c.memory.dramBytes;
     m.weightsOffset = c.memory.weightsOffset;
     m.residentWeightBytes = c.memory.residentWeightBytes;

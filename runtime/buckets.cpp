@@ -1,8 +1,7 @@
-// Bucket choice and padding.
+// Bucket choice and bindings at a size.
 #include "runtime/buckets.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "arch/error.h"
 
@@ -25,37 +24,6 @@ std::vector<TensorBinding> resized(std::span<const TensorBinding> bindings, cons
         }
     }
     return out;
-}
-
-Tensor reshaped(const Tensor& tensor, const Shape& shape) {
-    Tensor out = Tensor::zeros(tensor.dtype, shape);
-    const size_t elem = dtypeSize(tensor.dtype);
-    const size_t rank = shape.size();
-    if (rank == 0) {
-        std::memcpy(out.bytes.data(), tensor.bytes.data(), elem);
-        return out;
-    }
-    // Copy the common box row by row (the last dim's common run at a time).
-    Shape common(rank);
-    for (size_t d = 0; d < rank; ++d) common[d] = std::min(shape[d], tensor.shape[d]);
-    if (elementCount(common) == 0) return out;
-    std::vector<int64_t> index(rank, 0);
-    const auto run = static_cast<size_t>(common.back()) * elem;
-    while (true) {
-        int64_t from = 0, to = 0;
-        for (size_t d = 0; d < rank; ++d) {
-            from = from * tensor.shape[d] + index[d];
-            to = to * shape[d] + index[d];
-        }
-        std::memcpy(out.bytes.data() + static_cast<size_t>(to) * elem,
-                    tensor.bytes.data() + static_cast<size_t>(from) * elem, run);
-        size_t d = rank - 1;
-        while (d-- > 0) {
-            if (++index[d] < common[d]) break;
-            index[d] = 0;
-        }
-        if (d == static_cast<size_t>(-1)) return out;
-    }
 }
 
 }  // namespace npusim::runtime

@@ -1,5 +1,5 @@
-// Shape buckets at run time: the bucket that holds an actual size, bindings at that size, and
-// tensors padded to a bucket or cut back from it.
+// Shape buckets at run time: the bucket that holds an actual size and bindings at that size
+// (cropOrPad, arch/tensor.h, pads tensors to a bucket and cuts them back).
 #pragma once
 
 #include <span>
@@ -15,7 +15,5 @@ namespace npusim::runtime {
 size_t chooseBucket(const ArtifactManifest& manifest, int64_t size);
 /// `bindings` with every dim named `symbol` set to `size`.
 std::vector<TensorBinding> resized(std::span<const TensorBinding> bindings, const std::string& symbol, int64_t size);
-/// `tensor` in `shape`: zero-padded or cut along each dim to the target (row-major).
-Tensor reshaped(const Tensor& tensor, const Shape& shape);
 
 }  // namespace npusim::runtime

@@ -58,6 +58,7 @@ LoadedModel Runtime::load(Artifact artifact) {
     const ArtifactManifest& manifest = artifact.manifest;
     for (const TensorBinding& binding : manifest.inputs) checkInWindow(binding, manifest.dramBytes, "input");
     for (const TensorBinding& binding : manifest.outputs) checkInWindow(binding, manifest.dramBytes, "output");
+    for (const TensorBinding& binding : manifest.sizes) checkInWindow(binding, manifest.dramBytes, "size");
     const auto weights = artifact.sections.find(kWeightsSection);
     const uint64_t weightBytes = weights == artifact.sections.end() ? 0 : weights->second.size();
     if (manifest.residentWeightBytes > weightBytes || manifest.weightsOffset > manifest.dramBytes ||
@@ -214,10 +215,21 @@ RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Ten
         }
     }
     result.job = {start.value_or(0), end - start.value_or(0)};
+    // Data-dependent sizes cut the outputs they pad (to at most their bound).
+    std::map<std::string, int64_t> sizes;
+    for (const TensorBinding& binding : manifest.sizes) {
+        Tensor size = Tensor::zeros(DType::Int64, {});
+        driver_.read(model.context, binding.dramOffset, size.bytes);
+        sizes[binding.name] = size.as<int64_t>()[0];
+    }
     for (const TensorBinding& binding : manifest.outputs) {
         Tensor output = Tensor::zeros(binding.dtype, binding.shape);
         driver_.read(model.context, binding.dramOffset, output.bytes);
-        result.outputs.push_back(std::move(output));
+        Shape actual = binding.shape;
+        for (size_t d = 0; d < binding.symbols.size(); ++d) {
+            if (const auto size = sizes.find(binding.symbols[d]); size != sizes.end()) actual[d] = std::clamp<int64_t>(size->second, 0, actual[d]);
+        }
+        result.outputs.push_back(actual == binding.shape ? std::move(output) : cropOrPad(output, actual));
     }
     return result;
 }

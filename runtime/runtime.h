@@ -42,7 +42,7 @@ struct LoadedModel {
 };
 
 struct RunResult {
-    std::vector<Tensor> outputs;  ///< in manifest order
+    std::vector<Tensor> outputs;  ///< in manifest order, cut to their data-dependent sizes
     /// The whole run: from the first segment's start (a job's doorbell, or the first host copy)
     /// to the end of the last one.
     driver::JobResult job;

@@ -75,7 +75,7 @@ std::vector<Job> compileJobs(const fs::path& directory, const ArchConfig& config
             }
             jobs.push_back({compilation.artifact, {}});
         }
-        set.expected = readExpectedOutputs(set.directory, jobs.back().artifact.manifest.outputs);
+        set.expected = readExpectedOutputs(set.directory, jobs.back().artifact.manifest.outputs, jobs.back().artifact.manifest.sizes);
         jobs.back().sets.push_back(std::move(set));
     }
     return jobs;

@@ -22,15 +22,17 @@ std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
                                          std::span<const TensorBinding> bindings);
 /// Deterministic pseudo-random inputs (same seed, same values).
 std::map<std::string, Tensor> randomInputs(std::span<const TensorBinding> bindings, uint64_t seed);
-/// Reads reference outputs (<name>.npy or output_<i>.pb) from `directory`.
-std::vector<Tensor> readExpectedOutputs(const std::filesystem::path& directory,
-                                        std::span<const TensorBinding> bindings);
+/// Reads reference outputs (<name>.npy or output_<i>.pb) from `directory`. A dim whose symbol
+/// names one of `sizes` (data-dependent sizes) may be smaller than the binding's.
+std::vector<Tensor> readExpectedOutputs(const std::filesystem::path& directory, std::span<const TensorBinding> bindings,
+                                        std::span<const TensorBinding> sizes);
 /// Stages <name>.npy per output into `directory` (created if needed).
 void writeOutputs(OutputFiles& files, const std::filesystem::path& directory,
                   std::span<const TensorBinding> bindings, std::span<const Tensor> outputs);
 
 /// Floating outputs pass when |actual - expected| <= atol + rtol * |expected| everywhere;
-/// integer outputs must be identical. The relative error reported is the largest absolute
+/// integer outputs must be identical; outputs of different shapes (data-dependent sizes that
+/// differ) do not pass. The relative error reported is the largest absolute
 /// error of an output divided by the output's largest magnitude.
 reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings,
                                     std::span<const Tensor> actual,

@@ -439,7 +439,7 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::Shrink: case OpKind::Celu: case OpKind::IsNaN: case OpKind::IsInf: return elementwiseMath(graph, node, k);
         case OpKind::DynamicQuantizeLinear: return dynamicQuantizeLinear(graph, node, k);
         case OpKind::NegativeLogLikelihoodLoss: return negativeLogLikelihoodLoss(graph, node, k);
-        default: return std::nullopt;
+        default: return dataDependentKernel(graph, node, k);
     }
 }
 

@@ -53,5 +53,7 @@ BroadcastOperands bindBroadcast(const Graph& graph, const Node& node, Bound& k, 
 // The kernels of the family files.
 /// loss_kernels.cpp
 HostKernel negativeLogLikelihoodLoss(const Graph& graph, const Node& node, Bound& k);
+/// data_dependent_kernels.cpp: NonZero, Compress, Unique and NonMaxSuppression; nullopt for other ops.
+std::optional<HostKernel> dataDependentKernel(const Graph& graph, const Node& node, Bound& k);
 
 }  // namespace npusim::compiler::cpu

@@ -15,6 +15,7 @@
 #include "compiler/frontend/onnx_nodes.h"
 #include "compiler/frontend/onnx_proto_io.h"
 #include "compiler/graph/constant_eval.h"
+#include "compiler/graph/data_dependent.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/graph/verifier.h"
 
@@ -242,11 +243,14 @@ class GraphConverter {
             if (it == ids_.end()) opError(node, "input '" + input + "' is not defined");
             node.inputs.push_back(it->second);
         }
-        for (int index = 0; index < proto.output_size(); ++index) {
+        // A data-dependent op has all its ONNX outputs, then its size output.
+        const std::optional<size_t> onnxOutputs = onnxOutputCount(node.kind);
+        const int outputs = onnxOutputs ? static_cast<int>(*onnxOutputs) + 1 : proto.output_size();
+        for (int index = 0; index < outputs; ++index) {
             // An absent optional output (empty name) is still computed, into a value no one reads.
-            std::string output = proto.output(index);
+            std::string output = index < proto.output_size() ? proto.output(index) : "";
             if (output.empty()) {
-                output = node.name + ".unused" + std::to_string(index);
+                output = node.name + (onnxOutputs && index == outputs - 1 ? ".size" : ".unused" + std::to_string(index));
                 while (ids_.contains(output)) output += "_";
             } else if (ids_.contains(output)) {
                 opError(node, "output '" + output + "' must be a new name");
@@ -259,8 +263,12 @@ class GraphConverter {
         const Node& added = graph_.nodes.back();
         opInfo(added.kind).inferTypes(graph_, added);
         checkSizes(added);
-        checkAgainstOnnx(added);
-        foldIfConstant();
+        // Values from a data-dependent size on are padded to their bounds: ONNX's dims are the real ones.
+        const bool padded = onnxOutputs || std::any_of(added.inputs.begin(), added.inputs.end(),
+                                                       [&](ValueId id) { return runTimeSized_.contains(id); });
+        if (!padded) checkAgainstOnnx(added);
+        const std::vector<ValueId> outputIds = added.outputs;
+        if (!foldIfConstant() && padded) runTimeSized_.insert(outputIds.begin(), outputIds.end());
     }
 
     /// No tensor may be larger than any memory npusim models (its byte count must not
@@ -281,17 +289,22 @@ class GraphConverter {
 
     /// Replaces the node just added by constants when its outputs are known at compile time
     /// (shape computations: Shape -> Gather -> Concat -> Reshape), so that the ops reading them
-    /// see constant shapes.
-    void foldIfConstant() {
-        std::optional<std::vector<Tensor>> folded = evaluateIfConstant(graph_, graph_.nodes.back());
-        if (!folded) return;
+    /// see constant shapes; returns whether it did. A data-dependent op folds to its actual size.
+    bool foldIfConstant() {
+        // Shape and Size of a value sized at run time stay ops (markDataDependentOutputs names them).
+        const Node& node = graph_.nodes.back();
+        if ((node.kind == OpKind::Shape || node.kind == OpKind::Size) && runTimeSized_.contains(node.inputs.at(0))) return false;
+        std::optional<std::vector<Tensor>> folded = evaluateIfConstant(graph_, node);
+        if (!folded) return false;
         const std::vector<ValueId> outputs = graph_.nodes.back().outputs;
         graph_.nodes.pop_back();
         for (size_t i = 0; i < outputs.size(); ++i) {
             Value& value = graph_.value(outputs[i]);
+            value.shape = (*folded)[i].shape;
             value.constant = std::move((*folded)[i]);
             value.producer = -1;
         }
+        return true;
     }
 
     /// Cross-checks the op table's output types with ONNX's shape inference.
@@ -315,6 +328,8 @@ class GraphConverter {
     Graph graph_;
     std::unordered_map<std::string, ValueId> ids_;
     std::unordered_map<std::string, const onnx::TypeProto*> onnxTypes_;
+    /// Values computed from a data-dependent op's outputs (compiler/graph/data_dependent.h).
+    std::set<ValueId> runTimeSized_;
 };
 
 /// Per dim of a value's declared type: its dim_param, or "" (empty when none has one).
@@ -384,6 +399,7 @@ Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, 
     for (const std::vector<ValueId>* ids : {&graph.inputs, &graph.outputs}) {
         for (ValueId id : *ids) graph.value(id).symbols = symbols[graph.value(id).name];
     }
+    markDataDependentOutputs(graph);
     verifyGraph(graph);
     return graph;
 }

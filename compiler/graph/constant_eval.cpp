@@ -1,6 +1,7 @@
 // Compile-time evaluation of a node with the op table's reference semantics.
 #include "compiler/graph/constant_eval.h"
 
+#include "compiler/graph/data_dependent.h"
 #include "compiler/graph/op_impl.h"
 #include "compiler/graph/op_table.h"
 
@@ -42,6 +43,16 @@ std::optional<std::vector<Tensor>> evaluateIfConstant(const Graph& graph, const 
             operands.push_back(id == kNoValue ? nullptr : &*graph.value(id).constant);
         }
         outputs = opInfo(node.kind).interpret(node, operands);
+        if (const std::optional<DataDependentSize> size = dataDependentSize(graph, node)) {
+            // Known at compile time, the size is exact: the outputs are cut to it.
+            const int64_t actual = (*outputs)[size->sizeOutput].as<int64_t>()[0];
+            for (const auto& [output, dim] : size->dims) {
+                Shape shape = (*outputs)[output].shape;
+                shape[static_cast<size_t>(dim)] = actual;
+                (*outputs)[output] = cropOrPad((*outputs)[output], shape);
+            }
+            return outputs;
+        }
     }
     if (outputs->size() != node.outputs.size()) {
         opError(node, "computed " + std::to_string(outputs->size()) + " outputs, but " +

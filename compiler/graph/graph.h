@@ -147,6 +147,11 @@ enum class OpKind : uint16_t {
     IsInf,
     NegativeLogLikelihoodLoss,
     SoftmaxCrossEntropyLoss,
+    // Output sizes that depend on input values (compiler/graph/data_dependent.h).
+    NonZero,
+    Compress,
+    Unique,
+    NonMaxSuppression,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "arch/error.h"
+#include "compiler/graph/data_dependent.h"
 #include "compiler/graph/op_table.h"
 
 namespace npusim::compiler {
@@ -97,12 +98,25 @@ std::vector<Tensor> interpretGraph(const Graph& graph,
         }
     }
 
+    // Data-dependent sizes: the outputs they pad are cut to the size computed.
+    std::map<std::string, int64_t> sizes;
+    for (const Node& node : graph.nodes) {
+        if (const std::optional<DataDependentSize> size = dataDependentSize(graph, node)) {
+            const ValueId id = node.outputs[size->sizeOutput];
+            sizes[graph.value(id).name] = available[id]->as<int64_t>()[0];
+        }
+    }
     std::vector<Tensor> outputs;
     for (ValueId id : graph.outputs) {
         if (available.at(id) == nullptr) {
             throw InputError("graph output '" + graph.value(id).name + "' is never computed");
         }
-        outputs.push_back(*available[id]);
+        const Value& value = graph.value(id);
+        Shape shape = value.shape;
+        for (size_t d = 0; d < value.symbols.size(); ++d) {
+            if (const auto size = sizes.find(value.symbols[d]); size != sizes.end()) shape[d] = size->second;
+        }
+        outputs.push_back(shape == value.shape ? *available[id] : cropOrPad(*available[id], shape));
     }
     return outputs;
 }

@@ -226,4 +226,14 @@ std::vector<Tensor> interpretCumSum(const Node& node, std::span<const Tensor* co
 void inferTopK(Graph& graph, const Node& node);
 std::vector<Tensor> interpretTopK(const Node& node, std::span<const Tensor* const> inputs);
 
+// data_dependent_ops.cpp: outputs at their bound, then the size output.
+void inferNonZero(Graph& graph, const Node& node);
+std::vector<Tensor> interpretNonZero(const Node& node, std::span<const Tensor* const> inputs);
+void inferCompress(Graph& graph, const Node& node);
+std::vector<Tensor> interpretCompress(const Node& node, std::span<const Tensor* const> inputs);
+void inferUnique(Graph& graph, const Node& node);
+std::vector<Tensor> interpretUnique(const Node& node, std::span<const Tensor* const> inputs);
+void inferNonMaxSuppression(Graph& graph, const Node& node);
+std::vector<Tensor> interpretNonMaxSuppression(const Node& node, std::span<const Tensor* const> inputs);
+
 }  // namespace npusim::compiler::ops

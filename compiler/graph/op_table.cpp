@@ -166,6 +166,12 @@ constexpr std::array kOps = {
            ops::interpretNegativeLogLikelihoodLoss},
     OpInfo{OpKind::SoftmaxCrossEntropyLoss, "SoftmaxCrossEntropyLoss", 2, 3, 1, 2, ops::inferLoss,
            ops::interpretSoftmaxCrossEntropyLoss},
+    // Each with a last output, after ONNX's, holding its data-dependent size.
+    OpInfo{OpKind::NonZero, "NonZero", 1, 1, 2, 2, ops::inferNonZero, ops::interpretNonZero},
+    OpInfo{OpKind::Compress, "Compress", 2, 2, 2, 2, ops::inferCompress, ops::interpretCompress},
+    OpInfo{OpKind::Unique, "Unique", 1, 1, 5, 5, ops::inferUnique, ops::interpretUnique},
+    OpInfo{OpKind::NonMaxSuppression, "NonMaxSuppression", 2, 5, 2, 2, ops::inferNonMaxSuppression,
+           ops::interpretNonMaxSuppression},
     OpInfo{OpKind::Im2Col, "npusim.Im2Col", 1, 2, 1, 1, ops::inferIm2Col, ops::interpretIm2Col},
     OpInfo{OpKind::RmsNormalization, "npusim.RMSNormalization", 2, 2, 1, 1, ops::inferRmsNormalization,
            ops::interpretRmsNormalization},

@@ -39,29 +39,14 @@ bool isElementwise(OpKind kind) {
     }
 }
 
-class PaddingCheck {
+class PaddingFlow {
 public:
-    PaddingCheck(const Graph& graph, std::string symbol) : graph_(graph), symbol_(std::move(symbol)) {}
+    PaddingFlow(const Graph& graph, std::map<ValueId, Dims> seeds, std::string what, std::string consequence)
+        : graph_(graph), what_(std::move(what)), consequence_(std::move(consequence)), carried_(std::move(seeds)) {}
 
-    void run() {
-        for (ValueId id : graph_.inputs) {
-            const Value& value = graph_.value(id);
-            for (size_t d = 0; d < value.symbols.size(); ++d) {
-                if (value.symbols[d] == symbol_) carried_[id].insert(static_cast<int64_t>(d));
-            }
-        }
+    std::map<ValueId, Dims> run() && {
         for (const Node& node : graph_.nodes) visit(node);
-        for (ValueId id : graph_.outputs) {
-            const Value& value = graph_.value(id);
-            Dims declared;
-            for (size_t d = 0; d < value.symbols.size(); ++d) {
-                if (value.symbols[d] == symbol_) declared.insert(static_cast<int64_t>(d));
-            }
-            if (declared != dims(id)) {
-                throw InputError("output '" + value.name + "' does not declare '" + symbol_ +
-                                 "' on the dims that follow it from the inputs; it cannot be sliced back from a bucket");
-            }
-        }
+        return std::move(carried_);
     }
 
 private:
@@ -74,8 +59,7 @@ private:
     int64_t rank(ValueId id) const { return static_cast<int64_t>(graph_.value(id).shape.size()); }
 
     [[noreturn]] void mixes(const Node& node, const std::string& how) const {
-        opError(node, how + " would mix padded positions of '" + symbol_ +
-                          "' into real ones, so the model cannot run padded to a bucket");
+        opError(node, how + " would mix " + what_ + " into real ones" + consequence_);
     }
 
     /// Dims of `input` aligned right onto an output of rank `outRank` (broadcasting).
@@ -172,16 +156,81 @@ private:
             }
             return;
         }
+        if (node.kind == OpKind::Gather) {
+            // Output dims: data's before the axis, the indices', data's after the axis.
+            const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", 0), rank(node.inputs[0]));
+            for (int64_t d : dims(node.inputs[0])) {
+                if (d == axis) mixes(node, "gathering along the padded dim");
+                result.insert(d < axis ? d : d - 1 + rank(node.inputs[1]));
+            }
+            for (int64_t d : dims(node.inputs[1])) result.insert(axis + d);
+            return;
+        }
+        if (node.kind == OpKind::Squeeze || node.kind == OpKind::Unsqueeze) {
+            mapAroundAxes(node, result);
+            return;
+        }
         mixes(node, std::string(opInfo(node.kind).name) + " on a padded tensor");
     }
 
+    /// Squeeze drops, Unsqueeze inserts, the size-1 dims at its axes; the other dims keep their order.
+    void mapAroundAxes(const Node& node, Dims& result) const {
+        const bool squeeze = node.kind == OpKind::Squeeze;
+        const int64_t inRank = rank(node.inputs[0]), outRank = rank(node.outputs[0]);
+        std::vector<int64_t> axes = ops::intsFromAttributeOrInput(graph_, node, "axes", 1).value_or(std::vector<int64_t>{});
+        if (squeeze && axes.empty()) {  // every size-1 dim
+            for (int64_t d = 0; d < inRank; ++d) {
+                if (graph_.value(node.inputs[0]).shape[static_cast<size_t>(d)] == 1) axes.push_back(d);
+            }
+        }
+        Dims special;
+        for (int64_t axis : axes) special.insert(ops::normalizeAxis(node, axis, squeeze ? inRank : outRank));
+        int64_t out = 0;
+        for (int64_t in = 0; in < inRank; ++in) {
+            if (squeeze && special.contains(in)) {
+                if (dims(node.inputs[0]).contains(in)) mixes(node, "squeezing the padded dim");
+                continue;
+            }
+            while (!squeeze && special.contains(out)) ++out;
+            if (dims(node.inputs[0]).contains(in)) result.insert(out);
+            ++out;
+        }
+    }
+
     const Graph& graph_;
-    std::string symbol_;
+    std::string what_, consequence_;
     std::map<ValueId, Dims> carried_;
 };
 
 }  // namespace
 
-void checkPaddable(const Graph& graph, const std::string& symbol) { PaddingCheck(graph, symbol).run(); }
+std::map<ValueId, std::set<int64_t>> followPadding(const Graph& graph, std::map<ValueId, std::set<int64_t>> seeds,
+                                                   const std::string& what, const std::string& consequence) {
+    return PaddingFlow(graph, std::move(seeds), what, consequence).run();
+}
+
+void checkPaddable(const Graph& graph, const std::string& symbol) {
+    const auto dimsNamed = [&](const Value& value) {
+        Dims dims;
+        for (size_t d = 0; d < value.symbols.size(); ++d) {
+            if (value.symbols[d] == symbol) dims.insert(static_cast<int64_t>(d));
+        }
+        return dims;
+    };
+    std::map<ValueId, Dims> seeds;
+    for (ValueId id : graph.inputs) {
+        if (Dims dims = dimsNamed(graph.value(id)); !dims.empty()) seeds[id] = std::move(dims);
+    }
+    const std::map<ValueId, Dims> carried = followPadding(graph, std::move(seeds), "padded positions of '" + symbol + "'",
+                                                          ", so the model cannot run padded to a bucket");
+    for (ValueId id : graph.outputs) {
+        const Value& value = graph.value(id);
+        const auto found = carried.find(id);
+        if (dimsNamed(value) != (found == carried.end() ? Dims{} : found->second)) {
+            throw InputError("output '" + value.name + "' does not declare '" + symbol +
+                             "' on the dims that follow it from the inputs; it cannot be sliced back from a bucket");
+        }
+    }
+}
 
 }  // namespace npusim::compiler

@@ -9,6 +9,7 @@
 
 #include "arch/artifact.h"
 #include "arch/byte_text.h"
+#include "compiler/graph/data_dependent.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/memory/space_allocators.h"
 #include "compiler/memory/weight_phases.h"
@@ -175,8 +176,12 @@ private:
 Planner::Planner(const Graph& graph, const TileProgram& program, const ArchConfig& config)
     : graph_(graph), program_(program), config_(config), lastPosition_(static_cast<int>(program.ops.size()) - 1),
       inputs_(graph.inputs.begin(), graph.inputs.end()), outputs_(graph.outputs.begin(), graph.outputs.end()) {
-    // Outputs, and storage an output views, are read back from DRAM after the job.
+    // Outputs, and storage an output views, are read back from DRAM after the job; so are the
+    // data-dependent sizes that cut them.
     for (ValueId id : graph.outputs) readBack_.insert(storageOf(id));
+    for (const Node& node : graph.nodes) {
+        if (const std::optional<DataDependentSize> size = dataDependentSize(graph, node)) readBack_.insert(node.outputs[size->sizeOutput]);
+    }
     // Every value an op names has a home.
     for (int position = 0; position <= lastPosition_; ++position) {
         const TileOp& op = program.ops[static_cast<size_t>(position)];

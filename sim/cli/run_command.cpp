@@ -184,9 +184,9 @@ void run(const RunOptions& o) {
     const std::map<std::string, Tensor> inputs =
         o.inputs == "random" ? sim::randomInputs(inputBindings, o.seed) : sim::readInputs(o.inputs, inputBindings);
     std::map<std::string, Tensor> padded;
-    for (const TensorBinding& binding : manifest.inputs) padded[binding.name] = runtime::reshaped(inputs.at(binding.name), binding.shape);
+    for (const TensorBinding& binding : manifest.inputs) padded[binding.name] = cropOrPad(inputs.at(binding.name), binding.shape);
     std::vector<Tensor> expected;
-    if (!o.expected.empty()) expected = sim::readExpectedOutputs(o.expected, outputBindings);
+    if (!o.expected.empty()) expected = sim::readExpectedOutputs(o.expected, outputBindings, manifest.sizes);
 
     sim::CoSimOptions simulation;
     for (const std::string& fault : o.inject) simulation.faults.push_back(hw::parseFaultSpec(fault));
@@ -216,7 +216,15 @@ void run(const RunOptions& o) {
         std::filesystem::rename(vcd + ".part", vcd, error);
         if (error) throw RunError("--vcd: cannot write '" + vcd + "': " + error.message());
     }
-    for (size_t i = 0; i < result.outputs.size(); ++i) result.outputs[i] = runtime::reshaped(result.outputs[i], outputBindings[i].shape);
+    if (bucket) {  // cut back along the bucket's dim
+        for (size_t i = 0; i < result.outputs.size(); ++i) {
+            Shape shape = result.outputs[i].shape;
+            for (size_t d = 0; d < outputBindings[i].symbols.size(); ++d) {
+                if (outputBindings[i].symbols[d] == bucket->symbol) shape[d] = outputBindings[i].shape[d];
+            }
+            result.outputs[i] = cropOrPad(result.outputs[i], shape);
+        }
+    }
     const reports::RunRecord record{p.config,           manifest,
                                     result.trace,       result.job.startCycle,
                                     result.job.cycles,  result.dram.bytesRead,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torchvision
 from torch import nn
 
 
@@ -108,6 +109,36 @@ class PreluCnn(nn.Module):
         return self.features(x)
 
 
+class DetectionHead(nn.Module):
+    """A single-shot detector: a small CNN predicts box offsets and class scores per anchor on
+    an 8x8 grid; every anchor's best class goes through per-class NMS (torchvision's
+    batched_nms, exported as NonMaxSuppression), and the kept boxes, scores and labels come out
+    in score order, as many as survive."""
+
+    def __init__(self, classes=4, anchors=3, grid=8):
+        super().__init__()
+        self.classes, self.anchors = classes, anchors
+        self.backbone = nn.Sequential(
+            nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU(),
+            nn.Conv2d(32, 32, 3, stride=2, padding=1), nn.ReLU())
+        self.head = nn.Conv2d(32, anchors * (4 + classes), 1)
+        centers = (torch.arange(grid) + 0.5) * 8
+        cy, cx = torch.meshgrid(centers, centers, indexing="ij")
+        sizes = torch.tensor([8.0, 16.0, 24.0])[:anchors]
+        half = sizes.view(1, 1, anchors) / 2
+        corners = [cx[..., None] - half, cy[..., None] - half, cx[..., None] + half, cy[..., None] + half]
+        self.register_buffer("priors", torch.stack([c.expand(grid, grid, anchors) for c in corners], -1).reshape(-1, 4))
+
+    def forward(self, x):
+        p = self.head(self.backbone(x))  # [1, A * (4 + C), 8, 8]
+        p = p.reshape(self.anchors, 4 + self.classes, -1).permute(2, 0, 1).reshape(-1, 4 + self.classes)
+        boxes = self.priors + 4 * torch.tanh(p[:, :4])
+        scores, labels = p[:, 4:].sigmoid().max(1)
+        keep = torchvision.ops.batched_nms(boxes, scores, labels, 0.5)
+        return boxes[keep], scores[keep], labels[keep]
+
+
 class ShiftedWindowBlock(nn.Module):
     """A Swin-style block: cyclic shift, window partition, windowed attention with a relative
     position bias indexed through Mod, window merge and reverse shift."""
@@ -149,7 +180,6 @@ class ShiftedWindowBlock(nn.Module):
 
 def _vision(factory, **kwargs):
     def build():
-        import torchvision
         return getattr(torchvision.models, factory)(weights=None, **kwargs), {"x": torch.randn(1, 3, 224, 224)}
     return build
 
@@ -180,6 +210,8 @@ MODELS = {
                    "Swin-style shifted-window block (Mod), 28x28x96"),
     "mobilenet_v3_small": (_vision("mobilenet_v3_small"), "torchvision MobileNetV3-Small, 1x3x224x224"),
     "efficientnet_b0": (_vision("efficientnet_b0"), "torchvision EfficientNet-B0, 1x3x224x224"),
+    "detection_head": (lambda: (DetectionHead(), {"x": torch.randn(1, 3, 64, 64)}),
+                       "single-shot detector head with per-class NMS, 1x3x64x64"),
 }
 
 

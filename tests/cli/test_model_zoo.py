@@ -10,9 +10,9 @@ import unittest
 from pathlib import Path
 
 ZOO = Path(__file__).resolve().parents[1] / "bench" / "model_zoo.py"
-# A CNN with PReLU, a bidirectional LSTM, a shifted-window attention block, a causal decoder
-# and MobileNetV2's depthwise convolutions.
-MODELS = "prelu_cnn,lstm_tagger,swin_block,gpt_decoder,mobilenet_v2"
+# A CNN with PReLU, a bidirectional LSTM, a shifted-window attention block, a causal decoder,
+# MobileNetV2's depthwise convolutions and a detector whose NMS keeps as many boxes as the data allow.
+MODELS = "prelu_cnn,lstm_tagger,swin_block,gpt_decoder,mobilenet_v2,detection_head"
 
 
 class ModelZoo(unittest.TestCase):

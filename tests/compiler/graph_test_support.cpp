@@ -179,6 +179,18 @@ ValueId GraphBuilder::op(OpKind kind, const std::string& name, std::vector<Value
     return out;
 }
 
+std::vector<ValueId> GraphBuilder::ops(OpKind kind, const std::string& name, std::vector<ValueId> inputs, size_t outputs,
+                                       std::map<std::string, Attribute> attributes) {
+    std::vector<ValueId> results;
+    for (size_t i = 0; i < outputs; ++i) {
+        const std::string valueName = i == 0 ? name : name + "." + std::to_string(i);
+        results.push_back(graph_.addValue(Value{valueName, DType::Fp32, {}, std::nullopt, static_cast<int>(graph_.nodes.size())}));
+    }
+    graph_.nodes.push_back(Node{name, kind, std::move(inputs), results, std::move(attributes)});
+    opInfo(kind).inferTypes(graph_, graph_.nodes.back());
+    return results;
+}
+
 Graph GraphBuilder::finish(std::vector<ValueId> outputs) {
     graph_.outputs = std::move(outputs);
     return graph_;

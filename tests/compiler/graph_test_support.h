@@ -104,6 +104,9 @@ public:
     /// Adds an op named `name` whose single result is a value named `name` too.
     ValueId op(OpKind kind, const std::string& name, std::vector<ValueId> inputs,
                std::map<std::string, Attribute> attributes = {});
+    /// Adds an op with `outputs` results, named `name`, `name`.1, `name`.2...
+    std::vector<ValueId> ops(OpKind kind, const std::string& name, std::vector<ValueId> inputs, size_t outputs,
+                             std::map<std::string, Attribute> attributes = {});
     /// The graph, returning `outputs`.
     Graph finish(std::vector<ValueId> outputs);
 
