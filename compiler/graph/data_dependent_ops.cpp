@@ -46,62 +46,41 @@ std::vector<double> comparable(const Tensor& x) {
 
 Shape nonZeroShape(const Shape& x) { return {static_cast<int64_t>(x.size()), elementCount(x)}; }
 
-// Compress ------------------------------------------------------------------------------
+// Compress and Unique ---------------------------------------------------------------------
 
-struct CompressGeometry {
-    std::optional<int64_t> axis;  ///< nullopt: X flattened
-    int64_t outer = 1, size = 1, inner = 1, bound = 0;
-    Shape output;
+/// X as slices along the op's axis, [outer, size, inner], or flattened ([1, n, 1]) without one.
+struct SliceGeometry {
+    std::optional<int64_t> axis;
+    int64_t outer = 1, size = 1, inner = 1;
+    /// X's shape with `bound` slices.
+    Shape withSlices(const Shape& x, int64_t bound) const {
+        if (!axis) return {bound};
+        Shape shape = x;
+        shape[static_cast<size_t>(*axis)] = bound;
+        return shape;
+    }
 };
 
-CompressGeometry compressGeometry(const Node& node, const Shape& x, const Shape& condition) {
-    if (condition.size() != 1) opError(node, "condition must be 1-D, got " + shapeString(condition));
-    CompressGeometry g;
-    if (node.attributes.contains("axis")) {
-        if (x.empty()) opError(node, "an axis needs an input of rank >= 1");
-        g.axis = normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(x.size()));
-        for (int64_t d = 0; d < static_cast<int64_t>(x.size()); ++d) {
-            if (d < *g.axis) g.outer *= x[d];
-            if (d > *g.axis) g.inner *= x[d];
-        }
-        g.size = x[*g.axis];
-    } else {
+SliceGeometry sliceGeometry(const Node& node, const Shape& x) {
+    SliceGeometry g;
+    if (!node.attributes.contains("axis")) {
         g.size = elementCount(x);
+        return g;
     }
-    g.bound = std::min(g.size, condition[0]);
-    g.output = g.axis ? x : Shape{};
-    if (g.axis) {
-        g.output[*g.axis] = g.bound;
-    } else {
-        g.output = {g.bound};
+    if (x.empty()) opError(node, "an axis needs an input of rank >= 1");
+    g.axis = normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(x.size()));
+    for (int64_t d = 0; d < static_cast<int64_t>(x.size()); ++d) {
+        if (d < *g.axis) g.outer *= x[d];
+        if (d > *g.axis) g.inner *= x[d];
     }
+    g.size = x[static_cast<size_t>(*g.axis)];
     return g;
 }
 
-// Unique --------------------------------------------------------------------------------
-
-struct UniqueGeometry {
-    std::optional<int64_t> axis;
-    int64_t outer = 1, size = 1, inner = 1;
-    Shape values;  ///< Y at its bound
-};
-
-UniqueGeometry uniqueGeometry(const Node& node, const Shape& x) {
-    UniqueGeometry g;
-    if (node.attributes.contains("axis")) {
-        if (x.empty()) opError(node, "an axis needs an input of rank >= 1");
-        g.axis = normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(x.size()));
-        for (int64_t d = 0; d < static_cast<int64_t>(x.size()); ++d) {
-            if (d < *g.axis) g.outer *= x[d];
-            if (d > *g.axis) g.inner *= x[d];
-        }
-        g.size = x[*g.axis];
-        g.values = x;
-    } else {
-        g.size = elementCount(x);
-        g.values = {g.size};
-    }
-    return g;
+/// Compress keeps at most as many slices as its condition is long.
+int64_t compressBound(const Node& node, const SliceGeometry& g, const Shape& condition) {
+    if (condition.size() != 1) opError(node, "condition must be 1-D, got " + shapeString(condition));
+    return std::min(g.size, condition[0]);
 }
 
 // NonMaxSuppression ----------------------------------------------------------------------
@@ -172,28 +151,30 @@ void inferCompress(Graph& graph, const Node& node) {
     const Value& x = graph.value(node.inputs[0]);
     const Value& condition = graph.value(node.inputs[1]);
     requireDType(node, "condition", condition.dtype, {DType::Bool});
-    setOutput(graph, node, x.dtype, compressGeometry(node, x.shape, condition.shape).output);
+    const SliceGeometry g = sliceGeometry(node, x.shape);
+    setOutput(graph, node, x.dtype, g.withSlices(x.shape, compressBound(node, g, condition.shape)));
     setSizeOutput(graph, node);
 }
 
 std::vector<Tensor> interpretCompress(const Node& node, std::span<const Tensor* const> inputs) {
     const Tensor& x = *inputs[0];
-    const CompressGeometry g = compressGeometry(node, x.shape, inputs[1]->shape);
+    const SliceGeometry g = sliceGeometry(node, x.shape);
+    const int64_t bound = compressBound(node, g, inputs[1]->shape);
     const std::span<const uint8_t> condition = inputs[1]->as<uint8_t>();
     std::vector<int64_t> sources;
     int64_t count = 0;
-    for (int64_t s = 0; s < g.bound; ++s) count += condition[static_cast<size_t>(s)] != 0;
+    for (int64_t s = 0; s < bound; ++s) count += condition[static_cast<size_t>(s)] != 0;
     for (int64_t o = 0; o < g.outer; ++o) {
-        for (int64_t s = 0; s < g.bound; ++s) {
+        for (int64_t s = 0; s < bound; ++s) {
             if (condition[static_cast<size_t>(s)] == 0) continue;
             for (int64_t n = 0; n < g.inner; ++n) sources.push_back((o * g.size + s) * g.inner + n);
         }
         // Padding: zero slices up to the bound.
-        for (int64_t pad = count; pad < g.bound; ++pad) {
+        for (int64_t pad = count; pad < bound; ++pad) {
             for (int64_t n = 0; n < g.inner; ++n) sources.push_back(-1);
         }
     }
-    Tensor out = Tensor::zeros(x.dtype, g.output);
+    Tensor out = Tensor::zeros(x.dtype, g.withSlices(x.shape, bound));
     const size_t elem = dtypeSize(x.dtype);
     for (size_t i = 0; i < sources.size(); ++i) {
         if (sources[i] >= 0) std::copy_n(x.bytes.data() + sources[i] * elem, elem, out.bytes.data() + i * elem);
@@ -205,9 +186,9 @@ void inferUnique(Graph& graph, const Node& node) {
     checkArity(graph, node);
     const Value& x = graph.value(node.inputs[0]);
     requireDType(node, "X", x.dtype, kNumericDTypes);
-    const UniqueGeometry g = uniqueGeometry(node, x.shape);
+    const SliceGeometry g = sliceGeometry(node, x.shape);
     const Shape counted{g.size};
-    const std::pair<DType, Shape> types[] = {{x.dtype, g.values}, {DType::Int64, counted}, {DType::Int64, counted}, {DType::Int64, counted}};
+    const std::pair<DType, Shape> types[] = {{x.dtype, g.withSlices(x.shape, g.size)}, {DType::Int64, counted}, {DType::Int64, counted}, {DType::Int64, counted}};
     for (size_t i = 0; i < 4; ++i) {
         Value& out = graph.value(node.outputs[i]);
         out.dtype = types[i].first;
@@ -218,7 +199,7 @@ void inferUnique(Graph& graph, const Node& node) {
 
 std::vector<Tensor> interpretUnique(const Node& node, std::span<const Tensor* const> inputs) {
     const Tensor& x = *inputs[0];
-    const UniqueGeometry g = uniqueGeometry(node, x.shape);
+    const SliceGeometry g = sliceGeometry(node, x.shape);
     const std::vector<double> values = comparable(x);
     const auto element = [&](int64_t slice, int64_t o, int64_t n) { return values[static_cast<size_t>((o * g.size + slice) * g.inner + n)]; };
     // -1, 0, 1 as slice a orders before, equal to or after slice b (row-major over outer, inner).
@@ -263,7 +244,7 @@ std::vector<Tensor> interpretUnique(const Node& node, std::span<const Tensor* co
             if (order(firsts[rank[static_cast<size_t>(k)]], s) == 0) inverse[static_cast<size_t>(s)] = k;
         }
     }
-    Tensor y = Tensor::zeros(x.dtype, g.values);
+    Tensor y = Tensor::zeros(x.dtype, g.withSlices(x.shape, g.size));
     const size_t elem = dtypeSize(x.dtype);
     for (size_t i = 0; i < sources.size(); ++i) {
         if (sources[i] >= 0) std::copy_n(x.bytes.data() + sources[i] * elem, elem, y.bytes.data() + i * elem);
