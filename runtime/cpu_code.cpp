@@ -31,7 +31,7 @@ std::string sectionError(const std::string& what) {
 bool kernelLibraryFunction(const llvm::orc::SymbolStringPtr& name) {
     static const std::set<std::string> kAllowed = {
         "memset", "memcpy", "memmove", "roundevenf", "roundeven", "fmodf", "floorf", "ceilf", "sin", "cos", "tan",
-        "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "__extendhfsf2", "__truncsfhf2"};
+        "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "exp", "log", "__extendhfsf2", "__truncsfhf2"};
     return kAllowed.contains(std::string(*name));
 }
 

@@ -161,7 +161,7 @@ private:
         }
         // The C library's double function (of an f32 rounded once: as exact as the reference's).
         constexpr const char* kSymbols[] = {nullptr, nullptr, nullptr, "sin", "cos", "tan", "asin", "acos",
-                                            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1"};
+                                            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "exp", "log"};
         llvm::Type* f64 = b_.getDoubleTy();
         const llvm::FunctionCallee callee =
             module_.getOrInsertFunction(kSymbols[static_cast<size_t>(function)], llvm::FunctionType::get(f64, {f64}, false));
@@ -203,7 +203,9 @@ private:
                 case BinaryOp::Min: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
                 case BinaryOp::Max: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
                 case BinaryOp::And:
-                case BinaryOp::Or: break;
+                case BinaryOp::Or:
+                case BinaryOp::Shl:
+                case BinaryOp::Shr: break;
             }
             throw std::logic_error("kernel bitwise op on floats");
         }
@@ -217,6 +219,8 @@ private:
             case BinaryOp::Max: return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
             case BinaryOp::And: return b_.CreateAnd(a, b);
             case BinaryOp::Or: return b_.CreateOr(a, b);
+            case BinaryOp::Shl: return b_.CreateShl(a, b);
+            case BinaryOp::Shr: return b_.CreateLShr(a, b);
         }
         throw std::logic_error("kernel binary op of unknown kind");
     }

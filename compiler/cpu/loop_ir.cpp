@@ -225,7 +225,7 @@ namespace {
 
 std::string_view mathName(MathFn function) {
     constexpr std::string_view kNames[] = {"floor", "ceil", "isnan", "sin", "cos", "tan", "asin", "acos",
-                                           "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1"};
+                                           "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "exp", "log"};
     return kNames[static_cast<size_t>(function)];
 }
 
@@ -276,7 +276,7 @@ const char* scalarName(Scalar type) {
 }
 
 const char* binaryName(BinaryOp op) {
-    static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "rem", "min", "max", "and", "or"};
+    static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "rem", "min", "max", "and", "or", "shl", "shr"};
     return kNames[static_cast<int>(op)];
 }
 

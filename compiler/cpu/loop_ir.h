@@ -26,8 +26,9 @@ constexpr bool isReal(Scalar type) { return type == Scalar::F32 || type == Scala
 enum class ExprKind : uint8_t { Int, Float, LoopVar, Local, Load, Binary, Compare, Select, Cast, Round, Math };
 /// Functions of a float, of its type: Floor and Ceil exact, IsNaN an i1, the others the C
 /// library's double functions (an f32 is widened and the result rounded to f32 once).
-enum class MathFn : uint8_t { Floor, Ceil, IsNaN, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Expm1 };
-enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, And, Or };
+enum class MathFn : uint8_t { Floor, Ceil, IsNaN, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Expm1, Exp, Log };
+/// Shl and Shr (logical) shift integers by an amount below their width.
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, And, Or, Shl, Shr };
 /// Comparisons: signed for integers, ordered for floats.
 enum class ComparePredicate : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
 

@@ -147,6 +147,13 @@ enum class OpKind : uint16_t {
     IsInf,
     NegativeLogLikelihoodLoss,
     SoftmaxCrossEntropyLoss,
+    Hardmax,
+    ReverseSequence,
+    BitShift,
+    EyeLike,
+    InstanceNormalization,
+    MeanVarianceNormalization,
+    LRN,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,
