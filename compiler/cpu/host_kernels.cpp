@@ -483,6 +483,7 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::BitShift: return bitShift(graph, node, k);
         case OpKind::ReverseSequence: return reverseSequence(graph, node, k);
         case OpKind::LRN: return lrn(graph, node, k);
+        case OpKind::Det: return det(graph, node, k);
         default: return std::nullopt;
     }
 }

@@ -154,6 +154,8 @@ enum class OpKind : uint16_t {
     InstanceNormalization,
     MeanVarianceNormalization,
     LRN,
+    Det,
+    Upsample,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,

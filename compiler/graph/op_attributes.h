@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "compiler/graph/graph.h"
@@ -18,6 +19,9 @@ ReverseSequenceAxes reverseSequenceAxes(const Node& node);
 
 /// MeanVarianceNormalization's axes (default [0, 2, 3], NCHW's), each in [0, rank).
 std::vector<int64_t> meanVarianceAxes(const Node& node, int64_t rank);
+
+/// Upsample's scales attribute (opset 7) as Resize's fp32 scales input; nullopt when absent.
+std::optional<Tensor> upsampleScalesAttribute(const Node& node);
 
 /// LRN's attributes: x / (bias + alpha / size * the sum of squares of the `size` channels from
 /// c - (size - 1) / 2 on) ^ beta.

@@ -134,6 +134,9 @@ std::vector<Tensor> interpretGlobalMaxPool(const Node& node,
                                            std::span<const Tensor* const> inputs);
 void inferResize(Graph& graph, const Node& node);
 std::vector<Tensor> interpretResize(const Node& node, std::span<const Tensor* const> inputs);
+/// upsample_op.cpp: Resize's opset-10 form.
+void inferUpsample(Graph& graph, const Node& node);
+std::vector<Tensor> interpretUpsample(const Node& node, std::span<const Tensor* const> inputs);
 void inferQuantizeLinear(Graph& graph, const Node& node);
 std::vector<Tensor> interpretQuantizeLinear(const Node& node,
                                             std::span<const Tensor* const> inputs);
@@ -238,6 +241,8 @@ std::vector<Tensor> interpretReverseSequence(const Node& node, std::span<const T
 /// matrix_ops.cpp: EyeLike and Det.
 void inferEyeLike(Graph& graph, const Node& node);
 std::vector<Tensor> interpretEyeLike(const Node& node, std::span<const Tensor* const> inputs);
+void inferDet(Graph& graph, const Node& node);
+std::vector<Tensor> interpretDet(const Node& node, std::span<const Tensor* const> inputs);
 void inferTopK(Graph& graph, const Node& node);
 std::vector<Tensor> interpretTopK(const Node& node, std::span<const Tensor* const> inputs);
 

@@ -176,6 +176,8 @@ constexpr std::array kOps = {
     OpInfo{OpKind::MeanVarianceNormalization, "MeanVarianceNormalization", 1, 1, 1, 1,
            ops::inferChannelNormalization, ops::interpretMeanVarianceNormalization},
     OpInfo{OpKind::LRN, "LRN", 1, 1, 1, 1, ops::inferChannelNormalization, ops::interpretLrn},
+    OpInfo{OpKind::Det, "Det", 1, 1, 1, 1, ops::inferDet, ops::interpretDet},
+    OpInfo{OpKind::Upsample, "Upsample", 1, 2, 1, 1, ops::inferUpsample, ops::interpretUpsample},
     OpInfo{OpKind::Im2Col, "npusim.Im2Col", 1, 2, 1, 1, ops::inferIm2Col, ops::interpretIm2Col},
     OpInfo{OpKind::RmsNormalization, "npusim.RMSNormalization", 2, 2, 1, 1, ops::inferRmsNormalization,
            ops::interpretRmsNormalization},
@@ -237,6 +239,7 @@ std::span<const int> shapeOperands(OpKind kind) {
                          kFifth[] = {4};
     switch (kind) {
         case OpKind::Resize: return kResize;  // opset 10: scales; 11 on: roi, scales, sizes
+        case OpKind::Upsample:                // scales, from opset 9
         case OpKind::ReduceSum:               // axes, from opset 13
         case OpKind::Reshape:
         case OpKind::Squeeze:    // axes, from opset 13

@@ -32,6 +32,9 @@ void unrollRecurrences(Graph& graph);
 /// MeanVarianceNormalization as reductions and elementwise ops.
 void decomposeNormalizations(Graph& graph);
 
+/// Rewrites Upsample as Resize's opset-10 form.
+void upsampleToResize(Graph& graph);
+
 /// Splits SoftmaxCrossEntropyLoss into LogSoftmax along the classes and
 /// NegativeLogLikelihoodLoss of its result.
 void splitSoftmaxCrossEntropy(Graph& graph);

@@ -1,5 +1,6 @@
-// ReverseSequence (either axis order, partial lengths) and EyeLike (shifted diagonals, another
-// dtype, folded to a constant at import) against hand-worked results, and their located errors.
+// ReverseSequence (either axis order, partial lengths), EyeLike (shifted diagonals, another
+// dtype, folded to a constant at import) and Det (pivoting, singular and batched matrices)
+// against hand-worked results, and their located errors.
 #include <gtest/gtest.h>
 
 #include "compiler/graph/constant_eval.h"
@@ -51,6 +52,16 @@ TEST(InterpreterEyeLike, FoldsToAConstantFromTheInputShapeAlone) {
     const std::optional<std::vector<Tensor>> folded = evaluateIfConstant(graph, graph.nodes[0]);
     ASSERT_TRUE(folded);
     testing::expectTensorEq(folded->at(0), fp32({2, 2}, {1, 0, 0, 1}));
+}
+
+TEST(InterpreterDet, DeterminantsOfABatch) {
+    // [[1, 2], [3, 4]]: -2; [[0, 1], [1, 0]] needs a row swap: -1; a singular matrix: 0.
+    testing::expectTensorNear(runOp(OpKind::Det, {fp32({3, 2, 2}, {1, 2, 3, 4, 0, 1, 1, 0, 2, 4, 1, 2})}),
+                              fp32({3}, {-2, -1, 0}));
+    // 3x3 with a zero first pivot: 0*(1*0-2*1) - 1*(1*0-2*3) + 2*(1*1-1*3) = 6 - 4 = 2.
+    testing::expectTensorNear(runOp(OpKind::Det, {fp32({3, 3}, {0, 1, 2, 1, 1, 2, 3, 1, 0})}), fp32({}, {2}));
+    EXPECT_EQ(inputErrorOf([] { singleOpGraph(OpKind::Det, {fp32({2, 3}, {1, 2, 3, 4, 5, 6})}); }),
+              "op 'op' (Det): X must be square matrices ([..., M, M]), got [2,3]");
 }
 
 }  // namespace
