@@ -26,12 +26,13 @@ std::string sectionError(const std::string& what) {
 }
 
 /// The C library functions optimised kernels may call (loops recognised as memset or memcpy,
-/// rounding, float remainders, the double functions of the elementwise math kernels, fp16
+/// rounding, float remainders, the double functions of the math kernels, scratch memory, fp16
 /// conversions where the host lacks them): the only process symbols the JIT resolves.
 bool kernelLibraryFunction(const llvm::orc::SymbolStringPtr& name) {
     static const std::set<std::string> kAllowed = {
         "memset", "memcpy", "memmove", "roundevenf", "roundeven", "fmodf", "floorf", "ceilf", "sin", "cos", "tan",
-        "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "__extendhfsf2", "__truncsfhf2"};
+        "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "exp", "log", "malloc", "free",
+        "__extendhfsf2", "__truncsfhf2"};
     return kAllowed.contains(std::string(*name));
 }
 

@@ -47,6 +47,24 @@ HostKernel cumSum(const Graph& graph, const Node& node, Bound& k) {
     return k.finish();
 }
 
+/// A local holding the position along the axis of line (o, n)'s first (last: its last)
+/// largest (or smallest) element of buffer x.
+uint32_t extremeIndex(KernelBuilder& b, uint32_t x, const AxisView& v, V o, V n, bool largest, bool last) {
+    const uint32_t best = b.local(b.load(x, b.affine(o, v.size * v.inner, n)));
+    const uint32_t bestIndex = b.local(b.integer(0));
+    b.loop(v.size - 1, [&](V step) {
+        const V s = b.add(step, b.integer(1));
+        const V candidate = b.load(x, b.affine(b.affine(o, v.size, s), v.inner, n));
+        V better = b.compare(largest ? ComparePredicate::Gt : ComparePredicate::Lt, candidate, b.get(best));
+        if (last) better = b.binary(BinaryOp::Or, better, b.compare(ComparePredicate::Eq, candidate, b.get(best)));
+        b.when(better, [&] {
+            b.set(best, candidate);
+            b.set(bestIndex, s);
+        });
+    });
+    return bestIndex;
+}
+
 HostKernel argExtreme(const Graph& graph, const Node& node, Bound& k) {
     const Shape& shape = graph.value(node.inputs[0]).shape;
     const int64_t axis = ops::normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(shape.size()));
@@ -56,19 +74,25 @@ HostKernel argExtreme(const Graph& graph, const Node& node, Bound& k) {
     const uint32_t x = k.bind(graph, node.inputs[0], false), y = k.bind(graph, node.outputs[0], true);
     b.loop(v.outer, [&](V o) {
         b.loop(v.inner, [&](V n) {
-            const uint32_t best = b.local(b.load(x, b.affine(o, v.size * v.inner, n)));
-            const uint32_t bestIndex = b.local(b.integer(0));
-            b.loop(v.size - 1, [&](V step) {
-                const V s = b.add(step, b.integer(1));
-                const V candidate = b.load(x, b.affine(b.affine(o, v.size, s), v.inner, n));
-                V better = b.compare(largest ? ComparePredicate::Gt : ComparePredicate::Lt, candidate, b.get(best));
-                if (last) better = b.binary(BinaryOp::Or, better, b.compare(ComparePredicate::Eq, candidate, b.get(best)));
-                b.when(better, [&] {
-                    b.set(best, candidate);
-                    b.set(bestIndex, s);
-                });
+            b.store(y, b.affine(o, v.inner, n), b.get(extremeIndex(b, x, v, o, n, largest, last)));
+        });
+    });
+    return k.finish();
+}
+
+/// 1 at each line's first largest element, 0 elsewhere.
+HostKernel hardmax(const Graph& graph, const Node& node, Bound& k) {
+    const Shape& shape = graph.value(node.inputs[0]).shape;
+    const AxisView v = axisView(shape, ops::normalizeAxis(node, node.intAttr("axis", -1), static_cast<int64_t>(shape.size())));
+    KernelBuilder& b = k.builder;
+    const uint32_t x = k.bind(graph, node.inputs[0], false), y = k.bind(graph, node.outputs[0], true);
+    b.loop(v.outer, [&](V o) {
+        b.loop(v.inner, [&](V n) {
+            const uint32_t first = extremeIndex(b, x, v, o, n, true, false);
+            b.loop(v.size, [&](V s) {
+                b.store(y, b.affine(b.affine(o, v.size, s), v.inner, n),
+                        b.select(b.compare(ComparePredicate::Eq, s, b.get(first)), b.real(1), b.real(0)));
             });
-            b.store(y, b.affine(o, v.inner, n), b.get(bestIndex));
         });
     });
     return k.finish();
@@ -133,24 +157,29 @@ HostKernel where(const Graph& graph, const Node& node, Bound& k) {
     return k.finish();
 }
 
-/// Mod over the broadcast of its inputs: frem (C's fmod) for floats; for integers the
-/// remainder of truncating division, moved to the divisor's sign unless fmod = 1, and 0 for a
-/// divisor of 0 or -1 (where the hardware remainder is undefined).
-HostKernel mod(const Graph& graph, const Node& node, Bound& k) {
+/// `combine(x, y)` of the node's two inputs over their broadcast, into its output.
+HostKernel broadcastBinary(const Graph& graph, const Node& node, Bound& k, const std::function<V(V, V)>& combine) {
     const Shape& shape = graph.value(node.outputs[0]).shape;
-    const bool fmod = node.intAttr("fmod", 0) == 1;
-    const Scalar type = loadedType(graph.value(node.inputs[0]).dtype);
     KernelBuilder& b = k.builder;
     const auto [operands, strides] = bindBroadcast(graph, node, k, shape);
     const uint32_t out = k.bind(graph, node.outputs[0], true);
     const std::vector<int64_t> outStrides = ops::rowMajorStrides(shape);
     forEachPosition(b, shape, [&](const std::vector<V>& p) {
-        const V x = b.load(operands[0], linear(b, p, strides[0]));
-        const V y = b.load(operands[1], linear(b, p, strides[1]));
-        if (type == Scalar::F32) {
-            b.store(out, linear(b, p, outStrides), b.binary(BinaryOp::Rem, x, y));
-            return;
-        }
+        b.store(out, linear(b, p, outStrides),
+                combine(b.load(operands[0], linear(b, p, strides[0])), b.load(operands[1], linear(b, p, strides[1]))));
+    });
+    return k.finish();
+}
+
+/// Mod over the broadcast of its inputs: frem (C's fmod) for floats; for integers the
+/// remainder of truncating division, moved to the divisor's sign unless fmod = 1, and 0 for a
+/// divisor of 0 or -1 (where the hardware remainder is undefined).
+HostKernel mod(const Graph& graph, const Node& node, Bound& k) {
+    const bool fmod = node.intAttr("fmod", 0) == 1;
+    const Scalar type = loadedType(graph.value(node.inputs[0]).dtype);
+    KernelBuilder& b = k.builder;
+    return broadcastBinary(graph, node, k, [&](V x, V y) {
+        if (type == Scalar::F32) return b.binary(BinaryOp::Rem, x, y);
         const V zero = b.integer(0, type);
         const V undefined = b.binary(BinaryOp::Or, b.compare(ComparePredicate::Eq, y, zero),
                                      b.compare(ComparePredicate::Eq, y, b.integer(-1, type)));
@@ -161,9 +190,19 @@ HostKernel mod(const Graph& graph, const Node& node, Bound& k) {
                                                      b.compare(ComparePredicate::Lt, y, zero)));
             r = b.select(signsDiffer, b.add(r, y), r);
         }
-        b.store(out, linear(b, p, outStrides), r);
+        return r;
     });
-    return k.finish();
+}
+
+/// BitShift of uint8 (loaded as int32): shifts by 8 or more give 0; the store keeps the low 8
+/// bits of a left shift.
+HostKernel bitShift(const Graph& graph, const Node& node, Bound& k) {
+    const bool left = ops::stringAttr(node, "direction", "") == "LEFT";
+    KernelBuilder& b = k.builder;
+    return broadcastBinary(graph, node, k, [&](V x, V amount) {
+        const V shifted = b.binary(left ? BinaryOp::Shl : BinaryOp::Shr, x, amount);
+        return b.select(b.compare(ComparePredicate::Lt, amount, b.integer(8, Scalar::I32)), shifted, b.integer(0, Scalar::I32));
+    });
 }
 
 /// The elementwise math the vector unit lacks (math_ops.cpp), element by element.
@@ -408,7 +447,8 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
     // These ops work along an axis of their first input, which a scalar lacks (ONNX refuses
     // it; so does the kernel).
     const bool alongAxis = node.kind == OpKind::CumSum || node.kind == OpKind::ArgMax || node.kind == OpKind::ArgMin ||
-                           node.kind == OpKind::TopK || node.kind == OpKind::Gather || node.kind == OpKind::GatherElements;
+                           node.kind == OpKind::TopK || node.kind == OpKind::Gather || node.kind == OpKind::GatherElements ||
+                           node.kind == OpKind::Hardmax;
     if (alongAxis && graph.value(node.inputs[0]).shape.empty()) return std::nullopt;
     // Gathering from an empty axis: every index is out of range.
     const bool gathers = node.kind == OpKind::Gather || node.kind == OpKind::GatherElements;
@@ -439,6 +479,11 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::Shrink: case OpKind::Celu: case OpKind::IsNaN: case OpKind::IsInf: return elementwiseMath(graph, node, k);
         case OpKind::DynamicQuantizeLinear: return dynamicQuantizeLinear(graph, node, k);
         case OpKind::NegativeLogLikelihoodLoss: return negativeLogLikelihoodLoss(graph, node, k);
+        case OpKind::Hardmax: return hardmax(graph, node, k);
+        case OpKind::BitShift: return bitShift(graph, node, k);
+        case OpKind::ReverseSequence: return reverseSequence(graph, node, k);
+        case OpKind::LRN: return lrn(graph, node, k);
+        case OpKind::Det: return det(graph, node, k);
         default: return dataDependentKernel(graph, node, k);
     }
 }

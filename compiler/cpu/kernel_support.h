@@ -53,6 +53,12 @@ BroadcastOperands bindBroadcast(const Graph& graph, const Node& node, Bound& k, 
 // The kernels of the family files.
 /// loss_kernels.cpp
 HostKernel negativeLogLikelihoodLoss(const Graph& graph, const Node& node, Bound& k);
+/// matrix_kernels.cpp
+HostKernel det(const Graph& graph, const Node& node, Bound& k);
+/// normalization_kernels.cpp
+HostKernel lrn(const Graph& graph, const Node& node, Bound& k);
+/// sequence_kernels.cpp
+HostKernel reverseSequence(const Graph& graph, const Node& node, Bound& k);
 /// data_dependent_kernels.cpp: NonZero, Compress, Unique and NonMaxSuppression; nullopt for other ops.
 std::optional<HostKernel> dataDependentKernel(const Graph& graph, const Node& node, Bound& k);
 

@@ -3,6 +3,7 @@
 // every expression is emitted afresh at the statement that uses it.
 #include "compiler/cpu/llvm_emitter.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <llvm/IR/IRBuilder.h>
@@ -50,14 +51,20 @@ public:
         llvm::Argument* buffers = function_->getArg(0);
         buffers->setName("buffers");
         b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", function_));
-        for (size_t i = 0; i < kernel_.buffers.size(); ++i) {
-            llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(pointer, buffers, i);
-            bases_.push_back(b_.CreateLoad(pointer, slot, kernel_.buffers[i].name));
+        uint64_t argument = 0;
+        for (const Buffer& buffer : kernel_.buffers) {
+            if (buffer.scratch) {
+                bases_.push_back(allocate(buffer));
+                continue;
+            }
+            llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(pointer, buffers, argument++);
+            bases_.push_back(b_.CreateLoad(pointer, slot, buffer.name));
         }
         for (Scalar local : kernel_.locals) locals_.push_back(b_.CreateAlloca(scalarType(context_, local)));
         for (uint32_t i = 0; i < kernel_.loopVars; ++i) loopVars_.push_back(b_.CreateAlloca(b_.getInt64Ty()));
+        if (!scratch_.empty()) checkAllocations();
         body(kernel_.body);
-        b_.CreateRet(b_.getInt64(static_cast<uint64_t>(KernelStatus::Ok)));
+        ret(KernelStatus::Ok);
         signature();
     }
 
@@ -69,7 +76,7 @@ private:
                 case StmtKind::Assign: b_.CreateStore(expr(s.a), locals_.at(s.slot)); break;
                 case StmtKind::Store: store(s); break;
                 case StmtKind::Fail: {
-                    b_.CreateRet(b_.getInt64(s.slot));
+                    ret(static_cast<KernelStatus>(s.slot));
                     // What follows a return is unreachable; it still needs a block.
                     b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "after_fail", function_));
                     break;
@@ -88,10 +95,46 @@ private:
         }
     }
 
-    /// @<name>.buffers: the dtype code and element count of each buffer.
+    /// malloc of a scratch buffer's bytes (freed by ret).
+    llvm::Value* allocate(const Buffer& buffer) {
+        const uint64_t bytes = static_cast<uint64_t>(buffer.elements) *
+                               module_.getDataLayout().getTypeAllocSize(scalarType(context_, *buffer.scratch));
+        llvm::Type* pointer = llvm::PointerType::get(context_, 0);
+        const llvm::FunctionCallee malloc =
+            module_.getOrInsertFunction("malloc", llvm::FunctionType::get(pointer, {b_.getInt64Ty()}, false));
+        llvm::Value* memory = b_.CreateCall(malloc, {b_.getInt64(std::max<uint64_t>(bytes, 1))}, buffer.name);
+        scratch_.push_back(memory);
+        return memory;
+    }
+
+    /// Returns OutOfMemory (freeing what was allocated) when any scratch allocation failed.
+    void checkAllocations() {
+        llvm::Value* failed = b_.getFalse();
+        for (llvm::Value* memory : scratch_) failed = b_.CreateOr(failed, b_.CreateIsNull(memory));
+        auto* fail = llvm::BasicBlock::Create(context_, "out_of_memory", function_);
+        auto* run = llvm::BasicBlock::Create(context_, "run", function_);
+        b_.CreateCondBr(failed, fail, run);
+        b_.SetInsertPoint(fail);
+        ret(KernelStatus::OutOfMemory);
+        b_.SetInsertPoint(run);
+    }
+
+    /// Frees the scratch memory and returns `status`.
+    void ret(KernelStatus status) {
+        if (!scratch_.empty()) {
+            llvm::Type* pointer = llvm::PointerType::get(context_, 0);
+            const llvm::FunctionCallee free =
+                module_.getOrInsertFunction("free", llvm::FunctionType::get(b_.getVoidTy(), {pointer}, false));
+            for (llvm::Value* memory : scratch_) b_.CreateCall(free, {memory});
+        }
+        b_.CreateRet(b_.getInt64(static_cast<uint64_t>(status)));
+    }
+
+    /// @<name>.buffers: the dtype code and element count of each argument buffer.
     void signature() {
         std::vector<uint64_t> fields;
         for (const Buffer& buffer : kernel_.buffers) {
+            if (buffer.scratch) continue;
             fields.push_back(static_cast<uint64_t>(buffer.dtype));
             fields.push_back(static_cast<uint64_t>(buffer.elements));
         }
@@ -118,14 +161,23 @@ private:
         b_.SetInsertPoint(done);
     }
 
+    /// The type a buffer holds in memory.
+    llvm::Type* memoryType(const Buffer& buffer) {
+        return buffer.scratch ? scalarType(context_, *buffer.scratch) : elementType(context_, buffer.dtype);
+    }
+
     llvm::Value* address(uint32_t buffer, uint32_t index) {
-        return b_.CreateInBoundsGEP(elementType(context_, kernel_.buffers.at(buffer).dtype), bases_.at(buffer),
-                                    {expr(index)});
+        return b_.CreateInBoundsGEP(memoryType(kernel_.buffers.at(buffer)), bases_.at(buffer), {expr(index)});
     }
 
     void store(const Stmt& s) {
-        const DType dtype = kernel_.buffers.at(s.slot).dtype;
+        const Buffer& buffer = kernel_.buffers.at(s.slot);
+        const DType dtype = buffer.dtype;
         llvm::Value* value = expr(s.b);
+        if (buffer.scratch) {
+            b_.CreateStore(value, address(s.slot, s.a));
+            return;
+        }
         if (dtype == DType::Int8 || dtype == DType::UInt8) value = b_.CreateTrunc(value, b_.getInt8Ty());
         if (dtype == DType::Bool) value = b_.CreateZExt(value, b_.getInt8Ty());
         if (dtype == DType::Fp16) value = b_.CreateFPTrunc(value, b_.getHalfTy());  // to nearest even
@@ -161,7 +213,7 @@ private:
         }
         // The C library's double function (of an f32 rounded once: as exact as the reference's).
         constexpr const char* kSymbols[] = {nullptr, nullptr, nullptr, "sin", "cos", "tan", "asin", "acos",
-                                            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1"};
+                                            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "exp", "log"};
         llvm::Type* f64 = b_.getDoubleTy();
         const llvm::FunctionCallee callee =
             module_.getOrInsertFunction(kSymbols[static_cast<size_t>(function)], llvm::FunctionType::get(f64, {f64}, false));
@@ -170,8 +222,10 @@ private:
     }
 
     llvm::Value* loadElement(const Expr& e) {
-        const DType dtype = kernel_.buffers.at(e.slot).dtype;
-        llvm::Value* raw = b_.CreateLoad(elementType(context_, dtype), address(e.slot, e.a));
+        const Buffer& buffer = kernel_.buffers.at(e.slot);
+        const DType dtype = buffer.dtype;
+        llvm::Value* raw = b_.CreateLoad(memoryType(buffer), address(e.slot, e.a));
+        if (buffer.scratch) return raw;
         switch (dtype) {
             case DType::Int8: return b_.CreateSExt(raw, b_.getInt32Ty());
             case DType::UInt8: return b_.CreateZExt(raw, b_.getInt32Ty());
@@ -203,7 +257,9 @@ private:
                 case BinaryOp::Min: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
                 case BinaryOp::Max: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
                 case BinaryOp::And:
-                case BinaryOp::Or: break;
+                case BinaryOp::Or:
+                case BinaryOp::Shl:
+                case BinaryOp::Shr: break;
             }
             throw std::logic_error("kernel bitwise op on floats");
         }
@@ -217,6 +273,8 @@ private:
             case BinaryOp::Max: return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
             case BinaryOp::And: return b_.CreateAnd(a, b);
             case BinaryOp::Or: return b_.CreateOr(a, b);
+            case BinaryOp::Shl: return b_.CreateShl(a, b);
+            case BinaryOp::Shr: return b_.CreateLShr(a, b);
         }
         throw std::logic_error("kernel binary op of unknown kind");
     }
@@ -249,6 +307,7 @@ private:
     llvm::IRBuilder<> b_;
     llvm::Function* function_ = nullptr;
     std::vector<llvm::Value*> bases_, locals_, loopVars_;
+    std::vector<llvm::Value*> scratch_;  ///< the scratch allocations, freed at every return
 };
 
 void optimize(llvm::Module& module) {

@@ -37,8 +37,19 @@ KernelBuilder::KernelBuilder(std::string name) {
 
 uint32_t KernelBuilder::buffer(std::string name, DType dtype, int64_t elements, bool output) {
     if (!kernelDType(dtype)) throw std::logic_error("kernel buffer of unsupported dtype");
-    kernel_.buffers.push_back({std::move(name), dtype, elements, output});
+    kernel_.buffers.push_back({std::move(name), dtype, elements, output, std::nullopt});
     return static_cast<uint32_t>(kernel_.buffers.size() - 1);
+}
+
+uint32_t KernelBuilder::scratch(std::string name, Scalar type, int64_t elements) {
+    if (type == Scalar::I1) throw std::logic_error("kernel scratch of i1");
+    kernel_.buffers.push_back({std::move(name), DType::Fp32, elements, false, type});
+    return static_cast<uint32_t>(kernel_.buffers.size() - 1);
+}
+
+Scalar KernelBuilder::elementType(uint32_t buffer) const {
+    const Buffer& b = kernel_.buffers.at(buffer);
+    return b.scratch ? *b.scratch : loadedType(b.dtype);
 }
 
 KernelBuilder::Value KernelBuilder::push(Expr expr) {
@@ -68,7 +79,7 @@ KernelBuilder::Value KernelBuilder::real(double value, Scalar type) {
 KernelBuilder::Value KernelBuilder::load(uint32_t buffer, Value index) {
     Expr e;
     e.kind = ExprKind::Load;
-    e.type = loadedType(kernel_.buffers.at(buffer).dtype);
+    e.type = elementType(buffer);
     e.slot = buffer;
     e.a = index.id;
     return push(e);
@@ -175,7 +186,7 @@ void KernelBuilder::set(uint32_t local, Value value) {
 }
 
 void KernelBuilder::store(uint32_t buffer, Value index, Value value) {
-    if (typeOf(value) != loadedType(kernel_.buffers.at(buffer).dtype)) {
+    if (typeOf(value) != elementType(buffer)) {
         throw std::logic_error("kernel store of another type than the buffer's");
     }
     Stmt s;
@@ -225,7 +236,7 @@ namespace {
 
 std::string_view mathName(MathFn function) {
     constexpr std::string_view kNames[] = {"floor", "ceil", "isnan", "sin", "cos", "tan", "asin", "acos",
-                                           "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1"};
+                                           "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "exp", "log"};
     return kNames[static_cast<size_t>(function)];
 }
 
@@ -276,7 +287,7 @@ const char* scalarName(Scalar type) {
 }
 
 const char* binaryName(BinaryOp op) {
-    static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "rem", "min", "max", "and", "or"};
+    static constexpr const char* kNames[] = {"add", "sub", "mul", "div", "rem", "min", "max", "and", "or", "shl", "shr"};
     return kNames[static_cast<int>(op)];
 }
 
@@ -345,13 +356,19 @@ void printBody(const Kernel& k, const std::vector<Stmt>& body, const std::string
 uint64_t operationCount(const Kernel& kernel) { return statementOperations(kernel, kernel.body); }
 
 std::string printKernel(const Kernel& kernel) {
-    std::string out = "cpu kernel @" + kernel.name + "(";
-    for (size_t i = 0; i < kernel.buffers.size(); ++i) {
-        const Buffer& b = kernel.buffers[i];
-        out += (i ? ", " : "") + std::string(b.output ? "out " : "in ") + "%" + b.name + ": " +
-               std::string(dtypeName(b.dtype)) + "[" + std::to_string(b.elements) + "]";
+    std::string out = "cpu kernel @" + kernel.name + "(", scratch;
+    bool first = true;
+    for (const Buffer& b : kernel.buffers) {
+        const std::string size = "[" + std::to_string(b.elements) + "]";
+        if (b.scratch) {
+            scratch += "  scratch %" + b.name + ": " + scalarName(*b.scratch) + size + "\n";
+            continue;
+        }
+        out += (first ? "" : ", ") + std::string(b.output ? "out " : "in ") + "%" + b.name + ": " +
+               std::string(dtypeName(b.dtype)) + size;
+        first = false;
     }
-    out += ") {  // " + std::to_string(operationCount(kernel)) + " operations\n";
+    out += ") {  // " + std::to_string(operationCount(kernel)) + " operations\n" + scratch;
     for (size_t i = 0; i < kernel.locals.size(); ++i) {
         out += "  local " + slotName('l', static_cast<uint32_t>(i)) + ": " + scalarName(kernel.locals[i]) + "\n";
     }

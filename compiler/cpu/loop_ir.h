@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,9 @@ constexpr bool isReal(Scalar type) { return type == Scalar::F32 || type == Scala
 enum class ExprKind : uint8_t { Int, Float, LoopVar, Local, Load, Binary, Compare, Select, Cast, Round, Math };
 /// Functions of a float, of its type: Floor and Ceil exact, IsNaN an i1, the others the C
 /// library's double functions (an f32 is widened and the result rounded to f32 once).
-enum class MathFn : uint8_t { Floor, Ceil, IsNaN, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Expm1 };
-enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, And, Or };
+enum class MathFn : uint8_t { Floor, Ceil, IsNaN, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Expm1, Exp, Log };
+/// Shl and Shr (logical) shift integers by an amount below their width.
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, And, Or, Shl, Shr };
 /// Comparisons: signed for integers, ordered for floats.
 enum class ComparePredicate : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
 
@@ -47,7 +49,7 @@ struct Expr {
 enum class StmtKind : uint8_t { For, Assign, Store, If, Fail };
 
 /// What a kernel returns.
-enum class KernelStatus : int64_t { Ok = 0, IndexOutOfRange = 1 };
+enum class KernelStatus : int64_t { Ok = 0, IndexOutOfRange = 1, OutOfMemory = 2 };
 
 struct Stmt {
     StmtKind kind = StmtKind::For;
@@ -57,12 +59,15 @@ struct Stmt {
     std::vector<Stmt> body;
 };
 
-/// A tensor the kernel reads or writes, in argument order.
+/// A tensor the kernel reads or writes, in argument order; or scratch memory of the kernel's
+/// own (no argument), allocated when it starts and freed when it returns, holding `elements`
+/// values of a register type.
 struct Buffer {
     std::string name;
-    DType dtype = DType::Fp32;
+    DType dtype = DType::Fp32;  ///< of an argument's elements
     int64_t elements = 0;
     bool output = false;
+    std::optional<Scalar> scratch;  ///< set for scratch memory: the type of its values
 };
 
 struct Kernel {
@@ -92,6 +97,8 @@ public:
     KernelBuilder& operator=(const KernelBuilder&) = delete;
 
     uint32_t buffer(std::string name, DType dtype, int64_t elements, bool output);
+    /// Scratch memory of `elements` values of `type` (not i1); its contents start undefined.
+    uint32_t scratch(std::string name, Scalar type, int64_t elements);
 
     Value integer(int64_t value, Scalar type = Scalar::I64);
     Value real(double value, Scalar type = Scalar::F32);
@@ -129,6 +136,8 @@ private:
     Value push(Expr expr);
     void emit(Stmt stmt);
     Scalar typeOf(Value value) const { return kernel_.exprs.at(value.id).type; }
+    /// The register type of a buffer's loads and stores.
+    Scalar elementType(uint32_t buffer) const;
     bool isInteger(Value value, int64_t constant) const;
 
     Kernel kernel_;

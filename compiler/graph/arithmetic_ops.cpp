@@ -1,4 +1,4 @@
-// Add, Sub, Mul, Div, Mod and Pow: elementwise with numpy broadcasting. Floats are computed in double
+// Add, Sub, Mul, Div, Mod, Pow and BitShift: elementwise with numpy broadcasting. Floats are computed in double
 // and rounded to the dtype once; integers wrap like two's complement hardware, and integer
 // division truncates toward zero (as ONNX's reference does with numpy's astype).
 #include <charconv>
@@ -13,6 +13,15 @@
 
 namespace npusim::compiler::ops {
 namespace {
+
+/// BitShift's direction: true for LEFT, false for RIGHT.
+bool bitShiftLeft(const Node& node) {
+    const std::string direction = stringAttr(node, "direction", "");
+    if (direction != "LEFT" && direction != "RIGHT") {
+        opError(node, "direction is '" + direction + "'; it must be LEFT or RIGHT");
+    }
+    return direction == "LEFT";
+}
 
 /// base^exponent for a non-negative exponent by repeated squaring, wrapping like wrappingMul.
 int64_t integerPower(int64_t base, int64_t exponent) {
@@ -104,6 +113,33 @@ std::vector<Tensor> interpretMod(const Node& node, std::span<const Tensor* const
     };
     return {broadcastBinary(
         node, *inputs[0], *inputs[1], [](double a, double b) { return std::fmod(a, b); }, integerMod)};
+}
+
+/// BitShift of unsigned integers (uint8, the one npusim has): a shift by the width or more
+/// leaves 0, and bits shifted past the width are lost.
+void inferBitShift(Graph& graph, const Node& node) {
+    checkArity(graph, node);
+    const Value& x = graph.value(node.inputs[0]);
+    const Value& y = graph.value(node.inputs[1]);
+    requireDType(node, "X", x.dtype, {DType::UInt8});
+    requireSameDType(node, "X", x.dtype, "Y", y.dtype);
+    bitShiftLeft(node);
+    setOutput(graph, node, x.dtype, broadcastShapes(node, x.shape, y.shape));
+}
+
+std::vector<Tensor> interpretBitShift(const Node& node, std::span<const Tensor* const> inputs) {
+    const Tensor& x = *inputs[0];
+    const Tensor& y = *inputs[1];
+    const bool left = bitShiftLeft(node);
+    const Shape shape = broadcastShapes(node, x.shape, y.shape);
+    const std::vector<int64_t> xIndex = broadcastSourceIndices(x.shape, shape), yIndex = broadcastSourceIndices(y.shape, shape);
+    const std::vector<int64_t> xValues = integerValues(x), yValues = integerValues(y);
+    std::vector<int64_t> out(xIndex.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+        const int64_t value = xValues[xIndex[i]], amount = yValues[yIndex[i]];
+        out[i] = amount >= 8 ? 0 : left ? value << amount : value >> amount;
+    }
+    return {integerTensor(x.dtype, shape, out)};
 }
 
 void inferPow(Graph& graph, const Node& node) {

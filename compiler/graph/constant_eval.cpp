@@ -14,10 +14,14 @@ std::string typeText(DType dtype, const Shape& shape) {
 
 /// The outputs of the ops that read only their input's shape; nullopt for any other op.
 std::optional<std::vector<Tensor>> shapeOnlyOutputs(const Graph& graph, const Node& node) {
-    if (node.kind != OpKind::Shape && node.kind != OpKind::Size) return std::nullopt;
     const Shape& input = graph.value(node.inputs.at(0)).shape;
-    return std::vector<Tensor>{node.kind == OpKind::Shape ? ops::shapeTensor(node, input)
-                                                          : ops::sizeTensor(input)};
+    switch (node.kind) {
+        case OpKind::Shape: return std::vector<Tensor>{ops::shapeTensor(node, input)};
+        case OpKind::Size: return std::vector<Tensor>{ops::sizeTensor(input)};
+        case OpKind::EyeLike:
+            return std::vector<Tensor>{ops::eyeLikeTensor(node, graph.value(node.outputs.at(0)).dtype, input)};
+        default: return std::nullopt;
+    }
 }
 
 /// The largest result (per output) folded into a constant.
@@ -26,17 +30,17 @@ constexpr uint64_t kMaxFoldedBytes = uint64_t{1} << 30;
 }  // namespace
 
 std::optional<std::vector<Tensor>> evaluateIfConstant(const Graph& graph, const Node& node) {
+    // Large results stay ops: folding them would hold them in the compiler's memory.
+    for (ValueId id : node.outputs) {
+        const Value& value = graph.value(id);
+        uint64_t bytes = dtypeSize(value.dtype);
+        for (int64_t dim : value.shape) {
+            if (dim < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes)) return std::nullopt;
+        }
+        if (bytes > kMaxFoldedBytes) return std::nullopt;
+    }
     std::optional<std::vector<Tensor>> outputs = shapeOnlyOutputs(graph, node);
     if (!outputs) {
-        // Large results stay ops: folding them would hold them in the compiler's memory.
-        for (ValueId id : node.outputs) {
-            const Value& value = graph.value(id);
-            uint64_t bytes = dtypeSize(value.dtype);
-            for (int64_t dim : value.shape) {
-                if (dim < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes)) return std::nullopt;
-            }
-            if (bytes > kMaxFoldedBytes) return std::nullopt;
-        }
         std::vector<const Tensor*> operands;
         for (ValueId id : node.inputs) {
             if (id != kNoValue && !graph.value(id).constant) return std::nullopt;

@@ -3,6 +3,7 @@
 #include "compiler/graph/onnx_element_types.h"
 
 #include <array>
+#include <stdexcept>
 #include <string_view>
 
 namespace npusim::compiler {
@@ -42,6 +43,13 @@ bool isKnown(int64_t code) {
 
 std::optional<DType> dtypeOfOnnxElementType(int64_t code) {
     return isKnown(code) ? kElementTypes[code].dtype : std::nullopt;
+}
+
+int64_t onnxElementTypeOf(DType dtype) {
+    for (size_t code = 0; code < kElementTypes.size(); ++code) {
+        if (kElementTypes[code].dtype == dtype) return static_cast<int64_t>(code);
+    }
+    throw std::logic_error("a dtype without an ONNX element type");
 }
 
 std::string onnxElementTypeName(int64_t code) {

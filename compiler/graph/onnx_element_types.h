@@ -15,6 +15,9 @@ namespace npusim::compiler {
 /// STRING, INT16, ...).
 std::optional<DType> dtypeOfOnnxElementType(int64_t code);
 
+/// The ONNX element type code of `dtype` (Cast's 'to' for it).
+int64_t onnxElementTypeOf(DType dtype);
+
 /// ONNX's name of an element type code ("DOUBLE"); "<code> (unknown)" for a code ONNX lacks.
 std::string onnxElementTypeName(int64_t code);
 

@@ -51,6 +51,8 @@ std::vector<Tensor> interpretAdd(const Node& node, std::span<const Tensor* const
 std::vector<Tensor> interpretSub(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretMul(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretDiv(const Node& node, std::span<const Tensor* const> inputs);
+void inferBitShift(Graph& graph, const Node& node);
+std::vector<Tensor> interpretBitShift(const Node& node, std::span<const Tensor* const> inputs);
 void inferPow(Graph& graph, const Node& node);
 std::vector<Tensor> interpretPow(const Node& node, std::span<const Tensor* const> inputs);
 void inferMod(Graph& graph, const Node& node);
@@ -94,6 +96,7 @@ std::vector<Tensor> interpretReduce(const Node& node, std::span<const Tensor* co
 void inferSoftmax(Graph& graph, const Node& node);
 std::vector<Tensor> interpretSoftmax(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretLogSoftmax(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretHardmax(const Node& node, std::span<const Tensor* const> inputs);
 void inferLayerNormalization(Graph& graph, const Node& node);
 std::vector<Tensor> interpretLayerNormalization(const Node& node,
                                                 std::span<const Tensor* const> inputs);
@@ -101,6 +104,11 @@ std::vector<Tensor> interpretLayerNormalization(const Node& node,
 void inferLoss(Graph& graph, const Node& node);
 std::vector<Tensor> interpretNegativeLogLikelihoodLoss(const Node& node, std::span<const Tensor* const> inputs);
 std::vector<Tensor> interpretSoftmaxCrossEntropyLoss(const Node& node, std::span<const Tensor* const> inputs);
+/// channel_normalization_ops.cpp: InstanceNormalization, MeanVarianceNormalization and LRN.
+void inferChannelNormalization(Graph& graph, const Node& node);
+std::vector<Tensor> interpretInstanceNormalization(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretMeanVarianceNormalization(const Node& node, std::span<const Tensor* const> inputs);
+std::vector<Tensor> interpretLrn(const Node& node, std::span<const Tensor* const> inputs);
 void inferBatchNormalization(Graph& graph, const Node& node);
 std::vector<Tensor> interpretBatchNormalization(const Node& node,
                                                 std::span<const Tensor* const> inputs);
@@ -126,6 +134,9 @@ std::vector<Tensor> interpretGlobalMaxPool(const Node& node,
                                            std::span<const Tensor* const> inputs);
 void inferResize(Graph& graph, const Node& node);
 std::vector<Tensor> interpretResize(const Node& node, std::span<const Tensor* const> inputs);
+/// upsample_op.cpp: Resize's opset-10 form.
+void inferUpsample(Graph& graph, const Node& node);
+std::vector<Tensor> interpretUpsample(const Node& node, std::span<const Tensor* const> inputs);
 void inferQuantizeLinear(Graph& graph, const Node& node);
 std::vector<Tensor> interpretQuantizeLinear(const Node& node,
                                             std::span<const Tensor* const> inputs);
@@ -143,6 +154,8 @@ std::vector<Tensor> interpretDynamicQuantizeLinear(const Node& node,
 /// Shape's and Size's outputs, from the input shape alone (the frontend folds both).
 Tensor shapeTensor(const Node& node, const Shape& input);
 Tensor sizeTensor(const Shape& input);
+/// EyeLike's output of `dtype` for an input of `shape` (matrix_ops.cpp).
+Tensor eyeLikeTensor(const Node& node, DType dtype, const Shape& shape);
 
 void inferReshape(Graph& graph, const Node& node);
 std::vector<Tensor> interpretReshape(const Node& node, std::span<const Tensor* const> inputs);
@@ -223,6 +236,13 @@ void inferTrilu(Graph& graph, const Node& node);
 std::vector<Tensor> interpretTrilu(const Node& node, std::span<const Tensor* const> inputs);
 void inferCumSum(Graph& graph, const Node& node);
 std::vector<Tensor> interpretCumSum(const Node& node, std::span<const Tensor* const> inputs);
+void inferReverseSequence(Graph& graph, const Node& node);
+std::vector<Tensor> interpretReverseSequence(const Node& node, std::span<const Tensor* const> inputs);
+/// matrix_ops.cpp: EyeLike and Det.
+void inferEyeLike(Graph& graph, const Node& node);
+std::vector<Tensor> interpretEyeLike(const Node& node, std::span<const Tensor* const> inputs);
+void inferDet(Graph& graph, const Node& node);
+std::vector<Tensor> interpretDet(const Node& node, std::span<const Tensor* const> inputs);
 void inferTopK(Graph& graph, const Node& node);
 std::vector<Tensor> interpretTopK(const Node& node, std::span<const Tensor* const> inputs);
 

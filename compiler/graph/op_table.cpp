@@ -166,6 +166,18 @@ constexpr std::array kOps = {
            ops::interpretNegativeLogLikelihoodLoss},
     OpInfo{OpKind::SoftmaxCrossEntropyLoss, "SoftmaxCrossEntropyLoss", 2, 3, 1, 2, ops::inferLoss,
            ops::interpretSoftmaxCrossEntropyLoss},
+    OpInfo{OpKind::Hardmax, "Hardmax", 1, 1, 1, 1, ops::inferSoftmax, ops::interpretHardmax},
+    OpInfo{OpKind::ReverseSequence, "ReverseSequence", 2, 2, 1, 1, ops::inferReverseSequence,
+           ops::interpretReverseSequence},
+    OpInfo{OpKind::BitShift, "BitShift", 2, 2, 1, 1, ops::inferBitShift, ops::interpretBitShift},
+    OpInfo{OpKind::EyeLike, "EyeLike", 1, 1, 1, 1, ops::inferEyeLike, ops::interpretEyeLike},
+    OpInfo{OpKind::InstanceNormalization, "InstanceNormalization", 3, 3, 1, 1, ops::inferChannelNormalization,
+           ops::interpretInstanceNormalization},
+    OpInfo{OpKind::MeanVarianceNormalization, "MeanVarianceNormalization", 1, 1, 1, 1,
+           ops::inferChannelNormalization, ops::interpretMeanVarianceNormalization},
+    OpInfo{OpKind::LRN, "LRN", 1, 1, 1, 1, ops::inferChannelNormalization, ops::interpretLrn},
+    OpInfo{OpKind::Det, "Det", 1, 1, 1, 1, ops::inferDet, ops::interpretDet},
+    OpInfo{OpKind::Upsample, "Upsample", 1, 2, 1, 1, ops::inferUpsample, ops::interpretUpsample},
     // Each with a last output, after ONNX's, holding its data-dependent size.
     OpInfo{OpKind::NonZero, "NonZero", 1, 1, 2, 2, ops::inferNonZero, ops::interpretNonZero},
     OpInfo{OpKind::Compress, "Compress", 2, 2, 2, 2, ops::inferCompress, ops::interpretCompress},
@@ -233,6 +245,7 @@ std::span<const int> shapeOperands(OpKind kind) {
                          kFifth[] = {4};
     switch (kind) {
         case OpKind::Resize: return kResize;  // opset 10: scales; 11 on: roi, scales, sizes
+        case OpKind::Upsample:                // scales, from opset 9
         case OpKind::ReduceSum:               // axes, from opset 13
         case OpKind::Reshape:
         case OpKind::Squeeze:    // axes, from opset 13

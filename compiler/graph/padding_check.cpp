@@ -33,7 +33,7 @@ bool isElementwise(OpKind kind) {
         case OpKind::Sin: case OpKind::Cos: case OpKind::Tan: case OpKind::Asin: case OpKind::Acos: case OpKind::Atan:
         case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asinh: case OpKind::Acosh: case OpKind::Atanh:
         case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::Sign: case OpKind::Softsign:
-        case OpKind::Shrink: case OpKind::Celu: case OpKind::IsNaN: case OpKind::IsInf:
+        case OpKind::Shrink: case OpKind::Celu: case OpKind::IsNaN: case OpKind::IsInf: case OpKind::BitShift:
             return true;
         default: return false;
     }
@@ -74,6 +74,7 @@ private:
         switch (node.kind) {
             case OpKind::Softmax:
             case OpKind::LogSoftmax:
+            case OpKind::Hardmax:
                 axes.insert(ops::normalizeAxis(node, node.intAttr("axis", -1), r));
                 return axes;
             case OpKind::LayerNormalization:

@@ -1,5 +1,6 @@
-// Softmax and LogSoftmax along one axis (ONNX opset 13 on), computed in double with the maximum
-// subtracted first so that e^x cannot overflow.
+// Softmax, LogSoftmax and Hardmax along one axis (ONNX opset 13 on). Softmax and LogSoftmax are
+// computed in double with the maximum subtracted first so that e^x cannot overflow; Hardmax is 1
+// at the first maximum of each slice and 0 elsewhere.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -97,6 +98,13 @@ std::vector<Tensor> interpretLogSoftmax(const Node& node, std::span<const Tensor
     return {alongAxis(node, *inputs[0], [](std::vector<double>& slice) {
         const auto [shift, logSum] = shiftAndLogSum(slice);
         for (double& v : slice) v = v - shift - logSum;
+    })};
+}
+
+std::vector<Tensor> interpretHardmax(const Node& node, std::span<const Tensor* const> inputs) {
+    return {alongAxis(node, *inputs[0], [](std::vector<double>& slice) {
+        const auto first = std::max_element(slice.begin(), slice.end());
+        for (auto it = slice.begin(); it != slice.end(); ++it) *it = it == first ? 1 : 0;
     })};
 }
 

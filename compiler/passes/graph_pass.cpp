@@ -6,11 +6,15 @@
 namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
-    static constexpr std::array<GraphPass, 11> kPasses = {{
+    static constexpr std::array<GraphPass, 13> kPasses = {{
         {"recognize-normalization", "turn layer and RMS normalisation spelled out op by op back into one op",
          recognizeNormalization},
         {"recognize-activations", "turn GELU and HardSwish spelled out op by op back into one op",
          recognizeActivations},
+        {"decompose-normalizations",
+         "rewrite InstanceNormalization as a LayerNormalization and MeanVarianceNormalization as reductions",
+         decomposeNormalizations},
+        {"upsample-to-resize", "rewrite Upsample as Resize's opset-10 form (scales as input 1)", upsampleToResize},
         {"split-softmax-cross-entropy", "split SoftmaxCrossEntropyLoss into LogSoftmax and NegativeLogLikelihoodLoss",
          splitSoftmaxCrossEntropy},
         {"max-pool-indices", "compute MaxPool's Indices from an Im2Col of its windows, an ArgMax and integer arithmetic",

@@ -28,6 +28,13 @@ void recognizeActivations(Graph& graph);
 /// Unrolls LSTM, GRU and RNN over their (static) sequences into Gemms and vector gates.
 void unrollRecurrences(Graph& graph);
 
+/// Rewrites InstanceNormalization as a LayerNormalization with per-channel scale and bias and
+/// MeanVarianceNormalization as reductions and elementwise ops.
+void decomposeNormalizations(Graph& graph);
+
+/// Rewrites Upsample as Resize's opset-10 form.
+void upsampleToResize(Graph& graph);
+
 /// Splits SoftmaxCrossEntropyLoss into LogSoftmax along the classes and
 /// NegativeLogLikelihoodLoss of its result.
 void splitSoftmaxCrossEntropy(Graph& graph);

@@ -66,7 +66,9 @@ std::optional<TileOp> lowerToHost(const Graph& graph, const Node& node, uint32_t
     if (!kernel) return std::nullopt;
     HostTiles host{opId, std::move(*kernel), reason, {}};
     uint64_t copied = 0;
-    for (const cpu::Buffer& buffer : host.host.kernel.buffers) copied += static_cast<uint64_t>(buffer.elements) * dtypeSize(buffer.dtype);
+    for (const cpu::Buffer& buffer : host.host.kernel.buffers) {
+        if (!buffer.scratch) copied += static_cast<uint64_t>(buffer.elements) * dtypeSize(buffer.dtype);
+    }
     host.estimate.overheadCycles = static_cast<double>(cpu::operationCount(host.host.kernel)) / config.host.cpuOpsPerCycle;
     host.estimate.dmaCycles = static_cast<double>(copied) / config.host.copyBytesPerCycle;
     host.estimate.totalCycles = host.estimate.overheadCycles + host.estimate.dmaCycles;

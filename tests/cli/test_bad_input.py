@@ -32,16 +32,16 @@ class BadModelTest(NpusimTestCase):
 
     def test_op_outside_the_slice_names_node_and_op_type(self):
         # The backend model's node is unnamed; npusim names it after its op type and index.
-        model = ONNX_NODE_TESTS / "test_det_2d" / "model.onnx"
-        self.compile_and_run_fail(model, ["'det_0'", "Det"])
+        model = ONNX_NODE_TESTS / "test_nonzero_example" / "model.onnx"
+        self.compile_and_run_fail(model, ["'nonzero_0'", "NonZero"])
 
     def test_op_outside_the_slice_names_the_models_own_node_name(self):
         graph = helper.make_graph(
-            [helper.make_node("Det", ["x"], ["y"], name="volume_scale")], "det",
-            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3, 3])],
-            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
-        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "det.onnx")
-        self.compile_and_run_fail("det.onnx", ["volume_scale", "Det"])
+            [helper.make_node("NonZero", ["x"], ["y"], name="hit_positions")], "nonzero",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3])],
+            [helper.make_tensor_value_info("y", TensorProto.INT64, [2, "hits"])])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "nonzero.onnx")
+        self.compile_and_run_fail("nonzero.onnx", ["hit_positions", "NonZero"])
 
 
     def test_a_plan_beyond_max_memory_is_refused_naming_the_op(self):
@@ -179,8 +179,8 @@ class BadOutputPathTest(NpusimTestCase):
                                 ["blocker/ir"])
 
     def test_failed_compile_leaves_no_ir_dump(self):
-        model = ONNX_NODE_TESTS / "test_det_2d" / "model.onnx"
-        self.assertFailsCleanly(["compile", model, "--dump-ir", "ir"], 2, ["Det"])
+        model = ONNX_NODE_TESTS / "test_nonzero_example" / "model.onnx"
+        self.assertFailsCleanly(["compile", model, "--dump-ir", "ir"], 2, ["NonZero"])
 
     def test_artifact_path_that_is_a_directory_gives_the_real_reason(self):
         (self.tmp / "artifacts").mkdir()

@@ -69,6 +69,21 @@ TEST(InterpreterArithmetic, ModTakesTheDivisorsSignUnlessFmod) {
               "op 'op' (Mod): A is fp32; float inputs need fmod = 1");
 }
 
+TEST(InterpreterArithmetic, BitShiftLosesTheBitsShiftedOut) {
+    const Tensor x = uint8({4}, {1, 0x81, 200, 7}), amounts = uint8({4}, {3, 1, 8, 0});
+    testing::expectTensorEq(runOp(OpKind::BitShift, {x, amounts}, {{"direction", std::string("LEFT")}}),
+                            uint8({4}, {8, 0x02, 0, 7}));
+    testing::expectTensorEq(runOp(OpKind::BitShift, {x, amounts}, {{"direction", std::string("RIGHT")}}),
+                            uint8({4}, {0, 0x40, 0, 7}));
+    // The amount broadcasts.
+    testing::expectTensorEq(runOp(OpKind::BitShift, {x, uint8({}, {2})}, {{"direction", std::string("RIGHT")}}),
+                            uint8({4}, {0, 0x20, 50, 1}));
+    EXPECT_EQ(testing::inputErrorOf([&] { testing::singleOpGraph(OpKind::BitShift, {x, amounts}, {{"direction", std::string("UP")}}); }),
+              "op 'op' (BitShift): direction is 'UP'; it must be LEFT or RIGHT");
+    EXPECT_EQ(testing::inputErrorOf([&] { testing::singleOpGraph(OpKind::BitShift, {int32({1}, {1}), int32({1}, {1})}); }),
+              "op 'op' (BitShift): X is int32; BitShift supports uint8");
+}
+
 TEST(InterpreterArithmetic, PowKeepsTheBaseDType) {
     testing::expectTensorEq(runOp(OpKind::Pow, {fp32({3}, {2, 9, -2}), fp32({3}, {10, 0.5f, 3})}),
                             fp32({3}, {1024, 3, -8}));

@@ -177,6 +177,22 @@ TEST(HostKernels, ElementwiseMathTheVectorUnitLacks) {
     expectKernelMatchesReference(singleOpGraph(OpKind::Shrink, {ints}, {{"lambd", 1.5f}, {"bias", 1.0f}}), {{"in0", ints}});
 }
 
+TEST(HostKernels, HardmaxMarksTheFirstMaximumAlongTheAxis) {
+    const Tensor x = smallIntegers(DType::Fp32, {3, 4, 5}, 24, 4);  // ties
+    for (int64_t axis : {0, 1, -1}) {
+        expectKernelMatchesReference(singleOpGraph(OpKind::Hardmax, {x}, {{"axis", axis}}), {{"in0", x}});
+    }
+}
+
+TEST(HostKernels, BitShiftOfUint8DropsTheBitsShiftedOut) {
+    const Tensor x = randomBytes(DType::UInt8, {2, 6}, 25);
+    const Tensor amounts = uint8({6}, {0, 1, 3, 7, 8, 200});
+    for (const char* direction : {"LEFT", "RIGHT"}) {
+        expectKernelMatchesReference(singleOpGraph(OpKind::BitShift, {x, amounts}, {{"direction", std::string(direction)}}),
+                                     {{"in0", x}, {"in1", amounts}});
+    }
+}
+
 TEST(HostKernels, DynamicQuantizeLinearRoundsHalvesToEvenAndSurvivesAllZeros) {
     const Tensor x = fp32({2, 4}, {-1.0f, 0.5f, 2.5f, 3.0f, -0.3f, 1.7f, 0.0f, 2.55f});
     const Graph graph = multiOutputOpGraph(OpKind::DynamicQuantizeLinear, {x}, {}, 3);

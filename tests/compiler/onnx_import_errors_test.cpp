@@ -48,8 +48,8 @@ TEST_F(OnnxImportErrors, ModelTheCheckerRejects) {
 }
 
 TEST_F(OnnxImportErrors, UnsupportedOpNamesTheNodeAndItsType) {
-    EXPECT_EQ(testing::inputErrorOf([&] { importOnnx(kTestData / "test_det_2d" / "model.onnx"); }),
-              "op 'det_0' (Det) is not supported (supported: " + supportedOpList() + ")");
+    EXPECT_EQ(testing::inputErrorOf([&] { importOnnx(kTestData / "test_nonzero_example" / "model.onnx"); }),
+              "op 'nonzero_0' (NonZero) is not supported (supported: " + supportedOpList() + ")");
 }
 
 }  // namespace

@@ -176,11 +176,11 @@ TEST_F(OnnxImportModel, RejectsAnUnsupportedDType) {
 
 TEST_F(OnnxImportModel, RejectsAnOpTheGraphIrDoesNotSupport) {
     ModelBuilder model;
-    model.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
+    model.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::INT64, {1, 2});
     model.node("Relu", {"x"}, {"h"});
-    model.node("Det", {"h"}, {"y"}, "act");
+    model.node("NonZero", {"h"}, {"y"}, "act");
     EXPECT_EQ(importError(model),
-              "op 'act' (Det) is not supported (supported: " + supportedOpList() + ")");
+              "op 'act' (NonZero) is not supported (supported: " + supportedOpList() + ")");
 }
 
 TEST_F(OnnxImportModel, ReadsTensorFilesOfEachTypedField) {

@@ -80,6 +80,27 @@ TEST(InterpreterResize, OpsetTenFormSamplesAsymmetricFloor) {
         fp32({3}, {1, 1, 2}));
 }
 
+TEST(InterpreterResize, UpsampleIsTheOpsetTenForm) {
+    // Opset 9: scales as input 1; nearest rounds o / 1.5 down, linear interpolates at o / 2.
+    testing::expectTensorEq(
+        testing::runWithConstants(OpKind::Upsample, {fp32({2}, {1, 2}), fp32({1}, {1.5F})}, {1}).at(0),
+        fp32({3}, {1, 1, 2}));
+    testing::expectTensorEq(testing::runWithConstants(OpKind::Upsample, {fp32({2}, {1, 3}), fp32({1}, {2})}, {1},
+                                                      {{"mode", std::string("linear")}})
+                                .at(0),
+                            fp32({4}, {1, 2, 3, 3}));
+    // Opset 7: scales as an attribute.
+    testing::expectTensorEq(testing::runOp(OpKind::Upsample, {fp32({1, 2}, {1, 2})}, {{"scales", std::vector<double>{1, 2}}}),
+                            fp32({1, 4}, {1, 1, 2, 2}));
+    EXPECT_EQ(testing::inputErrorOf([] {
+                  testing::singleOpGraph(OpKind::Upsample, {fp32({2}, {1, 2})},
+                                         {{"scales", std::vector<double>{2}}, {"mode", std::string("cubic")}});
+              }),
+              "op 'op' (Upsample): mode 'cubic' is not one of nearest, linear");
+    EXPECT_EQ(testing::inputErrorOf([] { testing::singleOpGraph(OpKind::Upsample, {fp32({2}, {1, 2})}); }),
+              "op 'op' (Upsample): the scales are missing (an attribute in opset 7, input 1 from opset 9)");
+}
+
 TEST(InterpreterResize, RejectsShapeInputsThatAreNotConstantOrBothGiven) {
     EXPECT_EQ(testing::inputErrorOf([] {
                   testing::singleOpGraph(OpKind::Resize,

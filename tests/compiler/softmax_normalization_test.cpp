@@ -1,4 +1,4 @@
-// Softmax and LogSoftmax (opset-13 single axis; pre-13 models where the 2-D form agrees),
+// Softmax, LogSoftmax and Hardmax (opset-13 single axis; pre-13 models where the 2-D form agrees),
 // LayerNormalization (with its Mean and InvStdDev outputs) and inference BatchNormalization
 // against hand-computed results, and their located errors.
 #include <gtest/gtest.h>
@@ -43,6 +43,13 @@ TEST(InterpreterSoftmax, AcceptsPreOpset13ModelsWhereTheFormsAgree) {
         runOpOutputs(OpKind::Softmax, {fp32({1, 2, 1}, {7, 7})}, {{"axis", int64_t{1}}}, 1, 11)
             .at(0),
         fp32({1, 2, 1}, {0.5f, 0.5f}));
+}
+
+TEST(InterpreterSoftmax, HardmaxMarksTheFirstMaximumOfEachSlice) {
+    // Along the last axis, ties to the first; along axis 0, per column.
+    const Tensor x = fp32({2, 3}, {1, 5, 5, 7, 2, -1});
+    testing::expectTensorEq(runOp(OpKind::Hardmax, {x}), fp32({2, 3}, {0, 1, 0, 1, 0, 0}));
+    testing::expectTensorEq(runOp(OpKind::Hardmax, {x}, {{"axis", int64_t{0}}}), fp32({2, 3}, {0, 1, 1, 1, 0, 0}));
 }
 
 TEST(InterpreterSoftmax, RejectsInputsThatDoNotFitWithLocatedMessages) {

@@ -1,0 +1,34 @@
+// Attributes that an op's reference semantics and its CPU kernel (or the pass that rewrites it)
+// both read, decoded and checked once: each decoder throws a located diagnostic for a value the
+// op does not take. Each is defined in its op's file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "compiler/graph/graph.h"
+
+namespace npusim::compiler::ops {
+
+/// ReverseSequence's time_axis and batch_axis: 0 and 1, either way round.
+struct ReverseSequenceAxes {
+    int64_t time = 0, batch = 1;
+};
+ReverseSequenceAxes reverseSequenceAxes(const Node& node);
+
+/// MeanVarianceNormalization's axes (default [0, 2, 3], NCHW's), each in [0, rank).
+std::vector<int64_t> meanVarianceAxes(const Node& node, int64_t rank);
+
+/// Upsample's scales attribute (opset 7) as Resize's fp32 scales input; nullopt when absent.
+std::optional<Tensor> upsampleScalesAttribute(const Node& node);
+
+/// LRN's attributes: x / (bias + alpha / size * the sum of squares of the `size` channels from
+/// c - (size - 1) / 2 on) ^ beta.
+struct LrnParameters {
+    double alpha = 1e-4, beta = 0.75, bias = 1.0;
+    int64_t size = 1;
+};
+LrnParameters lrnParameters(const Node& node);
+
+}  // namespace npusim::compiler::ops
