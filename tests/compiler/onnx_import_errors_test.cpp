@@ -47,10 +47,5 @@ TEST_F(OnnxImportErrors, ModelTheCheckerRejects) {
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
 }
 
-TEST_F(OnnxImportErrors, UnsupportedOpNamesTheNodeAndItsType) {
-    EXPECT_EQ(testing::inputErrorOf([&] { importOnnx(kTestData / "test_nonzero_example" / "model.onnx"); }),
-              "op 'nonzero_0' (NonZero) is not supported (supported: " + supportedOpList() + ")");
-}
-
 }  // namespace
 }  // namespace npusim::compiler

@@ -36,6 +36,12 @@ class ModelBuilder {
         return *this;
     }
     onnx::TensorProto& initializer() { return *model_.mutable_graph()->add_initializer(); }
+    ModelBuilder& opset(const std::string& domain, int64_t version) {
+        onnx::OperatorSetIdProto& opset = *model_.add_opset_import();
+        opset.set_domain(domain);
+        opset.set_version(version);
+        return *this;
+    }
     onnx::NodeProto& node(const std::string& type, std::vector<std::string> inputs,
                           std::vector<std::string> outputs, const std::string& name = "") {
         onnx::NodeProto& node = *model_.mutable_graph()->add_node();
@@ -175,12 +181,23 @@ TEST_F(OnnxImportModel, RejectsAnUnsupportedDType) {
 }
 
 TEST_F(OnnxImportModel, RejectsAnOpTheGraphIrDoesNotSupport) {
+    // A vendor's custom op: the ONNX checker takes it, npusim does not know it.
     ModelBuilder model;
-    model.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::INT64, {1, 2});
+    model.opset("com.example", 1);
+    model.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
     model.node("Relu", {"x"}, {"h"});
-    model.node("NonZero", {"h"}, {"y"}, "act");
+    model.node("Frobnicate", {"h"}, {"y"}, "act").set_domain("com.example");
     EXPECT_EQ(importError(model),
-              "op 'act' (NonZero) is not supported (supported: " + supportedOpList() + ")");
+              "op 'act' (com.example.Frobnicate) is not supported (supported: " + supportedOpList() + ")");
+}
+
+TEST_F(OnnxImportModel, AnUnnamedNodeIsNamedAfterItsOpTypeAndIndex) {
+    ModelBuilder model;
+    model.opset("com.example", 1);
+    model.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
+    model.node("Frobnicate", {"x"}, {"y"}).set_domain("com.example");
+    const std::string error = importError(model);
+    EXPECT_EQ(error.rfind("op 'frobnicate_0' (com.example.Frobnicate) is not supported", 0), 0u) << error;
 }
 
 TEST_F(OnnxImportModel, ReadsTensorFilesOfEachTypedField) {
