@@ -18,7 +18,7 @@ std::string_view caseStatusName(CaseStatus status);
 struct CaseResult {
     std::string name;
     CaseStatus status = CaseStatus::Failed;
-    std::string reason;  ///< why it failed or was skipped; empty when it passed
+    std::string reason;  ///< why it failed or was skipped; for a passed case, what its comparison left out (or empty)
     uint32_t npuOps = 0, cpuOps = 0;
     uint64_t cycles = 0;  ///< of the last test data set's job
 };

@@ -25,10 +25,31 @@ public:
         }
     }
     void valueInfo(const onnx::ValueInfoProto& info) {
+        if (info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) return;  // a subgraph's value left to inference
         if (info.type().has_tensor_type()) {
             elementType(info.type().tensor_type().elem_type());
         } else {
             add("non-tensor value '" + info.name() + "' (sequence, map or optional)");
+        }
+    }
+    /// The ops and element types of `graph`'s nodes, those of subgraphs (control flow) included.
+    void nodes(const onnx::GraphProto& graph) {
+        for (const onnx::TensorProto& initializer : graph.initializer()) elementType(initializer.data_type());
+        for (const onnx::NodeProto& node : graph.node()) {
+            const bool controlFlow = node.op_type() == "If" || node.op_type() == "Loop" || node.op_type() == "Scan";
+            const bool known = frontend::isDefaultDomain(node.domain()) &&
+                               (node.op_type() == "Constant" || controlFlow || findOpKind(node.op_type()));
+            if (!known) {
+                add("op " + (frontend::isDefaultDomain(node.domain()) ? "" : node.domain() + ".") + node.op_type());
+            }
+            for (const onnx::AttributeProto& attribute : node.attribute()) {
+                if (attribute.type() == onnx::AttributeProto::TENSOR) elementType(attribute.t().data_type());
+                if (attribute.type() == onnx::AttributeProto::GRAPH) {
+                    for (const onnx::ValueInfoProto& value : attribute.g().input()) valueInfo(value);
+                    for (const onnx::ValueInfoProto& value : attribute.g().output()) valueInfo(value);
+                    nodes(attribute.g());
+                }
+            }
         }
     }
     std::vector<std::string> take() { return std::move(features_); }
@@ -46,18 +67,7 @@ std::vector<std::string> unsupportedFeatures(const std::filesystem::path& model)
     FeatureList features;
     for (const onnx::ValueInfoProto& input : graph.input()) features.valueInfo(input);
     for (const onnx::ValueInfoProto& output : graph.output()) features.valueInfo(output);
-    for (const onnx::TensorProto& initializer : graph.initializer()) features.elementType(initializer.data_type());
-    for (const onnx::NodeProto& node : graph.node()) {
-        const bool known = frontend::isDefaultDomain(node.domain()) &&
-                           (node.op_type() == "Constant" || findOpKind(node.op_type()));
-        if (!known) {
-            features.add("op " + (frontend::isDefaultDomain(node.domain()) ? "" : node.domain() + ".") +
-                         node.op_type());
-        }
-        for (const onnx::AttributeProto& attribute : node.attribute()) {
-            if (attribute.type() == onnx::AttributeProto::TENSOR) features.elementType(attribute.t().data_type());
-        }
-    }
+    features.nodes(graph);
     return features.take();
 }
 
@@ -91,6 +101,10 @@ std::set<std::string> shapeDecidingInputs(const std::filesystem::path& model) {
         bool feeds = false;
         for (const std::string& output : node.output()) feeds = feeds || deciding.contains(output);
         if (feeds) deciding.insert(node.input().begin(), node.input().end());
+        // A Loop's trip count and condition decide how often it runs, so its outputs' shapes.
+        if (frontend::isDefaultDomain(node.domain()) && node.op_type() == "Loop") {
+            for (int index = 0; index < 2 && index < node.input_size(); ++index) deciding.insert(node.input(index));
+        }
         const std::optional<OpKind> kind =
             frontend::isDefaultDomain(node.domain()) ? findOpKind(node.op_type()) : std::nullopt;
         if (!kind) continue;

@@ -12,10 +12,17 @@ std::string typeText(DType dtype, const Shape& shape) {
     return std::string(dtypeName(dtype)) + shapeString(shape);
 }
 
-/// The outputs of the ops that read only their input's shape; nullopt for any other op.
+/// The outputs of the ops that read only their input's shape (and type); nullopt for any other op.
 std::optional<std::vector<Tensor>> shapeOnlyOutputs(const Graph& graph, const Node& node) {
-    const Shape& input = graph.value(node.inputs.at(0)).shape;
+    if (node.inputs.empty() || node.inputs[0] == kNoValue) return std::nullopt;
+    const Shape& input = graph.value(node.inputs[0]).shape;
     switch (node.kind) {
+        case OpKind::RandomUniformLike:
+        case OpKind::RandomNormalLike: {
+            const Tensor like = Tensor::zeros(graph.value(node.inputs[0]).dtype, input);
+            const Tensor* const operands[] = {&like};
+            return opInfo(node.kind).interpret(node, std::span<const Tensor* const>(operands));
+        }
         case OpKind::Shape: return std::vector<Tensor>{ops::shapeTensor(node, input)};
         case OpKind::Size: return std::vector<Tensor>{ops::sizeTensor(input)};
         case OpKind::EyeLike:

@@ -156,6 +156,11 @@ enum class OpKind : uint16_t {
     LRN,
     Det,
     Upsample,
+    RandomUniform,
+    RandomNormal,
+    RandomUniformLike,
+    RandomNormalLike,
+    Bernoulli,
     // Output sizes that depend on input values (compiler/graph/data_dependent.h).
     NonZero,
     Compress,

@@ -123,11 +123,12 @@ std::vector<Tensor> interpretLayerNormalization(const Node& node,
 
 void inferBatchNormalization(Graph& graph, const Node& node) {
     checkArity(graph, node);
-    if (node.intAttr("training_mode", 0) != 0 || node.outputs.size() > 1) {
-        opError(node,
-                "training mode (batch statistics, running or saved statistic outputs) is "
-                "not supported; npusim runs BatchNormalization in inference mode");
+    const bool training = node.intAttr("training_mode", 0) != 0;
+    if (!training && node.outputs.size() > 1) {
+        opError(node, "outputs of running or saved statistics without training_mode (BatchNormalization before opset 14) "
+                      "are not supported");
     }
+    if (training && node.outputs.size() > 3) opError(node, "in training mode it has at most 3 outputs");
     const Value& x = graph.value(node.inputs[0]);
     requireDType(node, "X", x.dtype, kFloatDTypes);
     if (x.shape.size() < 2) {
@@ -138,27 +139,57 @@ void inferBatchNormalization(Graph& graph, const Node& node) {
         checkBatchNormOperand(node, names[i - 1], graph.value(node.inputs[i]), x.shape);
     }
     setOutput(graph, node, x.dtype, x.shape);
+    for (size_t i = 1; i < node.outputs.size(); ++i) {  // running mean and variance, as the inputs
+        Value& statistic = graph.value(node.outputs[i]);
+        const Value& input = graph.value(node.inputs[2 + i]);
+        statistic.dtype = input.dtype;
+        statistic.shape = input.shape;
+    }
 }
 
 /// Y = scale * (X - mean) / sqrt(var + epsilon) + B, per channel (or per position, spatial = 0).
+/// In training mode the mean and (population) variance are the batch's, per channel, and the
+/// running statistics come out as input * momentum + batch * (1 - momentum).
 std::vector<Tensor> interpretBatchNormalization(const Node& node,
                                                 std::span<const Tensor* const> inputs) {
     const Tensor& x = *inputs[0];
-    const std::vector<double> scale = floatValues(*inputs[1]), bias = floatValues(*inputs[2]),
-                              mean = floatValues(*inputs[3]), variance = floatValues(*inputs[4]);
+    const std::vector<double> scale = floatValues(*inputs[1]), bias = floatValues(*inputs[2]);
+    std::vector<double> mean = floatValues(*inputs[3]), variance = floatValues(*inputs[4]);
     const double epsilon = node.floatAttr("epsilon", 1e-5f);
     const bool spatial = node.intAttr("spatial", 1) != 0;
     const int64_t channels = x.shape[1];
     const int64_t batch = x.shape[0];
     const int64_t positions = batch * channels == 0 ? 0 : x.elementCount() / (batch * channels);
     std::vector<double> y = floatValues(x);
+    const bool training = node.intAttr("training_mode", 0) != 0;
+    std::vector<Tensor> running;
+    if (training) {
+        std::vector<double> batchMean(static_cast<size_t>(channels)), batchVariance(static_cast<size_t>(channels));
+        const double count = static_cast<double>(batch * positions);
+        for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) batchMean[static_cast<size_t>(i / positions % channels)] += y[i] / count;
+        for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
+            const double d = y[i] - batchMean[static_cast<size_t>(i / positions % channels)];
+            batchVariance[static_cast<size_t>(i / positions % channels)] += d * d / count;
+        }
+        const double momentum = node.floatAttr("momentum", 0.9);
+        std::vector<double> runningMean(mean.size()), runningVariance(variance.size());
+        for (size_t c = 0; c < mean.size(); ++c) {
+            runningMean[c] = mean[c] * momentum + batchMean[c] * (1 - momentum);
+            runningVariance[c] = variance[c] * momentum + batchVariance[c] * (1 - momentum);
+        }
+        running = {floatTensor(inputs[3]->dtype, inputs[3]->shape, runningMean), floatTensor(inputs[4]->dtype, inputs[4]->shape, runningVariance)};
+        mean = batchMean;
+        variance = batchVariance;
+    }
     for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
         const int64_t channel = i / positions % channels;
         const int64_t param = spatial ? channel : channel * positions + i % positions;
         y[i] = scale[param] * (y[i] - mean[param]) / std::sqrt(variance[param] + epsilon) +
                bias[param];
     }
-    return {floatTensor(x.dtype, x.shape, y)};
+    std::vector<Tensor> outputs{floatTensor(x.dtype, x.shape, y)};
+    for (size_t i = 1; i < node.outputs.size(); ++i) outputs.push_back(running.at(i - 1));
+    return outputs;
 }
 
 }  // namespace npusim::compiler::ops

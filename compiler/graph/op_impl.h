@@ -246,6 +246,12 @@ std::vector<Tensor> interpretDet(const Node& node, std::span<const Tensor* const
 void inferTopK(Graph& graph, const Node& node);
 std::vector<Tensor> interpretTopK(const Node& node, std::span<const Tensor* const> inputs);
 
+// random_ops.cpp: RandomUniform, RandomNormal and their -Like forms; Bernoulli.
+void inferRandom(Graph& graph, const Node& node);
+std::vector<Tensor> interpretRandom(const Node& node, std::span<const Tensor* const> inputs);
+void inferBernoulli(Graph& graph, const Node& node);
+std::vector<Tensor> interpretBernoulli(const Node& node, std::span<const Tensor* const> inputs);
+
 // data_dependent_ops.cpp: outputs at their bound, then the size output.
 void inferNonZero(Graph& graph, const Node& node);
 std::vector<Tensor> interpretNonZero(const Node& node, std::span<const Tensor* const> inputs);

@@ -178,6 +178,12 @@ constexpr std::array kOps = {
     OpInfo{OpKind::LRN, "LRN", 1, 1, 1, 1, ops::inferChannelNormalization, ops::interpretLrn},
     OpInfo{OpKind::Det, "Det", 1, 1, 1, 1, ops::inferDet, ops::interpretDet},
     OpInfo{OpKind::Upsample, "Upsample", 1, 2, 1, 1, ops::inferUpsample, ops::interpretUpsample},
+    // Random numbers drawn at compile time (compiler/graph/random_draws.h).
+    OpInfo{OpKind::RandomUniform, "RandomUniform", 0, 0, 1, 1, ops::inferRandom, ops::interpretRandom},
+    OpInfo{OpKind::RandomNormal, "RandomNormal", 0, 0, 1, 1, ops::inferRandom, ops::interpretRandom},
+    OpInfo{OpKind::RandomUniformLike, "RandomUniformLike", 1, 1, 1, 1, ops::inferRandom, ops::interpretRandom},
+    OpInfo{OpKind::RandomNormalLike, "RandomNormalLike", 1, 1, 1, 1, ops::inferRandom, ops::interpretRandom},
+    OpInfo{OpKind::Bernoulli, "Bernoulli", 1, 1, 1, 1, ops::inferBernoulli, ops::interpretBernoulli},
     // Each with a last output, after ONNX's, holding its data-dependent size.
     OpInfo{OpKind::NonZero, "NonZero", 1, 1, 2, 2, ops::inferNonZero, ops::interpretNonZero},
     OpInfo{OpKind::Compress, "Compress", 2, 2, 2, 2, ops::inferCompress, ops::interpretCompress},

@@ -1,21 +1,15 @@
-// Identity and Dropout, which pass their input through: Dropout runs in inference mode, where it
-// drops nothing and its optional mask is all true.
+// Identity and Dropout, which pass their input through: Dropout in inference mode drops nothing
+// and its optional mask is all true. In training mode (its training_mode input true) it keeps the
+// elements whose draw u (compiler/graph/random_draws.h, rounded to the ratio's dtype) is at least
+// the ratio, scaled by 1 / (1 - ratio), and its mask says which.
 #include <string>
 
 #include "compiler/graph/elementwise.h"
 #include "compiler/graph/op_impl.h"
 #include "compiler/graph/op_table.h"
+#include "compiler/graph/random_draws.h"
 
 namespace npusim::compiler::ops {
-namespace {
-
-[[noreturn]] void trainingModeError(const Node& node) {
-    opError(node,
-            "training_mode is true; npusim runs Dropout in inference mode only (training "
-            "drops random elements)");
-}
-
-}  // namespace
 
 void inferIdentity(Graph& graph, const Node& node) {
     checkArity(graph, node);
@@ -43,9 +37,6 @@ void inferDropout(Graph& graph, const Node& node) {
             opError(node,
                     "training_mode must be a scalar, got " + shapeString(trainingMode->shape));
         }
-        if (trainingMode->constant && trainingMode->constant->valueAt(0) != 0) {
-            trainingModeError(node);
-        }
     }
     if (node.outputs.size() > 1 && graph.opset < 10) {
         opError(node,
@@ -61,12 +52,24 @@ void inferDropout(Graph& graph, const Node& node) {
 }
 
 std::vector<Tensor> interpretDropout(const Node& node, std::span<const Tensor* const> inputs) {
-    if (inputs.size() > 2 && inputs[2] && inputs[2]->valueAt(0) != 0) trainingModeError(node);
-    std::vector<Tensor> outputs{*inputs[0]};
-    if (node.outputs.size() > 1) {
-        const std::vector<int64_t> allTrue(static_cast<size_t>(inputs[0]->elementCount()), 1);
-        outputs.push_back(integerTensor(DType::Bool, inputs[0]->shape, allTrue));
+    const Tensor& x = *inputs[0];
+    std::vector<int64_t> mask(static_cast<size_t>(x.elementCount()), 1);
+    std::vector<Tensor> outputs{x};
+    if (inputs.size() > 2 && inputs[2] && inputs[2]->valueAt(0) != 0) {
+        const DType ratioType = inputs.size() > 1 && inputs[1] ? inputs[1]->dtype : x.dtype;
+        const double ratio = inputs.size() > 1 && inputs[1] ? inputs[1]->valueAt(0) : 0.5;
+        RandomDraws random = RandomDraws::forNode(node);
+        std::vector<double> draws(mask.size());
+        for (double& u : draws) u = random.uniform();
+        const std::vector<double> rounded = floatValues(floatTensor(ratioType, x.shape, draws));
+        std::vector<double> y = floatValues(x);
+        for (size_t i = 0; i < y.size(); ++i) {
+            mask[i] = rounded[i] >= ratio ? 1 : 0;
+            y[i] = static_cast<double>(mask[i]) * y[i] / (1.0 - ratio);
+        }
+        outputs[0] = floatTensor(x.dtype, x.shape, y);
     }
+    if (node.outputs.size() > 1) outputs.push_back(integerTensor(DType::Bool, x.shape, mask));
     return outputs;
 }
 

@@ -6,7 +6,7 @@
 namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
-    static constexpr std::array<GraphPass, 13> kPasses = {{
+    static constexpr std::array<GraphPass, 15> kPasses = {{
         {"recognize-normalization", "turn layer and RMS normalisation spelled out op by op back into one op",
          recognizeNormalization},
         {"recognize-activations", "turn GELU and HardSwish spelled out op by op back into one op",
@@ -15,6 +15,10 @@ std::span<const GraphPass> graphPasses() {
          "rewrite InstanceNormalization as a LayerNormalization and MeanVarianceNormalization as reductions",
          decomposeNormalizations},
         {"upsample-to-resize", "rewrite Upsample as Resize's opset-10 form (scales as input 1)", upsampleToResize},
+        {"draw-random-numbers", "draw Bernoulli's and a training Dropout's random numbers into constants compared on the NPU",
+         drawRandomNumbers},
+        {"batch-statistics", "spell out a training-mode BatchNormalization as reductions over the batch",
+         batchStatistics},
         {"split-softmax-cross-entropy", "split SoftmaxCrossEntropyLoss into LogSoftmax and NegativeLogLikelihoodLoss",
          splitSoftmaxCrossEntropy},
         {"max-pool-indices", "compute MaxPool's Indices from an Im2Col of its windows, an ArgMax and integer arithmetic",

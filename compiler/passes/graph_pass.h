@@ -50,6 +50,8 @@ void argExtremeToReductions(Graph& graph);
 /// Folds an inference BatchNormalization into the Conv whose result only it reads, when the
 /// weights, bias and statistics are constants.
 void foldBatchNorm(Graph& graph);
+void drawRandomNumbers(Graph& graph);
+void batchStatistics(Graph& graph);
 
 /// Rewrites each Conv and ConvTranspose as npusim.Im2Col + Gemm per group (bias in the Gemm),
 /// the product laid out as the op's output.

@@ -67,7 +67,8 @@ class OnnxBackend : public ::testing::TestWithParam<std::string> {};
 TEST_P(OnnxBackend, MatchesTheReferenceOutputs) {
     const std::filesystem::path dir = kTestData / GetParam();
     const std::filesystem::path model = dir / "model.onnx";
-    if (const auto deviation = backendTestDeviation(GetParam())) GTEST_SKIP() << *deviation;
+    const std::optional<BackendTestDeviation> deviation = backendTestDeviation(GetParam());
+    if (deviation && !deviation->randomValues) GTEST_SKIP() << deviation->reason;
     if (const std::vector<std::string> features = unsupportedFeatures(model); !features.empty()) {
         std::string list;
         for (const std::string& feature : features) list += (list.empty() ? "" : ", ") + feature;
@@ -90,8 +91,13 @@ TEST_P(OnnxBackend, MatchesTheReferenceOutputs) {
         ASSERT_EQ(outputs.size(), graph.outputs.size());
         for (size_t i = 0; i < outputs.size(); ++i) {
             const std::string name = "output_" + std::to_string(i) + ".pb";
-            expectClose(outputs[i], readTensorProto(set.path() / name, graph.value(graph.outputs[i]).dtype),
-                        set.path().filename().string() + "/" + name);
+            const Tensor expected = readTensorProto(set.path() / name, graph.value(graph.outputs[i]).dtype);
+            if (deviation) {  // random values: shapes and types only
+                EXPECT_EQ(outputs[i].shape, expected.shape) << name;
+                EXPECT_EQ(outputs[i].dtype, expected.dtype) << name;
+                continue;
+            }
+            expectClose(outputs[i], expected, set.path().filename().string() + "/" + name);
         }
     }
 }

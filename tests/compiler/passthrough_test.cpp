@@ -29,13 +29,22 @@ TEST(InterpreterPassthrough, DropoutKeepsEveryElementAndMasksAllTrue) {
     testing::expectTensorEq(outputs.at(1), boolean({2, 2}, {1, 1, 1, 1}));
 }
 
-TEST(InterpreterPassthrough, DropoutRejectsTrainingModeAndOldMasks) {
+TEST(InterpreterPassthrough, DropoutInTrainingModeDropsOrScalesEachElement) {
+    const Tensor x = fp32({64}, std::vector<float>(64, 1.5f));
+    const std::vector<Tensor> out =
+        runOpOutputs(OpKind::Dropout, {x, fp32({}, {0.25f}), boolean({}, {1})}, {{"seed", int64_t{3}}}, 2);
+    int kept = 0;
+    for (int i = 0; i < 64; ++i) {
+        const bool keep = out[1].as<uint8_t>()[i] != 0;
+        kept += keep;
+        EXPECT_FLOAT_EQ(out[0].as<float>()[i], keep ? 2.0f : 0.0f) << i;  // 1.5 / (1 - 0.25)
+    }
+    EXPECT_GT(kept, 32);
+    EXPECT_LT(kept, 64);
+}
+
+TEST(InterpreterPassthrough, DropoutRejectsOldMasksAndMisshapedRatios) {
     const Tensor x = fp32({2}, {1, 2});
-    EXPECT_EQ(inputErrorOf([&] {
-                  runOp(OpKind::Dropout, {x, std::nullopt, boolean({}, {1})});
-              }),
-              "op 'op' (Dropout): training_mode is true; npusim runs Dropout in inference mode "
-              "only (training drops random elements)");
     EXPECT_EQ(inputErrorOf([&] { runOpOutputs(OpKind::Dropout, {x}, {}, 2, 9); }),
               "op 'op' (Dropout): the mask output before opset 10 has the data's dtype; npusim "
               "gives Dropout's mask as bool (opset 10 on)");

@@ -121,17 +121,25 @@ TEST(InterpreterBatchNormalization, NonSpatialStatisticsArePerPosition) {
                             fp32({1, 2, 2}, {0, 0, 0, 0}));
 }
 
-TEST(InterpreterBatchNormalization, RejectsTrainingModeAndMisshapedStatistics) {
+TEST(InterpreterBatchNormalization, TrainingModeNormalisesWithTheBatchsStatistics) {
+    // Channel 0 holds 1 and 3 (mean 2, variance 1), channel 1 holds 4 and 6 (mean 5, variance 1).
+    const Tensor x = fp32({2, 2}, {1, 4, 3, 6});
+    const Tensor ones = fp32({2}, {1, 1}), zeros = fp32({2}, {0, 0});
+    const std::vector<Tensor> out = runOpOutputs(OpKind::BatchNormalization, {x, ones, zeros, zeros, ones},
+                                                 {{"training_mode", int64_t{1}}, {"epsilon", 0.0}, {"momentum", 0.5}}, 3);
+    EXPECT_EQ(std::vector<float>(out[0].as<float>().begin(), out[0].as<float>().end()), (std::vector<float>{-1, -1, 1, 1}));
+    EXPECT_EQ(std::vector<float>(out[1].as<float>().begin(), out[1].as<float>().end()), (std::vector<float>{1, 2.5f}));
+    EXPECT_EQ(std::vector<float>(out[2].as<float>().begin(), out[2].as<float>().end()), (std::vector<float>{1, 1}));
+}
+
+TEST(InterpreterBatchNormalization, RejectsOldStatisticOutputsAndMisshapedStatistics) {
     const Tensor x = fp32({1, 2}, {1, 2});
     const Tensor channels = fp32({2}, {1, 1});
     EXPECT_EQ(inputErrorOf([&] {
-                  singleOpGraph(OpKind::BatchNormalization,
-                                {x, channels, channels, channels, channels},
-                                {{"training_mode", int64_t{1}}});
+                  testing::multiOutputOpGraph(OpKind::BatchNormalization, {x, channels, channels, channels, channels}, {}, 5);
               }),
-              "op 'op' (BatchNormalization): training mode (batch statistics, running or saved "
-              "statistic outputs) is not supported; npusim runs BatchNormalization in inference "
-              "mode");
+              "op 'op' (BatchNormalization): outputs of running or saved statistics without training_mode "
+              "(BatchNormalization before opset 14) are not supported");
     EXPECT_EQ(inputErrorOf([&] {
                   singleOpGraph(OpKind::BatchNormalization,
                                 {x, channels, fp32({3}, {0, 0, 0}), channels, channels});
