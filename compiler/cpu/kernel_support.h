@@ -57,6 +57,10 @@ HostKernel negativeLogLikelihoodLoss(const Graph& graph, const Node& node, Bound
 HostKernel det(const Graph& graph, const Node& node, Bound& k);
 /// normalization_kernels.cpp
 HostKernel lrn(const Graph& graph, const Node& node, Bound& k);
+/// scatter_kernels.cpp
+HostKernel scatterElements(const Graph& graph, const Node& node, Bound& k);
+HostKernel scatterNd(const Graph& graph, const Node& node, Bound& k);
+HostKernel gatherNd(const Graph& graph, const Node& node, Bound& k);
 /// sequence_kernels.cpp
 HostKernel reverseSequence(const Graph& graph, const Node& node, Bound& k);
 

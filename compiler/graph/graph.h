@@ -156,6 +156,10 @@ enum class OpKind : uint16_t {
     LRN,
     Det,
     Upsample,
+    ScatterElements,
+    Scatter,
+    ScatterND,
+    GatherND,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,

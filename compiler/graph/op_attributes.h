@@ -23,6 +23,10 @@ std::vector<int64_t> meanVarianceAxes(const Node& node, int64_t rank);
 /// Upsample's scales attribute (opset 7) as Resize's fp32 scales input; nullopt when absent.
 std::optional<Tensor> upsampleScalesAttribute(const Node& node);
 
+/// How ScatterElements and ScatterND combine an update with the element it lands on.
+enum class ScatterReduction : uint8_t { None, Add, Mul, Max, Min };
+ScatterReduction scatterReduction(const Node& node);
+
 /// LRN's attributes: x / (bias + alpha / size * the sum of squares of the `size` channels from
 /// c - (size - 1) / 2 on) ^ beta.
 struct LrnParameters {

@@ -181,6 +181,17 @@ std::vector<Tensor> interpretGather(const Node& node, std::span<const Tensor* co
 void inferGatherElements(Graph& graph, const Node& node);
 std::vector<Tensor> interpretGatherElements(const Node& node,
                                             std::span<const Tensor* const> inputs);
+/// GatherElements' and ScatterElements' axis, and the check of their indices: the rank of data,
+/// no dim larger than data's outside the axis.
+int64_t gatherAxis(const Node& node, const Shape& data);
+void checkElementIndices(const Node& node, const Shape& data, const Shape& indices);
+void inferGatherNd(Graph& graph, const Node& node);
+std::vector<Tensor> interpretGatherNd(const Node& node, std::span<const Tensor* const> inputs);
+/// scatter_ops.cpp: ScatterElements (and Scatter, its old name) and ScatterND.
+void inferScatterElements(Graph& graph, const Node& node);
+std::vector<Tensor> interpretScatterElements(const Node& node, std::span<const Tensor* const> inputs);
+void inferScatterNd(Graph& graph, const Node& node);
+std::vector<Tensor> interpretScatterNd(const Node& node, std::span<const Tensor* const> inputs);
 void inferOneHot(Graph& graph, const Node& node);
 std::vector<Tensor> interpretOneHot(const Node& node, std::span<const Tensor* const> inputs);
 void inferExpand(Graph& graph, const Node& node);
