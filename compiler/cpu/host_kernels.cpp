@@ -488,6 +488,9 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::Scatter: return scatterElements(graph, node, k);
         case OpKind::ScatterND: return scatterNd(graph, node, k);
         case OpKind::GatherND: return gatherNd(graph, node, k);
+        case OpKind::GridSample: return gridSample(graph, node, k);
+        case OpKind::RoiAlign: return roiAlign(graph, node, k);
+        case OpKind::MaxUnpool: return maxUnpool(graph, node, k);
         default: return std::nullopt;
     }
 }

@@ -57,10 +57,14 @@ HostKernel negativeLogLikelihoodLoss(const Graph& graph, const Node& node, Bound
 HostKernel det(const Graph& graph, const Node& node, Bound& k);
 /// normalization_kernels.cpp
 HostKernel lrn(const Graph& graph, const Node& node, Bound& k);
+/// sampling_kernels.cpp
+HostKernel gridSample(const Graph& graph, const Node& node, Bound& k);
+HostKernel roiAlign(const Graph& graph, const Node& node, Bound& k);
 /// scatter_kernels.cpp
 HostKernel scatterElements(const Graph& graph, const Node& node, Bound& k);
 HostKernel scatterNd(const Graph& graph, const Node& node, Bound& k);
 HostKernel gatherNd(const Graph& graph, const Node& node, Bound& k);
+HostKernel maxUnpool(const Graph& graph, const Node& node, Bound& k);
 /// sequence_kernels.cpp
 HostKernel reverseSequence(const Graph& graph, const Node& node, Bound& k);
 

@@ -1,6 +1,7 @@
 // CPU kernels of the index-tuple and scatter ops: ScatterElements (and Scatter) and ScatterND
 // copy the data to the output and then write, or combine, each update in index order; GatherND
-// copies the slice each index tuple picks. Indices are checked (IndexOutOfRange) and may count
+// copies the slice each index tuple picks; MaxUnpool zeroes the output and writes each value
+// where its index points. Indices are checked (IndexOutOfRange) and may count
 // from the back.
 #include "compiler/cpu/kernel_support.h"
 #include "compiler/graph/op_attributes.h"
@@ -104,6 +105,30 @@ HostKernel gatherNd(const Graph& graph, const Node& node, Bound& k) {
             const uint32_t base = b.local(b.affine(entry, batchStride, tupleOffset(b, indices, tuple, depth, shape, strides, batch)));
             b.loop(slice, [&](V e) { b.store(out, b.affine(tuple, slice, e), b.load(data, b.add(b.get(base), e))); });
         });
+    });
+    return k.finish();
+}
+
+HostKernel maxUnpool(const Graph& graph, const Node& node, Bound& k) {
+    const Shape unpooled = ops::maxUnpoolShape(node, graph.value(node.inputs[0]).shape);
+    const Shape& shape = graph.value(node.outputs[0]).shape;
+    const std::vector<int64_t> unpooledStrides = ops::rowMajorStrides(unpooled), strides = ops::rowMajorStrides(shape);
+    KernelBuilder& b = k.builder;
+    const uint32_t x = k.bind(graph, node.inputs[0], false), indices = k.bind(graph, node.inputs[1], false);
+    const uint32_t y = k.bind(graph, node.outputs[0], true);
+    b.loop(elementCount(shape), [&](V i) { b.store(y, i, b.real(0)); });
+    b.loop(elementCount(graph.value(node.inputs[0]).shape), [&](V i) {
+        const uint32_t index = b.local(b.load(indices, i));
+        b.when(b.binary(BinaryOp::Or, b.compare(ComparePredicate::Lt, b.get(index), b.integer(0)),
+                        b.compare(ComparePredicate::Ge, b.get(index), b.integer(elementCount(unpooled)))),
+               [&] { b.fail(KernelStatus::IndexOutOfRange); });
+        V target = b.integer(0);
+        for (size_t d = 0; d < unpooled.size(); ++d) {
+            const V coordinate = b.binary(BinaryOp::Rem, b.binary(BinaryOp::Div, b.get(index), b.integer(unpooledStrides[d])),
+                                          b.integer(unpooled[d]));
+            target = b.affine(coordinate, strides[d], target);
+        }
+        b.store(y, target, b.load(x, i));
     });
     return k.finish();
 }

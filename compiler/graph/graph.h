@@ -160,6 +160,9 @@ enum class OpKind : uint16_t {
     Scatter,
     ScatterND,
     GatherND,
+    GridSample,
+    RoiAlign,
+    MaxUnpool,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,

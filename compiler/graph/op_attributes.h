@@ -27,6 +27,30 @@ std::optional<Tensor> upsampleScalesAttribute(const Node& node);
 enum class ScatterReduction : uint8_t { None, Add, Mul, Max, Min };
 ScatterReduction scatterReduction(const Node& node);
 
+/// GridSample's mode, padding_mode and align_corners.
+enum class GridMode : uint8_t { Bilinear, Nearest, Bicubic };
+enum class GridPadding : uint8_t { Zeros, Border, Reflection };
+struct GridSampleOptions {
+    GridMode mode = GridMode::Bilinear;
+    GridPadding padding = GridPadding::Zeros;
+    bool alignCorners = false;
+};
+GridSampleOptions gridSampleOptions(const Node& node);
+
+/// RoiAlign's attributes: mode max (else avg), coordinate_transformation_mode half_pixel (else
+/// output_half_pixel), the output bins, the samples per bin and axis (0: adaptive) and the scale
+/// of the regions' coordinates.
+struct RoiAlignOptions {
+    bool max = false, halfPixel = true;
+    int64_t height = 1, width = 1, samplingRatio = 0;
+    double spatialScale = 1.0;
+};
+RoiAlignOptions roiAlignOptions(const Node& node);
+
+/// MaxUnpool's unpooled shape [N, C, (in - 1) * stride + kernel - pads] for X of `x`, which its
+/// indices address.
+Shape maxUnpoolShape(const Node& node, const Shape& x);
+
 /// LRN's attributes: x / (bias + alpha / size * the sum of squares of the `size` channels from
 /// c - (size - 1) / 2 on) ^ beta.
 struct LrnParameters {

@@ -134,6 +134,12 @@ std::vector<Tensor> interpretGlobalMaxPool(const Node& node,
                                            std::span<const Tensor* const> inputs);
 void inferResize(Graph& graph, const Node& node);
 std::vector<Tensor> interpretResize(const Node& node, std::span<const Tensor* const> inputs);
+void inferGridSample(Graph& graph, const Node& node);
+std::vector<Tensor> interpretGridSample(const Node& node, std::span<const Tensor* const> inputs);
+void inferRoiAlign(Graph& graph, const Node& node);
+std::vector<Tensor> interpretRoiAlign(const Node& node, std::span<const Tensor* const> inputs);
+void inferMaxUnpool(Graph& graph, const Node& node);
+std::vector<Tensor> interpretMaxUnpool(const Node& node, std::span<const Tensor* const> inputs);
 /// upsample_op.cpp: Resize's opset-10 form.
 void inferUpsample(Graph& graph, const Node& node);
 std::vector<Tensor> interpretUpsample(const Node& node, std::span<const Tensor* const> inputs);

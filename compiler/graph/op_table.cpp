@@ -183,6 +183,9 @@ constexpr std::array kOps = {
     OpInfo{OpKind::Scatter, "Scatter", 3, 3, 1, 1, ops::inferScatterElements, ops::interpretScatterElements},
     OpInfo{OpKind::ScatterND, "ScatterND", 3, 3, 1, 1, ops::inferScatterNd, ops::interpretScatterNd},
     OpInfo{OpKind::GatherND, "GatherND", 2, 2, 1, 1, ops::inferGatherNd, ops::interpretGatherNd},
+    OpInfo{OpKind::GridSample, "GridSample", 2, 2, 1, 1, ops::inferGridSample, ops::interpretGridSample},
+    OpInfo{OpKind::RoiAlign, "RoiAlign", 3, 3, 1, 1, ops::inferRoiAlign, ops::interpretRoiAlign},
+    OpInfo{OpKind::MaxUnpool, "MaxUnpool", 2, 3, 1, 1, ops::inferMaxUnpool, ops::interpretMaxUnpool},
     OpInfo{OpKind::Im2Col, "npusim.Im2Col", 1, 2, 1, 1, ops::inferIm2Col, ops::interpretIm2Col},
     OpInfo{OpKind::RmsNormalization, "npusim.RMSNormalization", 2, 2, 1, 1, ops::inferRmsNormalization,
            ops::interpretRmsNormalization},
@@ -241,7 +244,7 @@ std::string supportedOpList() {
 std::span<const int> shapeOperands(OpKind kind) {
     static constexpr int kFirst[] = {0}, kSecond[] = {1}, kFirstThree[] = {0, 1, 2}, kSlice[] = {1, 2, 3, 4},
                          kResize[] = {1, 2, 3}, kPad[] = {1, 3},
-                         kFifth[] = {4};
+                         kThird[] = {2}, kFifth[] = {4};
     switch (kind) {
         case OpKind::Resize: return kResize;  // opset 10: scales; 11 on: roi, scales, sizes
         case OpKind::Upsample:                // scales, from opset 9
@@ -255,6 +258,7 @@ std::span<const int> shapeOperands(OpKind kind) {
         case OpKind::Trilu:                   // k: which elements are kept
         case OpKind::TopK:                    // K
         case OpKind::OneHot: return kSecond;  // OneHot: depth
+        case OpKind::MaxUnpool: return kThird;  // output_shape
         case OpKind::Slice: return kSlice;
         case OpKind::Pad: return kPad;  // pads, and axes in opset 18
         case OpKind::ConstantOfShape: return kFirst;

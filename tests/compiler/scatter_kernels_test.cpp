@@ -51,6 +51,19 @@ TEST(ScatterKernels, ScatterNdAndGatherNdMatchTheReference) {
                                  {{"in0", data}, {"in1", perEntry}});
 }
 
+TEST(ScatterKernels, MaxUnpoolMatchesTheReference) {
+    const Tensor x = randomFp32({2, 2, 2, 3}, 89);
+    const Tensor indices = int64({2, 2, 2, 3}, {0, 3, 5, 12, 14, 17, 40, 21, 23, 30, 33, 35, 36, 39, 41, 48, 50, 53, 54, 57, 59, 66, 68, 71});
+    const std::map<std::string, Attribute> pool = {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}};
+    expectKernelMatchesReference(singleOpGraph(OpKind::MaxUnpool, {x, indices}, pool), {{"in0", x}, {"in1", indices}});
+    const Graph padded = constantOperandGraph(OpKind::MaxUnpool, {x, indices, int64({4}, {2, 2, 5, 7})}, {2}, pool);
+    expectKernelMatchesReference(padded, {{"in0", x}, {"in1", indices}});
+    EXPECT_EQ(kernelStatus(padded, {{"in0", x}, {"in1", Tensor::zeros(DType::Int64, {2, 2, 2, 3})}}), 0);
+    Tensor beyond = indices;
+    beyond.as<int64_t>()[5] = 96;  // the unpooled tensor [2, 2, 4, 6] holds 96
+    EXPECT_EQ(kernelStatus(padded, {{"in0", x}, {"in1", beyond}}), 1);
+}
+
 TEST(ScatterKernels, AnIndexOutOfRangeStopsThem) {
     const Tensor data = randomFp32({4, 3}, 87);
     const Graph scatter = singleOpGraph(OpKind::ScatterND, {data, int64({1, 1}, {0}), randomFp32({1, 3}, 88)});
