@@ -491,6 +491,9 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::GridSample: return gridSample(graph, node, k);
         case OpKind::RoiAlign: return roiAlign(graph, node, k);
         case OpKind::MaxUnpool: return maxUnpool(graph, node, k);
+        case OpKind::DFT: return dft(graph, node, k);
+        case OpKind::STFT: return stft(graph, node, k);
+        case OpKind::TfIdfVectorizer: return tfIdfVectorizer(graph, node, k);
         default: return std::nullopt;
     }
 }

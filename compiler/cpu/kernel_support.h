@@ -67,5 +67,9 @@ HostKernel gatherNd(const Graph& graph, const Node& node, Bound& k);
 HostKernel maxUnpool(const Graph& graph, const Node& node, Bound& k);
 /// sequence_kernels.cpp
 HostKernel reverseSequence(const Graph& graph, const Node& node, Bound& k);
+HostKernel tfIdfVectorizer(const Graph& graph, const Node& node, Bound& k);
+/// spectral_kernels.cpp
+HostKernel dft(const Graph& graph, const Node& node, Bound& k);
+HostKernel stft(const Graph& graph, const Node& node, Bound& k);
 
 }  // namespace npusim::compiler::cpu

@@ -163,6 +163,13 @@ enum class OpKind : uint16_t {
     GridSample,
     RoiAlign,
     MaxUnpool,
+    DFT,
+    STFT,
+    HannWindow,
+    HammingWindow,
+    BlackmanWindow,
+    MelWeightMatrix,
+    TfIdfVectorizer,
     // The compiler's own ops, made by graph passes; their names start with "npusim.".
     Im2Col,
     RmsNormalization,

@@ -51,6 +51,21 @@ RoiAlignOptions roiAlignOptions(const Node& node);
 /// indices address.
 Shape maxUnpoolShape(const Node& node, const Shape& x);
 
+/// TfIdfVectorizer's integer pool: the n-grams counted (lengths min_gram_length to
+/// max_gram_length, each with its output column; of repeated n-grams the last one counts), the
+/// skips allowed between an n-gram's items, the weighting and its weights.
+struct TfIdfPool {
+    enum class Mode : uint8_t { TermFrequency, InverseDocumentFrequency, Both } mode = Mode::TermFrequency;
+    struct Ngram {
+        std::vector<int64_t> items;
+        int64_t column = 0;
+    };
+    std::vector<Ngram> ngrams;
+    int64_t maxSkip = 0, minLength = 1, columns = 0;
+    std::vector<double> weights;  ///< per column; empty: 1 each
+};
+TfIdfPool tfIdfPool(const Node& node);
+
 /// LRN's attributes: x / (bias + alpha / size * the sum of squares of the `size` channels from
 /// c - (size - 1) / 2 on) ^ beta.
 struct LrnParameters {

@@ -140,6 +140,17 @@ void inferRoiAlign(Graph& graph, const Node& node);
 std::vector<Tensor> interpretRoiAlign(const Node& node, std::span<const Tensor* const> inputs);
 void inferMaxUnpool(Graph& graph, const Node& node);
 std::vector<Tensor> interpretMaxUnpool(const Node& node, std::span<const Tensor* const> inputs);
+/// spectral_ops.cpp: DFT and STFT; window_ops.cpp: the window functions and MelWeightMatrix.
+void inferDft(Graph& graph, const Node& node);
+std::vector<Tensor> interpretDft(const Node& node, std::span<const Tensor* const> inputs);
+void inferStft(Graph& graph, const Node& node);
+std::vector<Tensor> interpretStft(const Node& node, std::span<const Tensor* const> inputs);
+void inferWindow(Graph& graph, const Node& node);
+std::vector<Tensor> interpretWindow(const Node& node, std::span<const Tensor* const> inputs);
+void inferMelWeightMatrix(Graph& graph, const Node& node);
+std::vector<Tensor> interpretMelWeightMatrix(const Node& node, std::span<const Tensor* const> inputs);
+void inferTfIdfVectorizer(Graph& graph, const Node& node);
+std::vector<Tensor> interpretTfIdfVectorizer(const Node& node, std::span<const Tensor* const> inputs);
 /// upsample_op.cpp: Resize's opset-10 form.
 void inferUpsample(Graph& graph, const Node& node);
 std::vector<Tensor> interpretUpsample(const Node& node, std::span<const Tensor* const> inputs);
