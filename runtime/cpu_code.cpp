@@ -30,9 +30,9 @@ std::string sectionError(const std::string& what) {
 /// conversions where the host lacks them): the only process symbols the JIT resolves.
 bool kernelLibraryFunction(const llvm::orc::SymbolStringPtr& name) {
     static const std::set<std::string> kAllowed = {
-        "memset", "memcpy", "memmove", "roundevenf", "roundeven", "fmodf", "floorf", "ceilf", "sin", "cos", "tan",
-        "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "exp", "log", "malloc", "free",
-        "__extendhfsf2", "__truncsfhf2"};
+        "memset", "memcpy", "memmove", "roundevenf", "roundeven", "fmodf", "fmod", "floorf", "floor", "ceilf", "ceil",
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "exp", "log",
+        "malloc", "free", "__extendhfsf2", "__truncsfhf2"};
     return kAllowed.contains(std::string(*name));
 }
 

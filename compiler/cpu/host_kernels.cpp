@@ -451,7 +451,7 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
                            node.kind == OpKind::Hardmax;
     if (alongAxis && graph.value(node.inputs[0]).shape.empty()) return std::nullopt;
     // Gathering from an empty axis: every index is out of range.
-    const bool gathers = node.kind == OpKind::Gather || node.kind == OpKind::GatherElements;
+    const bool gathers = node.kind == OpKind::Gather || node.kind == OpKind::GatherElements || node.kind == OpKind::GatherND;
     if (gathers && elementCount(graph.value(node.inputs[0]).shape) == 0) return std::nullopt;
     Bound k("npusim_op" + std::to_string(opId));
     switch (node.kind) {
@@ -484,6 +484,16 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::ReverseSequence: return reverseSequence(graph, node, k);
         case OpKind::LRN: return lrn(graph, node, k);
         case OpKind::Det: return det(graph, node, k);
+        case OpKind::ScatterElements:
+        case OpKind::Scatter: return scatterElements(graph, node, k);
+        case OpKind::ScatterND: return scatterNd(graph, node, k);
+        case OpKind::GatherND: return gatherNd(graph, node, k);
+        case OpKind::GridSample: return gridSample(graph, node, k);
+        case OpKind::RoiAlign: return roiAlign(graph, node, k);
+        case OpKind::MaxUnpool: return maxUnpool(graph, node, k);
+        case OpKind::DFT: return dft(graph, node, k);
+        case OpKind::STFT: return stft(graph, node, k);
+        case OpKind::TfIdfVectorizer: return tfIdfVectorizer(graph, node, k);
         default: return dataDependentKernel(graph, node, k);
     }
 }

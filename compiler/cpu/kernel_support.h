@@ -57,8 +57,20 @@ HostKernel negativeLogLikelihoodLoss(const Graph& graph, const Node& node, Bound
 HostKernel det(const Graph& graph, const Node& node, Bound& k);
 /// normalization_kernels.cpp
 HostKernel lrn(const Graph& graph, const Node& node, Bound& k);
+/// sampling_kernels.cpp
+HostKernel gridSample(const Graph& graph, const Node& node, Bound& k);
+HostKernel roiAlign(const Graph& graph, const Node& node, Bound& k);
+/// scatter_kernels.cpp
+HostKernel scatterElements(const Graph& graph, const Node& node, Bound& k);
+HostKernel scatterNd(const Graph& graph, const Node& node, Bound& k);
+HostKernel gatherNd(const Graph& graph, const Node& node, Bound& k);
+HostKernel maxUnpool(const Graph& graph, const Node& node, Bound& k);
 /// sequence_kernels.cpp
 HostKernel reverseSequence(const Graph& graph, const Node& node, Bound& k);
+HostKernel tfIdfVectorizer(const Graph& graph, const Node& node, Bound& k);
+/// spectral_kernels.cpp
+HostKernel dft(const Graph& graph, const Node& node, Bound& k);
+HostKernel stft(const Graph& graph, const Node& node, Bound& k);
 /// data_dependent_kernels.cpp: NonZero, Compress, Unique and NonMaxSuppression; nullopt for other ops.
 std::optional<HostKernel> dataDependentKernel(const Graph& graph, const Node& node, Bound& k);
 

@@ -152,7 +152,9 @@ private:
         b_.CreateBr(test);
         b_.SetInsertPoint(test);
         llvm::Value* index = b_.CreateLoad(b_.getInt64Ty(), variable);
-        b_.CreateCondBr(b_.CreateICmpSLT(index, b_.getInt64(s.extent)), inside, done);
+        llvm::Value* bound = s.runTimeBound ? static_cast<llvm::Value*>(b_.CreateLoad(b_.getInt64Ty(), locals_.at(s.a)))
+                                            : b_.getInt64(s.extent);
+        b_.CreateCondBr(b_.CreateICmpSLT(index, bound), inside, done);
         b_.SetInsertPoint(inside);
         body(s.body);
         llvm::Value* next = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), variable), b_.getInt64(1));

@@ -200,8 +200,22 @@ void KernelBuilder::store(uint32_t buffer, Value index, Value value) {
 void KernelBuilder::loop(int64_t extent, const std::function<void(Value)>& body) {
     Stmt s;
     s.kind = StmtKind::For;
-    s.slot = kernel_.loopVars++;
     s.extent = extent;
+    forLoop(std::move(s), body);
+}
+
+void KernelBuilder::loopUpTo(Value count, int64_t countedExtent, const std::function<void(Value)>& body) {
+    if (typeOf(count) != Scalar::I64) throw std::logic_error("kernel loop bound of a non-int64");
+    Stmt s;
+    s.kind = StmtKind::For;
+    s.extent = countedExtent;
+    s.runTimeBound = true;
+    s.a = local(count);
+    forLoop(std::move(s), body);
+}
+
+void KernelBuilder::forLoop(Stmt s, const std::function<void(Value)>& body) {
+    s.slot = kernel_.loopVars++;
     Expr variable;
     variable.kind = ExprKind::LoopVar;
     variable.type = Scalar::I64;
@@ -331,7 +345,10 @@ void printBody(const Kernel& k, const std::vector<Stmt>& body, const std::string
     for (const Stmt& s : body) {
         switch (s.kind) {
             case StmtKind::For:
-                out += indent + "for " + slotName('i', s.slot) + " in 0.." + std::to_string(s.extent) + " {\n";
+                out += indent + "for " + slotName('i', s.slot) + " in 0.." +
+                       (s.runTimeBound ? slotName('l', s.a) + " (counted as " + std::to_string(s.extent) + ")"
+                                       : std::to_string(s.extent)) +
+                       " {\n";
                 printBody(k, s.body, indent + "  ", out);
                 out += indent + "}\n";
                 break;

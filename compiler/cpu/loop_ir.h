@@ -54,7 +54,8 @@ enum class KernelStatus : int64_t { Ok = 0, IndexOutOfRange = 1, OutOfMemory = 2
 struct Stmt {
     StmtKind kind = StmtKind::For;
     uint32_t slot = 0;     ///< For: its loop variable; Assign: the local; Store: the buffer
-    int64_t extent = 0;    ///< For: the variable runs over [0, extent)
+    int64_t extent = 0;    ///< For: the variable runs over [0, extent) (a run-time bound: what its cost counts)
+    bool runTimeBound = false;  ///< For: the variable runs up to the value of local a instead
     uint32_t a = 0, b = 0; ///< Assign: value a; Store: index a, value b; If: condition a
     std::vector<Stmt> body;
 };
@@ -125,6 +126,9 @@ public:
 
     /// for (i = 0; i < extent; ++i) body(i)
     void loop(int64_t extent, const std::function<void(Value)>& body);
+    /// for (i = 0; i < count; ++i) body(i), count an int64 computed at run time (none when it is
+    /// negative); the operation count takes `countedExtent` iterations.
+    void loopUpTo(Value count, int64_t countedExtent, const std::function<void(Value)>& body);
     /// if (condition) body()
     void when(Value condition, const std::function<void()>& body);
     /// Stops the kernel, returning `status`.
@@ -134,6 +138,7 @@ public:
 
 private:
     Value push(Expr expr);
+    void forLoop(Stmt loop, const std::function<void(Value)>& body);
     void emit(Stmt stmt);
     Scalar typeOf(Value value) const { return kernel_.exprs.at(value.id).type; }
     /// The register type of a buffer's loads and stores.

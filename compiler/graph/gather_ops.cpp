@@ -1,5 +1,8 @@
 // Gather and GatherElements: elements picked along an axis by an index tensor (int32 or int64;
-// a negative index counts from the back of the axis).
+// a negative index counts from the back of the axis); GatherND: slices picked by index tuples,
+// within each of the leading batch_dims entries.
+#include <algorithm>
+
 #include "compiler/graph/elementwise.h"
 #include "compiler/graph/op_impl.h"
 #include "compiler/graph/op_support.h"
@@ -7,11 +10,6 @@
 
 namespace npusim::compiler::ops {
 namespace {
-
-int64_t gatherAxis(const Node& node, const Shape& data) {
-    if (data.empty()) opError(node, "data must have rank >= 1, got a scalar");
-    return normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(data.size()));
-}
 
 /// Gather's output: data's dims before the axis, the indices' dims, data's dims after the axis.
 Shape gatherShape(const Node& node, const Shape& data, const Shape& indices) {
@@ -22,7 +20,38 @@ Shape gatherShape(const Node& node, const Shape& data, const Shape& indices) {
     return out;
 }
 
-/// GatherElements' output is the indices' shape; each of its dims but the axis must fit data.
+void requireIndices(const Node& node, DType dtype) {
+    requireDType(node, "indices", dtype, {DType::Int32, DType::Int64});
+}
+
+/// GatherND's output: indices' dims but the last, then data's dims after the batch dims and the
+/// indexed ones; the batch dims of data and indices must agree.
+Shape gatherNdShape(const Node& node, const Shape& data, const Shape& indices) {
+    const int64_t batch = node.intAttr("batch_dims", 0), rank = static_cast<int64_t>(data.size());
+    if (indices.empty()) opError(node, "indices must have rank >= 1, got a scalar");
+    const int64_t depth = indices.back();
+    if (batch < 0 || batch >= std::min<int64_t>(rank, static_cast<int64_t>(indices.size()))) {
+        opError(node, "batch_dims " + std::to_string(batch) + " must be below the ranks of data and indices");
+    }
+    if (depth < 1 || batch + depth > rank) {
+        opError(node, "indices " + shapeString(indices) + " index " + std::to_string(depth) + " dims, but data " +
+                          shapeString(data) + " has " + std::to_string(rank - batch) + " after its batch dims");
+    }
+    if (!std::equal(data.begin(), data.begin() + batch, indices.begin())) {
+        opError(node, "the batch dims of data " + shapeString(data) + " and indices " + shapeString(indices) + " differ");
+    }
+    Shape out(indices.begin(), indices.end() - 1);
+    out.insert(out.end(), data.begin() + batch + depth, data.end());
+    return out;
+}
+
+}  // namespace
+
+int64_t gatherAxis(const Node& node, const Shape& data) {
+    if (data.empty()) opError(node, "data must have rank >= 1, got a scalar");
+    return normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(data.size()));
+}
+
 void checkElementIndices(const Node& node, const Shape& data, const Shape& indices) {
     const int64_t axis = gatherAxis(node, data);
     bool fits = indices.size() == data.size();
@@ -36,20 +65,38 @@ void checkElementIndices(const Node& node, const Shape& data, const Shape& indic
     }
 }
 
-/// `index` made non-negative; opError unless it is in [-size, size).
-int64_t checkedIndex(const Node& node, int64_t index, int64_t size, int64_t axis) {
-    if (index < -size || index >= size) {
-        opError(node, "index " + std::to_string(index) + " is out of range for axis " +
-                          std::to_string(axis) + " of size " + std::to_string(size));
+void inferGatherNd(Graph& graph, const Node& node) {
+    checkArity(graph, node);
+    const Value& data = graph.value(node.inputs[0]);
+    const Value& indices = graph.value(node.inputs[1]);
+    requireIndices(node, indices.dtype);
+    setOutput(graph, node, data.dtype, gatherNdShape(node, data.shape, indices.shape));
+}
+
+std::vector<Tensor> interpretGatherNd(const Node& node, std::span<const Tensor* const> inputs) {
+    const Tensor& data = *inputs[0];
+    const Tensor& indices = *inputs[1];
+    requireIndices(node, indices.dtype);
+    const Shape shape = gatherNdShape(node, data.shape, indices.shape);
+    const int64_t batch = node.intAttr("batch_dims", 0), depth = indices.shape.back();
+    const int64_t batches = elementCount(Shape(data.shape.begin(), data.shape.begin() + batch));
+    const int64_t tuples = indices.elementCount() / depth / std::max<int64_t>(batches, 1);
+    const int64_t slice = elementCount(Shape(data.shape.begin() + batch + depth, data.shape.end()));
+    const std::vector<int64_t> strides = rowMajorStrides(data.shape), values = integerValues(indices);
+    std::vector<int64_t> sources;
+    sources.reserve(static_cast<size_t>(elementCount(shape)));
+    for (int64_t b = 0; b < batches; ++b) {
+        for (int64_t t = 0; t < tuples; ++t) {
+            int64_t base = batch > 0 ? b * strides[batch - 1] : 0;
+            for (int64_t j = 0; j < depth; ++j) {
+                base += checkedIndex(node, values[(b * tuples + t) * depth + j], data.shape[batch + j], batch + j) *
+                        strides[batch + j];
+            }
+            for (int64_t s = 0; s < slice; ++s) sources.push_back(base + s);
+        }
     }
-    return index < 0 ? index + size : index;
+    return {takeElements(data, shape, sources)};
 }
-
-void requireIndices(const Node& node, DType dtype) {
-    requireDType(node, "indices", dtype, {DType::Int32, DType::Int64});
-}
-
-}  // namespace
 
 void inferGather(Graph& graph, const Node& node) {
     checkArity(graph, node);

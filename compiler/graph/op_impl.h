@@ -134,6 +134,23 @@ std::vector<Tensor> interpretGlobalMaxPool(const Node& node,
                                            std::span<const Tensor* const> inputs);
 void inferResize(Graph& graph, const Node& node);
 std::vector<Tensor> interpretResize(const Node& node, std::span<const Tensor* const> inputs);
+void inferGridSample(Graph& graph, const Node& node);
+std::vector<Tensor> interpretGridSample(const Node& node, std::span<const Tensor* const> inputs);
+void inferRoiAlign(Graph& graph, const Node& node);
+std::vector<Tensor> interpretRoiAlign(const Node& node, std::span<const Tensor* const> inputs);
+void inferMaxUnpool(Graph& graph, const Node& node);
+std::vector<Tensor> interpretMaxUnpool(const Node& node, std::span<const Tensor* const> inputs);
+/// spectral_ops.cpp: DFT and STFT; window_ops.cpp: the window functions and MelWeightMatrix.
+void inferDft(Graph& graph, const Node& node);
+std::vector<Tensor> interpretDft(const Node& node, std::span<const Tensor* const> inputs);
+void inferStft(Graph& graph, const Node& node);
+std::vector<Tensor> interpretStft(const Node& node, std::span<const Tensor* const> inputs);
+void inferWindow(Graph& graph, const Node& node);
+std::vector<Tensor> interpretWindow(const Node& node, std::span<const Tensor* const> inputs);
+void inferMelWeightMatrix(Graph& graph, const Node& node);
+std::vector<Tensor> interpretMelWeightMatrix(const Node& node, std::span<const Tensor* const> inputs);
+void inferTfIdfVectorizer(Graph& graph, const Node& node);
+std::vector<Tensor> interpretTfIdfVectorizer(const Node& node, std::span<const Tensor* const> inputs);
 /// upsample_op.cpp: Resize's opset-10 form.
 void inferUpsample(Graph& graph, const Node& node);
 std::vector<Tensor> interpretUpsample(const Node& node, std::span<const Tensor* const> inputs);
@@ -181,6 +198,17 @@ std::vector<Tensor> interpretGather(const Node& node, std::span<const Tensor* co
 void inferGatherElements(Graph& graph, const Node& node);
 std::vector<Tensor> interpretGatherElements(const Node& node,
                                             std::span<const Tensor* const> inputs);
+/// GatherElements' and ScatterElements' axis, and the check of their indices: the rank of data,
+/// no dim larger than data's outside the axis.
+int64_t gatherAxis(const Node& node, const Shape& data);
+void checkElementIndices(const Node& node, const Shape& data, const Shape& indices);
+void inferGatherNd(Graph& graph, const Node& node);
+std::vector<Tensor> interpretGatherNd(const Node& node, std::span<const Tensor* const> inputs);
+/// scatter_ops.cpp: ScatterElements (and Scatter, its old name) and ScatterND.
+void inferScatterElements(Graph& graph, const Node& node);
+std::vector<Tensor> interpretScatterElements(const Node& node, std::span<const Tensor* const> inputs);
+void inferScatterNd(Graph& graph, const Node& node);
+std::vector<Tensor> interpretScatterNd(const Node& node, std::span<const Tensor* const> inputs);
 void inferOneHot(Graph& graph, const Node& node);
 std::vector<Tensor> interpretOneHot(const Node& node, std::span<const Tensor* const> inputs);
 void inferExpand(Graph& graph, const Node& node);

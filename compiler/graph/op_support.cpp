@@ -126,6 +126,14 @@ int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* 
     return axis < 0 ? axis + rank : axis;
 }
 
+int64_t checkedIndex(const Node& node, int64_t index, int64_t size, int64_t axis) {
+    if (index < -size || index >= size) {
+        opError(node, "index " + std::to_string(index) + " is out of range for axis " + std::to_string(axis) +
+                          " of size " + std::to_string(size));
+    }
+    return index < 0 ? index + size : index;
+}
+
 int64_t floorDiv(int64_t a, int64_t b) {
     return a / b - (a % b != 0 && a < 0 ? 1 : 0);
 }

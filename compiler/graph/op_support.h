@@ -69,6 +69,10 @@ void forEachPosition(const Shape& shape, Visit visit) {
 /// An ONNX axis in [-rank, rank) made non-negative; opError naming `what` when out of range.
 int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* what = "axis");
 
+/// An index into axis `axis` of size `size` made non-negative (a negative one counts from the
+/// back); opError unless it is in [-size, size).
+int64_t checkedIndex(const Node& node, int64_t index, int64_t size, int64_t axis);
+
 /// a / b rounded towards negative infinity (Python's //), for b > 0 and any sign of a.
 int64_t floorDiv(int64_t a, int64_t b);
 /// a / b rounded towards positive infinity, for b > 0 and any sign of a.

@@ -178,6 +178,23 @@ constexpr std::array kOps = {
     OpInfo{OpKind::LRN, "LRN", 1, 1, 1, 1, ops::inferChannelNormalization, ops::interpretLrn},
     OpInfo{OpKind::Det, "Det", 1, 1, 1, 1, ops::inferDet, ops::interpretDet},
     OpInfo{OpKind::Upsample, "Upsample", 1, 2, 1, 1, ops::inferUpsample, ops::interpretUpsample},
+    OpInfo{OpKind::ScatterElements, "ScatterElements", 3, 3, 1, 1, ops::inferScatterElements,
+           ops::interpretScatterElements},
+    OpInfo{OpKind::Scatter, "Scatter", 3, 3, 1, 1, ops::inferScatterElements, ops::interpretScatterElements},
+    OpInfo{OpKind::ScatterND, "ScatterND", 3, 3, 1, 1, ops::inferScatterNd, ops::interpretScatterNd},
+    OpInfo{OpKind::GatherND, "GatherND", 2, 2, 1, 1, ops::inferGatherNd, ops::interpretGatherNd},
+    OpInfo{OpKind::GridSample, "GridSample", 2, 2, 1, 1, ops::inferGridSample, ops::interpretGridSample},
+    OpInfo{OpKind::RoiAlign, "RoiAlign", 3, 3, 1, 1, ops::inferRoiAlign, ops::interpretRoiAlign},
+    OpInfo{OpKind::MaxUnpool, "MaxUnpool", 2, 3, 1, 1, ops::inferMaxUnpool, ops::interpretMaxUnpool},
+    OpInfo{OpKind::DFT, "DFT", 1, 2, 1, 1, ops::inferDft, ops::interpretDft},
+    OpInfo{OpKind::STFT, "STFT", 2, 4, 1, 1, ops::inferStft, ops::interpretStft},
+    OpInfo{OpKind::HannWindow, "HannWindow", 1, 1, 1, 1, ops::inferWindow, ops::interpretWindow},
+    OpInfo{OpKind::HammingWindow, "HammingWindow", 1, 1, 1, 1, ops::inferWindow, ops::interpretWindow},
+    OpInfo{OpKind::BlackmanWindow, "BlackmanWindow", 1, 1, 1, 1, ops::inferWindow, ops::interpretWindow},
+    OpInfo{OpKind::MelWeightMatrix, "MelWeightMatrix", 5, 5, 1, 1, ops::inferMelWeightMatrix,
+           ops::interpretMelWeightMatrix},
+    OpInfo{OpKind::TfIdfVectorizer, "TfIdfVectorizer", 1, 1, 1, 1, ops::inferTfIdfVectorizer,
+           ops::interpretTfIdfVectorizer},
     // Random numbers drawn at compile time (compiler/graph/random_draws.h).
     OpInfo{OpKind::RandomUniform, "RandomUniform", 0, 0, 1, 1, ops::inferRandom, ops::interpretRandom},
     OpInfo{OpKind::RandomNormal, "RandomNormal", 0, 0, 1, 1, ops::inferRandom, ops::interpretRandom},
@@ -248,9 +265,10 @@ std::string supportedOpList() {
 std::span<const int> shapeOperands(OpKind kind) {
     static constexpr int kFirst[] = {0}, kSecond[] = {1}, kFirstThree[] = {0, 1, 2}, kSlice[] = {1, 2, 3, 4},
                          kResize[] = {1, 2, 3}, kPad[] = {1, 3},
-                         kFifth[] = {4};
+                         kThird[] = {2}, kFifth[] = {4}, kStft[] = {1, 3}, kFirstFive[] = {0, 1, 2, 3, 4};
     switch (kind) {
         case OpKind::Resize: return kResize;  // opset 10: scales; 11 on: roi, scales, sizes
+        case OpKind::DFT:                     // dft_length
         case OpKind::Upsample:                // scales, from opset 9
         case OpKind::ReduceSum:               // axes, from opset 13
         case OpKind::Reshape:
@@ -262,8 +280,14 @@ std::span<const int> shapeOperands(OpKind kind) {
         case OpKind::Trilu:                   // k: which elements are kept
         case OpKind::TopK:                    // K
         case OpKind::OneHot: return kSecond;  // OneHot: depth
+        case OpKind::MaxUnpool: return kThird;  // output_shape
+        case OpKind::STFT: return kStft;        // frame_step, frame_length
+        case OpKind::MelWeightMatrix: return kFirstFive;  // all: they decide where the filters lie
         case OpKind::Slice: return kSlice;
         case OpKind::Pad: return kPad;  // pads, and axes in opset 18
+        case OpKind::HannWindow:  // size
+        case OpKind::HammingWindow:
+        case OpKind::BlackmanWindow:
         case OpKind::ConstantOfShape: return kFirst;
         case OpKind::Range: return kFirstThree;
         case OpKind::LSTM:
