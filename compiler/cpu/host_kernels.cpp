@@ -494,6 +494,7 @@ std::optional<HostKernel> hostKernelFor(const Graph& graph, const Node& node, ui
         case OpKind::DFT: return dft(graph, node, k);
         case OpKind::STFT: return stft(graph, node, k);
         case OpKind::TfIdfVectorizer: return tfIdfVectorizer(graph, node, k);
+        case OpKind::Einsum: return einsum(graph, node, k);
         default: return dataDependentKernel(graph, node, k);
     }
 }

@@ -55,6 +55,7 @@ BroadcastOperands bindBroadcast(const Graph& graph, const Node& node, Bound& k, 
 HostKernel negativeLogLikelihoodLoss(const Graph& graph, const Node& node, Bound& k);
 /// matrix_kernels.cpp
 HostKernel det(const Graph& graph, const Node& node, Bound& k);
+HostKernel einsum(const Graph& graph, const Node& node, Bound& k);
 /// normalization_kernels.cpp
 HostKernel lrn(const Graph& graph, const Node& node, Bound& k);
 /// sampling_kernels.cpp

@@ -273,8 +273,8 @@ std::vector<Tensor> interpretNonMaxSuppression(const Node& node, std::span<const
     const NmsGeometry g = nmsGeometry(node, boxes.shape, scores.shape);
     const int64_t keep = inputs.size() > 2 && inputs[2] ? std::clamp<int64_t>(inputs[2]->as<int64_t>()[0], 0, g.boxes) : 0;
     const float iouThreshold = inputs.size() > 3 && inputs[3] ? inputs[3]->as<float>()[0] : 0.0f;
-    const std::optional<float> scoreThreshold =
-        inputs.size() > 4 && inputs[4] ? std::optional<float>(inputs[4]->as<float>()[0]) : std::nullopt;
+    const bool hasScoreThreshold = inputs.size() > 4 && inputs[4];
+    const float scoreThreshold = hasScoreThreshold ? inputs[4]->as<float>()[0] : 0.0f;
     const bool centerPoint = node.intAttr("center_point_box", 0) != 0;
     std::vector<int64_t> rows;
     for (int64_t b = 0; b < g.batches; ++b) {
@@ -287,7 +287,7 @@ std::vector<Tensor> interpretNonMaxSuppression(const Node& node, std::span<const
             std::vector<int64_t> kept;
             for (int64_t candidate : order) {
                 if (static_cast<int64_t>(kept.size()) >= keep) break;
-                if (scoreThreshold && !(classScores[candidate] > *scoreThreshold)) continue;
+                if (hasScoreThreshold && !(classScores[candidate] > scoreThreshold)) continue;
                 const auto box = corners(batchBoxes, candidate, centerPoint);
                 if (std::none_of(kept.begin(), kept.end(), [&](int64_t k) { return suppresses(corners(batchBoxes, k, centerPoint), box, iouThreshold); })) {
                     kept.push_back(candidate);

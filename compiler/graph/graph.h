@@ -170,6 +170,7 @@ enum class OpKind : uint16_t {
     BlackmanWindow,
     MelWeightMatrix,
     TfIdfVectorizer,
+    Einsum,
     RandomUniform,
     RandomNormal,
     RandomUniformLike,

@@ -151,6 +151,8 @@ void inferMelWeightMatrix(Graph& graph, const Node& node);
 std::vector<Tensor> interpretMelWeightMatrix(const Node& node, std::span<const Tensor* const> inputs);
 void inferTfIdfVectorizer(Graph& graph, const Node& node);
 std::vector<Tensor> interpretTfIdfVectorizer(const Node& node, std::span<const Tensor* const> inputs);
+void inferEinsum(Graph& graph, const Node& node);
+std::vector<Tensor> interpretEinsum(const Node& node, std::span<const Tensor* const> inputs);
 /// upsample_op.cpp: Resize's opset-10 form.
 void inferUpsample(Graph& graph, const Node& node);
 std::vector<Tensor> interpretUpsample(const Node& node, std::span<const Tensor* const> inputs);

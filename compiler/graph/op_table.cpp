@@ -195,6 +195,7 @@ constexpr std::array kOps = {
            ops::interpretMelWeightMatrix},
     OpInfo{OpKind::TfIdfVectorizer, "TfIdfVectorizer", 1, 1, 1, 1, ops::inferTfIdfVectorizer,
            ops::interpretTfIdfVectorizer},
+    OpInfo{OpKind::Einsum, "Einsum", 1, kUnbounded, 1, 1, ops::inferEinsum, ops::interpretEinsum},
     // Random numbers drawn at compile time (compiler/graph/random_draws.h).
     OpInfo{OpKind::RandomUniform, "RandomUniform", 0, 0, 1, 1, ops::inferRandom, ops::interpretRandom},
     OpInfo{OpKind::RandomNormal, "RandomNormal", 0, 0, 1, 1, ops::inferRandom, ops::interpretRandom},

@@ -32,6 +32,10 @@ void unrollRecurrences(Graph& graph);
 /// MeanVarianceNormalization as reductions and elementwise ops.
 void decomposeNormalizations(Graph& graph);
 
+/// Rewrites float Einsums that chain plain contractions as Transposes, Reshapes, ReduceSums and
+/// MatMuls.
+void lowerEinsum(Graph& graph);
+
 /// Rewrites Upsample as Resize's opset-10 form.
 void upsampleToResize(Graph& graph);
 

@@ -2,7 +2,8 @@
 """Ops that real networks use, end to end: each small model compiles, runs on the simulator and
 matches numpy (or the reference interpreter) on presets from tiny to server. Depthwise
 convolutions (3x3, 5x5, 7x7, strides 1 and 2, a channel multiplier, dilation, batches) run as one
-vector-unit op each, not one GEMM per group."""
+vector-unit op each, not one GEMM per group. Einsum contractions run as MatMuls on the tensor unit;
+diagonals and broadcast labels as a CPU kernel."""
 import unittest
 
 import numpy as np
@@ -80,6 +81,37 @@ class DepthwiseConvolutionTest(NpusimTestCase):
         self.assertEqual(len(rows), 1, rows)
         self.assertIn("vector", rows[0])
         self.assertNotIn("im2col", self.ok("compile", path, "--emit", "tile").lower())
+
+
+class EinsumTest(NpusimTestCase):
+    def model(self, name, equation, shapes):
+        operands = [f"x{i}" for i in range(len(shapes))]
+        arrays = [RNG.standard_normal(shape).astype(np.float32) for shape in shapes]
+        expected = np.einsum(equation, *arrays).astype(np.float32)
+        node = helper.make_node("Einsum", operands, ["y"], name="einsum", equation=equation)
+        path = save(self.tmp, name, [node], [helper.make_tensor_value_info(o, TensorProto.FLOAT, list(s))
+                                             for o, s in zip(operands, shapes)],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(expected.shape))], opset=12)
+        inputs = self.tmp / f"{name}.in"
+        inputs.mkdir()
+        for operand, array in zip(operands, arrays):
+            np.save(inputs / f"{operand}.npy", array)
+        return path, inputs, expected
+
+    def test_contractions_run_on_the_tensor_unit_and_the_rest_on_the_cpu(self):
+        cases = [  # name, equation, shapes, unit of the contraction
+            ("scores", "bhqd,bhkd->bhqk", [(1, 2, 8, 16), (1, 2, 8, 16)], "tensor"),
+            ("chain", "ij,jk,kl->il", [(8, 24), (24, 16), (16, 8)], "tensor"),
+            ("diagonal", "bii->bi", [(2, 5, 5)], "host CPU"),
+        ]
+        for name, equation, shapes, unit in cases:
+            path, inputs, expected = self.model(name, equation, shapes)
+            self.assertIn(unit, self.ok("compile", path, "--arch", "edge", "--mapping"))
+            for arch in ("tiny", "server"):
+                with self.subTest(equation=equation, arch=arch):
+                    out = self.tmp / f"{name}.{arch}.out"
+                    self.ok("run", path, "--arch", arch, "--inputs", inputs, "--outputs", out, "--check")
+                    np.testing.assert_allclose(np.load(out / "y.npy"), expected, rtol=1e-4, atol=1e-4)
 
 
 if __name__ == "__main__":
