@@ -129,6 +129,8 @@ struct MemoryConfig {
     uint32_t banks = 0, bankWidthBytes = 0, ports = 0;
     /// Bytes all banks deliver together per cycle.
     uint64_t bytesPerCycle() const { return uint64_t{banks} * bankWidthBytes * ports; }
+    /// One interleave period: a buffer starting at a multiple of it starts in bank 0.
+    uint64_t bankPeriod() const { return uint64_t{banks} * bankWidthBytes; }
 };
 
 struct DmaConfig {

@@ -11,6 +11,7 @@
 #include "arch/atomic_file.h"
 #include "arch/checksum.h"
 #include "arch/error.h"
+#include "arch/int_math.h"
 
 namespace npusim {
 namespace {
@@ -21,7 +22,7 @@ constexpr char kMagic[8] = {'N', 'P', 'U', 'A', 'R', 'T', '\r', '\n'};
 constexpr size_t kHeaderBytes = 24;  // magic, u32 version, u32 manifest crc, u64 manifest size
 constexpr size_t kSectionAlignment = 64;
 
-size_t alignUp(size_t value) { return (value + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment; }
+size_t alignSection(size_t value) { return alignUp(value, kSectionAlignment); }
 
 template <class T>
 void putLittleEndian(std::vector<std::byte>& out, size_t offset, T value) {
@@ -240,7 +241,7 @@ std::vector<std::byte> serializeArtifact(const Artifact& artifact) {
     Json sections = Json::array();
     size_t payload = 0;  // end of the last section
     for (const auto& [name, bytes] : artifact.sections) {
-        const size_t offset = alignUp(payload);
+        const size_t offset = alignSection(payload);
         sections.push_back({{"name", name}, {"offset", offset}, {"size", bytes.size()},
                             {"crc32", hexDigest(crc32(bytes))}});
         payload = offset + bytes.size();
@@ -249,7 +250,7 @@ std::vector<std::byte> serializeArtifact(const Artifact& artifact) {
     manifest["sections"] = sections;
     const std::string manifestText = manifest.dump(1);
 
-    const size_t payloadStart = alignUp(kHeaderBytes + manifestText.size());
+    const size_t payloadStart = alignSection(kHeaderBytes + manifestText.size());
     std::vector<std::byte> out(payloadStart + payload, std::byte{0});
     std::memcpy(out.data(), kMagic, sizeof kMagic);
     putLittleEndian<uint32_t>(out, 8, kArtifactFormatVersion);
@@ -283,7 +284,7 @@ Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& orig
     if (crc32(manifestBytes) != manifestCrc) throw fail("manifest checksum mismatch");
 
     Artifact artifact;
-    const size_t payloadStart = alignUp(kHeaderBytes + manifestSize);
+    const size_t payloadStart = alignSection(kHeaderBytes + manifestSize);
     try {
         const Json manifest = Json::parse(std::string_view(
             reinterpret_cast<const char*>(manifestBytes.data()), manifestBytes.size()));

@@ -6,11 +6,11 @@
 #include <set>
 #include <span>
 
-#include "arch/checksum.h"
 #include "arch/byte_text.h"
+#include "arch/checksum.h"
 #include "arch/error.h"
 #include "arch/isa_loops.h"
-#include "compiler/cost_model.h"
+#include "compiler/cost/cost_model.h"
 #include "compiler/cpu/llvm_emitter.h"
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/graph/data_dependent.h"
@@ -22,9 +22,10 @@
 #include "compiler/passes/graph_pass.h"
 #include "compiler/target/codegen.h"
 #include "compiler/target/loop_packing.h"
-#include "compiler/tile/fusion.h"
-#include "compiler/tile/segment_order.h"
-#include "compiler/tile/tiling.h"
+#include "compiler/tile/footprint.h"
+#include "compiler/tiling/fusion.h"
+#include "compiler/tiling/segment_order.h"
+#include "compiler/tiling/tiling.h"
 
 namespace npusim::compiler {
 namespace {

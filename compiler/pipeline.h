@@ -15,9 +15,9 @@
 #include "compiler/graph/graph.h"
 #include "compiler/memory/memory_ir.h"
 #include "compiler/target/codegen.h"
-#include "compiler/tile/mapping.h"
 #include "compiler/tile/tile_ir.h"
-#include "compiler/tile/tiling.h"
+#include "compiler/tiling/mapping.h"
+#include "compiler/tiling/tiling.h"
 
 namespace npusim::compiler {
 

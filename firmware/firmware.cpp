@@ -12,7 +12,7 @@
 namespace npusim::firmware {
 namespace {
 
-uint64_t readWide(hw::ControlCoreHal& hal, uint32_t lo, uint32_t hi) {
+uint64_t readWide(ControlCoreHal& hal, uint32_t lo, uint32_t hi) {
     return uint64_t{hal.readRegister(lo)} | (uint64_t{hal.readRegister(hi)} << 32);
 }
 
@@ -24,14 +24,14 @@ isa::Command jobLevel() {
 
 }  // namespace
 
-void Firmware::run(hw::ControlCoreHal& hal) {
+void Firmware::run(ControlCoreHal& hal) {
     while (true) {
         hal.waitForDoorbell();
         runJob(hal);
     }
 }
 
-void Firmware::runJob(hw::ControlCoreHal& hal) {
+void Firmware::runJob(ControlCoreHal& hal) {
     const uint64_t jobStart = hal.cycle();
     hal.writeRegister(regs::kStatus, static_cast<uint32_t>(regs::Status::Running));
     hal.writeRegister(regs::kErrorCode, static_cast<uint32_t>(regs::ErrorCode::None));
@@ -55,7 +55,7 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     // dispatch and while waiting for completion.
     const uint64_t budget = readWide(hal, regs::kWatchdogLo, regs::kWatchdogHi);
     const uint64_t deadline = budget == 0 ? 0 : jobStart + budget;
-    std::optional<hw::JobFault> fault;
+    std::optional<JobFault> fault;
     bool dispatching = true;
     // Before each dispatch the watchdog; false once the job is stopped.
     auto dispatch = [&](const isa::Command& command, uint32_t index) {
@@ -69,7 +69,7 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     window_.clear();
     windowFirst_ = 0;
     for (uint32_t index = 0; index < count && dispatching && !fault;) {
-        if (std::optional<hw::JobFault> invalid = fetch(hal, address, index, 1, count, windowSize)) {
+        if (std::optional<JobFault> invalid = fetch(hal, address, index, 1, count, windowSize)) {
             // Earlier chunks may be running: stop them before reporting the command at fault.
             fault = hal.abortJob(*invalid);
             break;
@@ -93,7 +93,7 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
             break;
         }
         const auto size = static_cast<uint32_t>(extent);
-        if (std::optional<hw::JobFault> invalid = fetch(hal, address, index, size, count, windowSize)) {
+        if (std::optional<JobFault> invalid = fetch(hal, address, index, size, count, windowSize)) {
             fault = hal.abortJob(*invalid);
             break;
         }
@@ -126,7 +126,7 @@ void Firmware::runJob(hw::ControlCoreHal& hal) {
     }
 }
 
-std::optional<hw::JobFault> Firmware::fetch(hw::ControlCoreHal& hal, uint64_t address, uint32_t index, uint32_t count,
+std::optional<JobFault> Firmware::fetch(ControlCoreHal& hal, uint64_t address, uint32_t index, uint32_t count,
                                             uint32_t total, uint64_t windowSize) {
     const auto end = static_cast<uint32_t>(windowFirst_ + window_.size());
     if (index + count <= end) return std::nullopt;
@@ -139,12 +139,12 @@ std::optional<hw::JobFault> Firmware::fetch(hw::ControlCoreHal& hal, uint64_t ad
     return std::nullopt;
 }
 
-std::optional<hw::JobFault> Firmware::loadChunk(hw::ControlCoreHal& hal, uint64_t address,
+std::optional<JobFault> Firmware::loadChunk(ControlCoreHal& hal, uint64_t address,
                                                 uint32_t first, uint32_t count, uint32_t total,
                                                 uint64_t windowSize) {
     fetchBuffer_.resize(uint64_t{count} * isa::kCommandBytes);
     if (!hal.readMemory(address + uint64_t{first} * isa::kCommandBytes, fetchBuffer_)) {
-        return hw::JobFault{regs::ErrorCode::CommandFetch, first, "the command buffer cannot be read"};
+        return JobFault{regs::ErrorCode::CommandFetch, first, "the command buffer cannot be read"};
     }
     const uint64_t validateCycles = hal.config().controlCore.validateCycles;
     for (uint32_t i = 0; i < count; ++i) {
@@ -156,7 +156,7 @@ std::optional<hw::JobFault> Firmware::loadChunk(hw::ControlCoreHal& hal, uint64_
             command = isa::decode(bytes);
         } catch (const InputError& e) {
             hal.spendCycles(validateCycles, jobLevel());
-            return hw::JobFault{regs::ErrorCode::IllegalOpcode, index, e.what()};
+            return JobFault{regs::ErrorCode::IllegalOpcode, index, e.what()};
         }
         hal.spendCycles(validateCycles, command);
         regs::ErrorCode error = validateCommand(command, hal.config(), windowSize);
@@ -164,7 +164,7 @@ std::optional<hw::JobFault> Firmware::loadChunk(hw::ControlCoreHal& hal, uint64_
             error = regs::ErrorCode::MissingEnd;  // END must be the last command, and only it
         }
         if (error != regs::ErrorCode::None) {
-            return hw::JobFault{error, index, "command " + std::to_string(index) + " (" +
+            return JobFault{error, index, "command " + std::to_string(index) + " (" +
                                                   isa::disassemble(command) + ") is invalid"};
         }
         window_.push_back(command);
@@ -172,7 +172,7 @@ std::optional<hw::JobFault> Firmware::loadChunk(hw::ControlCoreHal& hal, uint64_
     return std::nullopt;
 }
 
-void Firmware::finishJob(hw::ControlCoreHal& hal, uint64_t jobStart, regs::ErrorCode error,
+void Firmware::finishJob(ControlCoreHal& hal, uint64_t jobStart, regs::ErrorCode error,
                          uint32_t commandIndex) {
     const uint64_t cycles = hal.cycle() - jobStart;
     hal.writeRegister(regs::kJobCyclesLo, static_cast<uint32_t>(cycles));

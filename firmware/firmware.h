@@ -10,28 +10,28 @@
 
 #include "arch/isa.h"
 #include "arch/register_map.h"
-#include "hw_model/control/control_core_hal.h"
+#include "firmware/control_core_hal.h"
 
 namespace npusim::firmware {
 
 /// Commands fetched and validated before the first of them is dispatched.
 inline constexpr uint32_t kFetchChunk = 256;
 
-class Firmware : public hw::ControlProgram {
+class Firmware : public ControlProgram {
 public:
-    void run(hw::ControlCoreHal& hal) override;
+    void run(ControlCoreHal& hal) override;
 
 private:
-    void runJob(hw::ControlCoreHal& hal);
+    void runJob(ControlCoreHal& hal);
     /// Makes commands [index, index + count) of the job resident in window_, dropping those
     /// before `index` and fetching whole chunks after what it holds; returns the first error.
-    std::optional<hw::JobFault> fetch(hw::ControlCoreHal& hal, uint64_t address, uint32_t index, uint32_t count,
+    std::optional<JobFault> fetch(ControlCoreHal& hal, uint64_t address, uint32_t index, uint32_t count,
                                       uint32_t total, uint64_t windowSize);
     /// Fetches and validates commands [first, first + count) of the job onto the end of
     /// window_; returns the first error, if any.
-    std::optional<hw::JobFault> loadChunk(hw::ControlCoreHal& hal, uint64_t address, uint32_t first,
+    std::optional<JobFault> loadChunk(ControlCoreHal& hal, uint64_t address, uint32_t first,
                                           uint32_t count, uint32_t total, uint64_t windowSize);
-    void finishJob(hw::ControlCoreHal& hal, uint64_t jobStart, regs::ErrorCode error,
+    void finishJob(ControlCoreHal& hal, uint64_t jobStart, regs::ErrorCode error,
                    uint32_t commandIndex);
 
     std::vector<std::byte> fetchBuffer_;

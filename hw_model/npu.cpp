@@ -4,7 +4,7 @@
 namespace npusim::hw {
 
 Npu::Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-         ControlProgram& firmware, trace::Recorder* recorder, bool functional,
+         firmware::ControlProgram& firmware, trace::Recorder* recorder, bool functional,
          std::unique_ptr<TensorCore> tensorCore, std::unique_ptr<VectorCore> vectorCore)
     : sc_module(name),
       memoryPort_("memory_port", {AddressRange{0, UINT64_MAX}}),

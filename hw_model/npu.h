@@ -27,7 +27,7 @@ public:
     /// `functional` false: timing only, no values computed or moved by the units.
     /// `tensorCore` and `vectorCore` replace the units' model cores (RTL cores), when given.
     Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
-        ControlProgram& firmware, trace::Recorder* recorder, bool functional,
+        firmware::ControlProgram& firmware, trace::Recorder* recorder, bool functional,
         std::unique_ptr<TensorCore> tensorCore = nullptr, std::unique_ptr<VectorCore> vectorCore = nullptr);
 
     /// MMIO registers, addressed by offset from regs::kMmioBase.

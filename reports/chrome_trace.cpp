@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/op_spans.h"
 #include "reports/report.h"
 
 namespace npusim::reports {
@@ -79,19 +80,12 @@ std::string traceToChromeJson(const RunRecord& run) {
     }
     // A counter track: SRAM in use, stepping to each op's planned occupancy as its first command
     // starts (ops overlap in a pipeline: the op that started last sets the value).
-    std::map<uint32_t, uint64_t> opStarts;
     uint64_t runEnd = 0;
-    for (const trace::Event& e : run.trace.events()) {
-        runEnd = std::max(runEnd, e.end);
-        if (e.opId == isa::kNoOp || run.trace.units()[e.unit].kind == trace::UnitKind::ControlCore) continue;
-        auto [it, fresh] = opStarts.emplace(e.opId, e.start);
-        if (!fresh) it->second = std::min(it->second, e.start);
-    }
+    for (const trace::Event& e : run.trace.events()) runEnd = std::max(runEnd, e.end);
+    const std::map<uint32_t, OpSpan> spans = opSpans(run.trace);
     std::vector<std::pair<uint64_t, uint64_t>> occupancy;  // (cycle, bytes)
     for (const OpRecord& op : run.manifest.ops) {
-        if (const auto start = opStarts.find(op.opId); start != opStarts.end()) {
-            occupancy.emplace_back(start->second, op.sramBytes);
-        }
+        if (const auto span = spans.find(op.opId); span != spans.end()) occupancy.emplace_back(span->second.start, op.sramBytes);
     }
     std::stable_sort(occupancy.begin(), occupancy.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });

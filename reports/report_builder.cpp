@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <map>
 
+#include "reports/op_spans.h"
 #include "reports/report.h"
 
 namespace npusim::reports {
 namespace {
-
-/// Whether an event belongs to the run window [start, end) (a --repeat run's later runs do not).
-bool inWindow(const trace::Event& e, uint64_t start, uint64_t end) {
-    return e.start < end && (e.end > start || (e.end == start && e.start == start));
-}
 
 /// Clips an interval to the job window [start, end).
 uint64_t clipped(const trace::Event& e, uint64_t start, uint64_t end) {
@@ -45,15 +41,7 @@ Report buildReport(const RunRecord& run) {
         return run.trace.units()[e.unit].kind == trace::UnitKind::ControlCore;
     };
 
-    // An op's span runs from its first to its last command on the units that execute it.
-    std::map<uint32_t, std::pair<uint64_t, uint64_t>> spans;
-    for (const trace::Event& e : run.trace.events()) {
-        if (e.opId == isa::kNoOp || isControlCore(e) || e.type == trace::EventType::WeightUpload || !inWindow(e, start, end)) {
-            continue;
-        }
-        auto [it, fresh] = spans.emplace(e.opId, std::make_pair(e.start, e.end));
-        if (!fresh) it->second = {std::min(it->second.first, e.start), std::max(it->second.second, e.end)};
-    }
+    const std::map<uint32_t, OpSpan> spans = opSpans(run.trace, 0, start, end);
 
     std::map<uint32_t, OpReport> ops;
     std::map<uint32_t, uint64_t> dispatch;  ///< control core work for the op inside its span
@@ -74,7 +62,7 @@ Report buildReport(const RunRecord& run) {
         if (isControlCore(e)) {
             const auto span = spans.find(e.opId);
             if (span != spans.end() && e.type == trace::EventType::Command) {
-                dispatch[e.opId] += clipped(e, span->second.first, span->second.second);
+                dispatch[e.opId] += clipped(e, span->second.start, span->second.end);
             }
         } else if (e.type == trace::EventType::Stall) {
             op.stallCycles += cycles;
@@ -137,7 +125,7 @@ Report buildReport(const RunRecord& run) {
         op.sramBytes = record.sramBytes;
         op.minDramBytes = record.minDramBytes;
         const auto span = spans.find(record.opId);
-        op.cycles = span == spans.end() ? 0 : span->second.second - span->second.first;
+        op.cycles = span == spans.end() ? 0 : span->second.cycles();
         op.dispatchCycles = dispatch[record.opId];
         op.commands = record.commands;
         op.commandBytes = record.commandBytes;

@@ -18,8 +18,10 @@ std::string changeText(const std::optional<T>& a, const std::optional<T>& b) {
     if (!a) return "new";
     if (!b) return "gone";
     const double delta = static_cast<double>(*b) - static_cast<double>(*a);
-    std::string text = (delta > 0 ? "+" : "") + wholeText(delta);
-    if (*a != 0) text += " (" + std::string(delta > 0 ? "+" : "") + percentText(delta / static_cast<double>(*a)) + ")";
+    const std::string sign = delta > 0 ? "+" : "";
+    std::string text = sign;
+    text += wholeText(delta);
+    if (*a != 0) text += " (" + sign + percentText(delta / static_cast<double>(*a)) + ")";
     return text;
 }
 

@@ -79,9 +79,9 @@ int32_t operand(const std::byte* data, size_t index, DType dtype, int32_t zeroPo
     return (dtype == DType::Int8 ? static_cast<int8_t>(raw) : static_cast<int32_t>(raw)) - zeroPoint;
 }
 
-uint64_t total(const hw::TilePhases& p) { return p.preload + p.stream + p.latency; }
+uint64_t total(const TilePhases& p) { return p.preload + p.stream + p.latency; }
 
-std::string phasesText(const hw::TilePhases& p) {
+std::string phasesText(const TilePhases& p) {
     return std::to_string(p.preload) + "/" + std::to_string(p.stream) + "/" + std::to_string(p.latency) + "/" +
            std::to_string(p.firstResult);
 }
@@ -91,7 +91,7 @@ public:
     TensorRtlCore(std::unique_ptr<ArrayDriver> array, uint32_t size, RtlLog& log)
         : array_(std::move(array)), size_(size), log_(log), counts_(log.blocks["tensor"]), model_(hw::makeModelTensorCore()) {}
 
-    hw::TilePhases phases(const hw::TileShape& shape, const hw::TilePhases& model, uint32_t opId,
+    TilePhases phases(const hw::TileShape& shape, const TilePhases& model, uint32_t opId,
                           uint32_t tileId) override {
         if (!onArray(shape.dtype)) {
             ++counts_.onModel;
@@ -123,7 +123,7 @@ public:
             model_->compute(tile);
             return;
         }
-        const hw::TilePhases phases = run(tile);
+        const TilePhases phases = run(tile);
         const auto measured = measuredPhases_.find({tile.dtype, tile.m, tile.n, tile.k, tile.accumulate});
         if (measured != measuredPhases_.end() && measured->second != phases) {
             throw std::logic_error("RTL tensor core: a tile's phases depend on its values");
@@ -133,10 +133,10 @@ public:
 private:
     /// Clocks one tile through the array (values from `tile` when it has operands, zeros
     /// otherwise), writes its results into tile.c and returns the phases counted.
-    hw::TilePhases run(const hw::GemmTile& tile) {
+    TilePhases run(const hw::GemmTile& tile) {
         if (tile.k > size_ || tile.n > size_) throw std::logic_error("RTL tensor core: tile larger than the array");
         std::vector<int32_t> operands(size_, 0);
-        hw::TilePhases phases;
+        TilePhases phases;
         for (uint32_t p = 0; p < tile.k; ++p) {
             for (uint32_t c = 0; c < size_; ++c) {
                 operands[c] = tile.b && c < tile.n ? operand(tile.b, size_t{p} * tile.n + c, tile.dtype, tile.bZeroPoint) : 0;
@@ -196,7 +196,7 @@ private:
     RtlLog& log_;
     RtlBlockCounts& counts_;
     std::unique_ptr<hw::TensorCore> model_;
-    std::map<hw::TileShape, hw::TilePhases> measuredPhases_;
+    std::map<hw::TileShape, TilePhases> measuredPhases_;
 };
 
 }  // namespace

@@ -59,6 +59,9 @@ struct HostOptions {
     int jobRetries = 0;
 };
 
+/// A job's cycle budget (the firmware's watchdog) unless the user gives another.
+inline constexpr uint64_t kDefaultJobTimeoutCycles = 4'000'000'000;
+
 class Runtime {
 public:
     /// `timeoutCycles` bounds every job; a job that takes longer is reported as hung.

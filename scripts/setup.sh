@@ -10,7 +10,7 @@ packages=(
     libsystemc-dev verilator libdnnl-dev libeigen3-dev libopenblas-dev
     llvm-15-dev
     libonnx-dev libprotobuf-dev protobuf-compiler
-    nlohmann-json3-dev libcli11-dev libsqlite3-dev
+    nlohmann-json3-dev libcli11-dev libsqlite3-dev zlib1g-dev libssl-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     python3 python3-onnx python3-numpy python3-matplotlib python3-jsonschema
     python3-torch python3-torchvision
@@ -43,7 +43,10 @@ if [ "${1:-}" = "--no-build" ]; then
 fi
 
 build_type=${NPUSIM_BUILD_TYPE:-Release}
+# NPUSIM_WERROR=ON (scripts/test.sh sets it) makes compiler warnings in the project's code errors.
 if [ ! -f build/CMakeCache.txt ]; then
-    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type"
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DNPUSIM_WERROR="${NPUSIM_WERROR:-OFF}"
+elif [ -n "${NPUSIM_WERROR:-}" ]; then
+    cmake -S . -B build -DNPUSIM_WERROR="$NPUSIM_WERROR"
 fi
 cmake --build build -j "$(nproc)"

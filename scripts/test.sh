@@ -26,7 +26,7 @@ if [ "${1:-}" = "--sanitize" ]; then
     ctest --output-on-failure -j "$(nproc)" "$@"
     exit
 fi
-scripts/setup.sh
+NPUSIM_WERROR=ON scripts/setup.sh
 # The sanitizer subset: the parsers of arch configs, artifacts, command streams and .npy files
 # replay their fuzz corpora and mutations under the sanitizers (the whole suite sanitized does
 # not fit CI's time on 2 cores: scripts/test.sh --sanitize).

@@ -20,9 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Bounds each job in simulated cycles; the wall-clock timeout bounds the whole case.
-constexpr uint64_t kJobTimeoutCycles = 4'000'000'000;
-
 struct DataSet {
     fs::path directory;
     std::map<std::string, Tensor> inputs;    ///< fed at run time
@@ -60,6 +57,12 @@ std::vector<DataSet> readDataSets(const fs::path& directory) {
     return sets;
 }
 
+compiler::CompileOptions bindingsOnly(const std::map<std::string, Tensor>& bindings) {
+    compiler::CompileOptions options;
+    options.bindings = bindings;
+    return options;
+}
+
 /// Compiles the case: once, or once per data set when inputs decide shapes. Counts the ops
 /// of the first compilation into `result`.
 std::vector<Job> compileJobs(const fs::path& directory, const ArchConfig& config, CaseResult& result) {
@@ -67,7 +70,7 @@ std::vector<Job> compileJobs(const fs::path& directory, const ArchConfig& config
     for (DataSet& set : readDataSets(directory)) {
         if (jobs.empty() || !set.bindings.empty()) {
             const compiler::Compilation compilation =
-                compiler::compileModel(directory / "model.onnx", config, {set.bindings});
+                compiler::compileModel(directory / "model.onnx", config, bindingsOnly(set.bindings));
             if (jobs.empty()) {
                 for (const compiler::TileOp& op : compilation.tiles.ops) {
                     ++(std::holds_alternative<compiler::HostTiles>(op) ? result.cpuOps : result.npuOps);
@@ -96,7 +99,7 @@ std::string simulate(const ArchConfig& config, const std::vector<Job>& jobs, con
     uint64_t cycles = 0;
     try {
         runSystem(config, nullptr, false, [&](driver::Driver& driver) {
-            runtime::Runtime runtime(driver, kJobTimeoutCycles, {config.host.cpuOpsPerCycle});
+            runtime::Runtime runtime(driver, runtime::kDefaultJobTimeoutCycles, {config.host.cpuOpsPerCycle});
             for (const Job& job : jobs) {
                 const runtime::LoadedModel model = runtime.load(job.artifact);
                 for (const DataSet& set : job.sets) {

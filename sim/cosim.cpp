@@ -107,9 +107,17 @@ void checkSimulationMemory(const Artifact& artifact, uint64_t limit) {
     }
 }
 
-CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
-                            const std::map<std::string, Tensor>& inputs, const CoSimOptions& options) {
+CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& given,
+                            const std::map<std::string, Tensor>& givenInputs, const CoSimOptions& options) {
     CoSimResult result;
+    std::optional<runtime::BucketRun> bucketRun;
+    if (!given.manifest.buckets.empty()) {
+        bucketRun = runtime::prepareBucketRun(given, givenInputs);
+        result.bucket = bucketRun->choice;
+    }
+    const Artifact& artifact = bucketRun ? bucketRun->artifact : given;
+    const std::map<std::string, Tensor>& inputs = bucketRun ? bucketRun->inputs : givenInputs;
+    result.manifest = artifact.manifest;
     std::function<DramTraffic()> dramTraffic;
     ComputeCores cores;
     rtl::RtlLog firstRunRtl;
@@ -170,6 +178,11 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
             if (result.faults) result.faults->lostInterrupts = driver.lostInterrupts();
         },
         &dramTraffic, std::move(cores), faults ? &*faults : nullptr);
+    result.outputBindings = artifact.manifest.outputs;
+    if (result.bucket) {
+        result.outputs = runtime::cutToActualSize(std::move(result.outputs), result.outputBindings, *result.bucket);
+        result.outputBindings = runtime::resized(result.outputBindings, result.bucket->symbol, result.bucket->actual);
+    }
     if (result.rtl) result.rtl = std::move(firstRunRtl);
     if (result.faults) {
         result.faults->injected = faults->injected();

@@ -20,6 +20,8 @@
 #include "hw_model/tensor/tensor_core.h"
 #include "hw_model/vector/vector_core.h"
 #include "rtl/rtl_log.h"
+#include "runtime/buckets.h"
+#include "runtime/runtime.h"
 
 namespace npusim::sim {
 
@@ -33,7 +35,7 @@ struct DramTraffic {
 struct CoSimOptions {
     bool trace = true;                       ///< record unit timelines
     bool timingOnly = false;                 ///< compute and move no values; cycles unchanged
-    uint64_t jobTimeoutCycles = 4'000'000'000;  ///< a job running longer is reported as hung
+    uint64_t jobTimeoutCycles = runtime::kDefaultJobTimeoutCycles;  ///< a job running longer is reported as hung
     /// Steady-state inferences after the cold and the warm one; 0 runs the model once.
     int repeat = 0;
     /// Run the tensor unit's RTL core (Verilated systolic array) and/or the vector unit's
@@ -56,7 +58,13 @@ struct FaultOutcome {
 };
 
 struct CoSimResult {
-    std::vector<Tensor> outputs;  ///< in manifest order
+    /// The manifest that ran: the artifact's, or for a bucketed artifact its chosen bucket's.
+    ArtifactManifest manifest;
+    /// The shape bucket a bucketed artifact ran, chosen by the runtime from the inputs' size.
+    std::optional<runtime::BucketChoice> bucket;
+    /// In manifest order, at the inputs' size (a bucket run's cut back to the actual size).
+    std::vector<Tensor> outputs;
+    std::vector<TensorBinding> outputBindings;  ///< the outputs' bindings at that size
     driver::JobResult job;
     trace::Recorder trace;
     DramTraffic dram;  ///< bytes moved by the NPU during the first run
@@ -86,9 +94,6 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
 /// RTL, else `path` with ".<block>" before its extension.
 std::string vcdPathFor(const std::string& path, const std::string& block, bool severalBlocks);
 
-/// runSystem with one model: loads `artifact`, runs it on `inputs` (1 + (repeat ? 1 + repeat : 0)
-/// times) and returns the first run's outputs and job, and the cold/warm/steady timing. Throws InputError for inputs that do not match the artifact, RunError
-/// when the run fails.
 /// Host bytes simulating takes per command the NPU dispatches (the trace keeps its events).
 inline constexpr uint64_t kSimulationBytesPerCommand = 400;
 /// Refuses, with an InputError naming the op and the sizes, an artifact whose simulation is
@@ -96,6 +101,11 @@ inline constexpr uint64_t kSimulationBytesPerCommand = 400;
 /// kSimulationBytesPerCommand per command of its ops, counted in op order.
 void checkSimulationMemory(const Artifact& artifact, uint64_t limit);
 
+/// runSystem with one model: loads `artifact`, runs it on `inputs` (1 + (repeat ? 1 + repeat : 0)
+/// times) and returns the first run's outputs and job, and the cold/warm/steady timing. A
+/// bucketed artifact takes inputs of any size its buckets hold: the runtime runs the smallest
+/// bucket that does (runtime/buckets.h). Throws InputError for inputs that do not match the
+/// artifact, RunError when the run fails.
 CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& artifact,
                             const std::map<std::string, Tensor>& inputs, const CoSimOptions& options);
 

@@ -40,12 +40,16 @@ void requireDirectory(const std::filesystem::path& directory) {
 }  // namespace
 
 std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
-                                         std::span<const TensorBinding> bindings) {
+                                         std::span<const TensorBinding> bindings, const std::string& anySize) {
     requireDirectory(directory);
     std::map<std::string, Tensor> inputs;
     for (size_t i = 0; i < bindings.size(); ++i) {
         Tensor tensor = readTensorFile(directory, bindings[i], "input_" + std::to_string(i) + ".pb", "input");
-        requireMatch(bindings[i], tensor, "input");
+        TensorBinding binding = bindings[i];
+        for (size_t d = 0; d < binding.symbols.size() && d < tensor.shape.size() && d < binding.shape.size(); ++d) {
+            if (!anySize.empty() && binding.symbols[d] == anySize) binding.shape[d] = tensor.shape[d];
+        }
+        requireMatch(binding, tensor, "input");
         inputs.emplace(bindings[i].name, std::move(tensor));
     }
     return inputs;

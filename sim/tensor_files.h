@@ -16,10 +16,11 @@
 
 namespace npusim::sim {
 
-/// Reads every input of `bindings` from `directory`; InputError names a missing or
-/// mismatching input.
+/// Reads every input of `bindings` from `directory` (<name>.npy or input_<i>.pb); InputError
+/// names a missing or mismatching input. Dims named `anySize` (a bucketed artifact's symbol) may
+/// have any size: the runtime picks the bucket for it.
 std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
-                                         std::span<const TensorBinding> bindings);
+                                         std::span<const TensorBinding> bindings, const std::string& anySize = "");
 /// Deterministic pseudo-random inputs (same seed, same values).
 std::map<std::string, Tensor> randomInputs(std::span<const TensorBinding> bindings, uint64_t seed);
 /// Reads reference outputs (<name>.npy or output_<i>.pb) from `directory`. A dim whose symbol

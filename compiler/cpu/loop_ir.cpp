@@ -376,7 +376,9 @@ std::string printKernel(const Kernel& kernel) {
     std::string out = "cpu kernel @" + kernel.name + "(", scratch;
     bool first = true;
     for (const Buffer& b : kernel.buffers) {
-        const std::string size = "[" + std::to_string(b.elements) + "]";
+        std::string size = "[";
+        size += std::to_string(b.elements);
+        size += ']';
         if (b.scratch) {
             scratch += "  scratch %" + b.name + ": " + scalarName(*b.scratch) + size + "\n";
             continue;

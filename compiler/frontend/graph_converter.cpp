@@ -216,7 +216,9 @@ void GraphConverter::addNode(const onnx::NodeProto& proto) {
         if (proto.op_type() == "Loop") return addLoop(proto);
         if (proto.op_type() == "Scan") return addScan(proto);
     }
-    const std::optional<OpKind> kind = isDefaultDomain(proto.domain()) ? findOpKind(proto.op_type()) : std::nullopt;
+    // A vendor's op is known by its domain and type ("com.microsoft.QuickGelu").
+    const std::optional<OpKind> kind =
+        findOpKind(isDefaultDomain(proto.domain()) ? proto.op_type() : proto.domain() + "." + proto.op_type());
     const std::string name = nodeName(proto);
     if (!kind) {
         onnx::NodeProto named = proto;

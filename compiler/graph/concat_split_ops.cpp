@@ -167,7 +167,7 @@ std::vector<StridedCopy> concatCopies(const Graph& graph, const Node& node) {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
         const Shape& shape = graph.value(node.inputs[i]).shape;
         if (elementCount(shape) != 0) {
-            copies.push_back({i, 0, shape, 0, at * outStrides[axis], rowMajorStrides(shape), outStrides});
+            copies.push_back({i, 0, shape, 0, at * outStrides[axis], rowMajorStrides(shape), outStrides, std::nullopt});
         }
         at += shape[axis];
     }
@@ -183,7 +183,7 @@ std::vector<StridedCopy> splitCopies(const Graph& graph, const Node& node) {
     for (size_t i = 0; i < node.outputs.size(); ++i) {
         const Shape& shape = graph.value(node.outputs[i]).shape;
         if (elementCount(shape) != 0) {
-            copies.push_back({0, i, shape, at * inStrides[axis], 0, inStrides, rowMajorStrides(shape)});
+            copies.push_back({0, i, shape, at * inStrides[axis], 0, inStrides, rowMajorStrides(shape), std::nullopt});
         }
         at += shape[axis];
     }

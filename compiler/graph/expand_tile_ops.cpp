@@ -63,7 +63,7 @@ std::vector<Tensor> interpretTile(const Node& node, std::span<const Tensor* cons
 
 std::vector<StridedCopy> expandCopies(const Graph& graph, const Node& node) {
     const Shape& out = graph.value(node.outputs[0]).shape;
-    return {{0, 0, out, 0, 0, broadcastStrides(graph.value(node.inputs[0]).shape, out.size()), rowMajorStrides(out)}};
+    return {{0, 0, out, 0, 0, broadcastStrides(graph.value(node.inputs[0]).shape, out.size()), rowMajorStrides(out), std::nullopt}};
 }
 
 std::vector<StridedCopy> tileCopies(const Graph& graph, const Node& node) {

@@ -148,7 +148,7 @@ std::optional<std::vector<StridedCopy>> gatherCopies(const Graph& graph, const N
         size_t end = first + 1;
         while (end < rows.size() && rows[end] == rows[end - 1] + 1) ++end;
         StridedCopy copy{0, 0, data, rows[first] * strides[axis], static_cast<int64_t>(first) * outStrides[axis],
-                         strides, outStrides};
+                         strides, outStrides, std::nullopt};
         copy.dims[axis] = static_cast<int64_t>(end - first);
         if (elementCount(copy.dims) != 0) copies.push_back(std::move(copy));
         first = end;

@@ -134,14 +134,6 @@ int64_t checkedIndex(const Node& node, int64_t index, int64_t size, int64_t axis
     return index < 0 ? index + size : index;
 }
 
-int64_t floorDiv(int64_t a, int64_t b) {
-    return a / b - (a % b != 0 && a < 0 ? 1 : 0);
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-    return a / b + (a % b != 0 && a > 0 ? 1 : 0);
-}
-
 std::vector<int64_t> intListAttr(const Node& node, const std::string& key,
                                  std::vector<int64_t> fallback) {
     const auto it = node.attributes.find(key);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/int_math.h"
 #include "compiler/graph/graph.h"
 
 namespace npusim::compiler::ops {
@@ -72,11 +73,6 @@ int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* 
 /// An index into axis `axis` of size `size` made non-negative (a negative one counts from the
 /// back); opError unless it is in [-size, size).
 int64_t checkedIndex(const Node& node, int64_t index, int64_t size, int64_t axis);
-
-/// a / b rounded towards negative infinity (Python's //), for b > 0 and any sign of a.
-int64_t floorDiv(int64_t a, int64_t b);
-/// a / b rounded towards positive infinity, for b > 0 and any sign of a.
-int64_t ceilDiv(int64_t a, int64_t b);
 
 /// A list-of-ints attribute, `fallback` when absent; opError when it has another type.
 std::vector<int64_t> intListAttr(const Node& node, const std::string& key,

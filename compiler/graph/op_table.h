@@ -1,5 +1,6 @@
-// The graph IR's op table: for each OpKind its ONNX name, arity, type/shape function,
-// verifier and reference semantics. Adding an op means adding one entry here.
+// The graph IR's op table (ops.def): for each OpKind its ONNX name, arity, type/shape function,
+// reference semantics, traits and, for a function op, its body. Adding an op means adding one
+// line to ops.def and the functions it names.
 #pragma once
 
 #include <limits>
@@ -9,12 +10,23 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/graph/function_body.h"
 #include "compiler/graph/graph.h"
 
 namespace npusim::compiler {
 
 /// OpInfo::maxInputs of a variadic op (Sum, Concat...): no upper bound.
 inline constexpr int kUnbounded = std::numeric_limits<int>::max();
+
+/// What passes may assume of an op, instead of lists of their own.
+enum OpTrait : uint32_t {
+    /// Each output element is computed from the inputs' elements at its own position (inputs
+    /// broadcast): positions stay apart, so padded positions never reach real ones.
+    kElementwise = 1u << 0,
+    /// Computes the same in any layout: a Reformat of its first operand can move below it when
+    /// its other operands are scalars or reformatted alike (layout assignment).
+    kLayoutFree = 1u << 1,
+};
 
 struct OpInfo {
     OpKind kind;
@@ -26,9 +38,13 @@ struct OpInfo {
     void (*inferTypes)(Graph& graph, const Node& node);
     /// Reference semantics on host tensors; absent optional inputs are nullptr.
     std::vector<Tensor> (*interpret)(const Node& node, std::span<const Tensor* const> inputs);
+    uint32_t traits;  ///< OpTrait bits
+    /// A function op's body builder (function_body.h); nullptr for the rest.
+    void (*expand)(const Node& node, FunctionBody& body);
 };
 
 const OpInfo& opInfo(OpKind kind);
+bool hasTrait(OpKind kind, OpTrait trait);
 /// True for the compiler's own ops (named "npusim.*"), which graph passes make and ONNX
 /// models cannot name.
 bool isInternalOp(OpKind kind);

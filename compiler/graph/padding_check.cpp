@@ -19,26 +19,6 @@ namespace {
 
 using Dims = std::set<int64_t>;
 
-bool isElementwise(OpKind kind) {
-    switch (kind) {
-        case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Pow:
-        case OpKind::Max: case OpKind::Min: case OpKind::Sum: case OpKind::Mean: case OpKind::Sqrt:
-        case OpKind::Exp: case OpKind::Log: case OpKind::Neg: case OpKind::Abs: case OpKind::Reciprocal:
-        case OpKind::Sigmoid: case OpKind::Tanh: case OpKind::Erf: case OpKind::Identity: case OpKind::Elu:
-        case OpKind::Selu: case OpKind::Softplus: case OpKind::ThresholdedRelu: case OpKind::LeakyRelu: case OpKind::PRelu:
-        case OpKind::HardSigmoid: case OpKind::HardSwish: case OpKind::Clip: case OpKind::Relu: case OpKind::Cast:
-        case OpKind::Equal: case OpKind::Less: case OpKind::Greater: case OpKind::LessOrEqual:
-        case OpKind::GreaterOrEqual: case OpKind::Not: case OpKind::And: case OpKind::Or: case OpKind::Xor:
-        case OpKind::Where: case OpKind::Gelu: case OpKind::QuantizeLinear: case OpKind::DequantizeLinear:
-        case OpKind::Sin: case OpKind::Cos: case OpKind::Tan: case OpKind::Asin: case OpKind::Acos: case OpKind::Atan:
-        case OpKind::Sinh: case OpKind::Cosh: case OpKind::Asinh: case OpKind::Acosh: case OpKind::Atanh:
-        case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::Sign: case OpKind::Softsign:
-        case OpKind::Shrink: case OpKind::Celu: case OpKind::IsNaN: case OpKind::IsInf: case OpKind::BitShift:
-            return true;
-        default: return false;
-    }
-}
-
 class PaddingFlow {
 public:
     PaddingFlow(const Graph& graph, std::map<ValueId, Dims> seeds, std::string what, std::string consequence)
@@ -103,7 +83,7 @@ private:
         if (!touched) return;
         const ValueId out = node.outputs[0];
         Dims& result = carried_[out];
-        if (isElementwise(node.kind)) {
+        if (hasTrait(node.kind, kElementwise)) {
             for (ValueId id : node.inputs) {
                 if (id != kNoValue) alignRight(id, rank(out), result);
             }

@@ -1,4 +1,5 @@
-// Relu and its relatives: Relu, LeakyRelu, PRelu, HardSigmoid, HardSwish, Clip and npusim.Gelu.
+// Relu and its relatives: Relu, LeakyRelu, PRelu, HardSigmoid, HardSwish, Clip, npusim.Gelu and
+// ONNX Runtime's QuickGelu.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -91,6 +92,19 @@ std::vector<Tensor> interpretHardSwish(const Node&, std::span<const Tensor* cons
 /// GELU, exact: x * Phi(x) = x * (1 + erf(x / sqrt(2))) / 2.
 std::vector<Tensor> interpretGelu(const Node&, std::span<const Tensor* const> inputs) {
     return {mapFloat(*inputs[0], [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); })};
+}
+
+/// ONNX Runtime's QuickGelu: x * sigmoid(alpha * x), alpha 1.702 by default.
+std::vector<Tensor> interpretQuickGelu(const Node& node, std::span<const Tensor* const> inputs) {
+    const double alpha = node.floatAttr("alpha", 1.702f);
+    return {mapFloat(*inputs[0], [alpha](double x) { return x / (1.0 + std::exp(-alpha * x)); })};
+}
+
+/// Its body: Mul(x, Sigmoid(Mul(x, alpha))).
+void expandQuickGelu(const Node& node, FunctionBody& body) {
+    const ValueId x = node.inputs[0];
+    const ValueId alpha = body.scalar(body.dtype(x), node.floatAttr("alpha", 1.702f));
+    body.result(OpKind::Mul, {x, body.op(OpKind::Sigmoid, {body.op(OpKind::Mul, {x, alpha})})});
 }
 
 void inferClip(Graph& graph, const Node& node) {

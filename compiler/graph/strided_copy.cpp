@@ -13,7 +13,7 @@ std::optional<std::vector<StridedCopy>> stridedCopies(const Graph& graph, const 
         case OpKind::Unsqueeze: {
             // The same row-major elements under another shape: one contiguous run.
             const int64_t count = elementCount(graph.value(node.outputs[0]).shape);
-            return std::vector<StridedCopy>{{0, 0, {count}, 0, 0, {1}, {1}}};
+            return std::vector<StridedCopy>{{0, 0, {count}, 0, 0, {1}, {1}, std::nullopt}};
         }
         case OpKind::Dropout: {
             // Inference mode: Y is X, and the optional mask is all true.

@@ -6,7 +6,7 @@
 namespace npusim::compiler {
 
 ResidencyAllocator::ResidencyAllocator(std::vector<uint64_t> workingSetEnds, const MemoryConfig& sram)
-    : ends_(std::move(workingSetEnds)), period_(bankPeriod(sram)), size_(sram.sizeBytes) {}
+    : ends_(std::move(workingSetEnds)), period_(sram.bankPeriod()), size_(sram.sizeBytes) {}
 
 std::optional<uint64_t> ResidencyAllocator::place(int first, int last, uint64_t bytes) {
     bytes = alignUp(bytes, period_);

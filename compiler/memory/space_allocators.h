@@ -7,15 +7,12 @@
 #include <vector>
 
 #include "arch/arch_config.h"
+#include "arch/int_math.h"
 
 namespace npusim::compiler {
 
 inline constexpr uint64_t kDramAlignment = 64;
 
-inline uint64_t alignUp(uint64_t value, uint64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
-
-/// One interleave period of a memory: a buffer starting at a multiple of it starts in bank 0.
-inline uint64_t bankPeriod(const MemoryConfig& memory) { return uint64_t{memory.banks} * memory.bankWidthBytes; }
 
 /// Places intermediates in SRAM above the working sets of the ops they live across, from the
 /// top of SRAM down, sharing space between tensors whose live ranges do not meet.

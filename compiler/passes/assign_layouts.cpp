@@ -19,26 +19,6 @@
 namespace npusim::compiler {
 namespace {
 
-/// Elementwise ops of one tensor operand (any further operands scalars).
-bool isElementwiseUnary(OpKind kind) {
-    switch (kind) {
-        case OpKind::Relu: case OpKind::Sigmoid: case OpKind::Tanh: case OpKind::Exp: case OpKind::Log:
-        case OpKind::Neg: case OpKind::Abs: case OpKind::Sqrt: case OpKind::Reciprocal: case OpKind::Erf:
-        case OpKind::Elu: case OpKind::Selu: case OpKind::Softplus: case OpKind::ThresholdedRelu:
-        case OpKind::LeakyRelu: case OpKind::HardSigmoid: case OpKind::HardSwish: case OpKind::Identity:
-        case OpKind::Cast: case OpKind::Clip: case OpKind::Gelu: return true;
-        default: return false;
-    }
-}
-
-bool isElementwiseBinary(OpKind kind) {
-    switch (kind) {
-        case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Max:
-        case OpKind::Min: return true;
-        default: return false;
-    }
-}
-
 /// Ops that treat the batch and channel axes alike (each [spatial...] plane on its own).
 bool isPlanewise(const Node& node) {
     return node.kind == OpKind::AveragePool || node.kind == OpKind::GlobalAveragePool ||
@@ -120,14 +100,16 @@ private:
             return a;
         }
         bool agnostic = false;
-        if (isElementwiseUnary(node.kind)) {
-            agnostic = std::all_of(node.inputs.begin() + 1, node.inputs.end(), [&](ValueId v) { return isScalar(v); });
-        } else if (isElementwiseBinary(node.kind)) {
-            const Node* other = reformatOf(node.inputs[1]);
-            const bool alike = other && permOf(graph_, *other) == perm &&
-                               graph_.value(other->inputs[0]).shape == graph_.value(reformat->inputs[0]).shape;
-            if (alike) a.inputs[1] = other->inputs[0];
-            agnostic = alike || isScalar(node.inputs[1]);
+        if (hasTrait(node.kind, kLayoutFree)) {
+            // Every other operand a scalar, or reformatted alike (then read past as well).
+            agnostic = true;
+            for (size_t i = 1; i < node.inputs.size() && agnostic; ++i) {
+                if (isScalar(node.inputs[i])) continue;
+                const Node* other = reformatOf(node.inputs[i]);
+                agnostic = other && permOf(graph_, *other) == perm &&
+                           graph_.value(other->inputs[0]).shape == graph_.value(reformat->inputs[0]).shape;
+                if (agnostic) a.inputs[i] = other->inputs[0];
+            }
         } else {
             agnostic = isPlanewise(node) && swapsBatchAndChannels(perm);
         }

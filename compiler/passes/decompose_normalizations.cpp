@@ -22,9 +22,11 @@ void instanceNormalization(GraphRewriter& r, const Node& node) {
 }
 
 void meanVarianceNormalization(GraphRewriter& r, const Node& node) {
-    const Value& input = r.graph().value(node.inputs[0]);
+    // Copies: adding ops grows the value table, which a reference into it would not survive.
+    const DType dtype = r.graph().value(node.inputs[0]).dtype;
+    const auto rank = static_cast<int64_t>(r.graph().value(node.inputs[0]).shape.size());
     const ValueId x = node.inputs[0];
-    const std::vector<int64_t> axes = ops::meanVarianceAxes(node, static_cast<int64_t>(input.shape.size()));
+    const std::vector<int64_t> axes = ops::meanVarianceAxes(node, rank);
     const auto add = [&](OpKind kind, const std::string& suffix, std::vector<ValueId> inputs,
                          std::map<std::string, Attribute> attributes = {}) {
         return r.add(kind, node.name + "." + suffix, std::move(inputs), std::move(attributes))[0];
@@ -40,7 +42,7 @@ void meanVarianceNormalization(GraphRewriter& r, const Node& node) {
     epsilon.as<float>()[0] = 1e-9f;
     const ValueId typedEpsilon =
         add(OpKind::Cast, "epsilon", {r.constant(node.name + ".epsilon_fp32", std::move(epsilon))},
-            {{"to", onnxElementTypeOf(input.dtype)}});
+            {{"to", onnxElementTypeOf(dtype)}});
     const ValueId deviation = add(OpKind::Add, "deviation", {add(OpKind::Sqrt, "sqrt", {variance}), typedEpsilon});
     r.add(OpKind::Div, node.name + ".normalize", {add(OpKind::Sub, "centred", {x, average}), deviation}, {},
           {node.outputs[0]});

@@ -6,7 +6,7 @@
 namespace npusim::compiler {
 
 std::span<const GraphPass> graphPasses() {
-    static constexpr std::array<GraphPass, 16> kPasses = {{
+    static constexpr std::array<GraphPass, 17> kPasses = {{
         {"recognize-normalization", "turn layer and RMS normalisation spelled out op by op back into one op",
          recognizeNormalization},
         {"recognize-activations", "turn GELU and HardSwish spelled out op by op back into one op",
@@ -14,6 +14,7 @@ std::span<const GraphPass> graphPasses() {
         {"decompose-normalizations",
          "rewrite InstanceNormalization as a LayerNormalization and MeanVarianceNormalization as reductions",
          decomposeNormalizations},
+        {"expand-functions", "replace each function op (a vendor's QuickGelu...) by its body of other ops", expandFunctions},
         {"lower-einsum", "rewrite float Einsum contractions as Transpose, Reshape, ReduceSum and MatMul", lowerEinsum},
         {"upsample-to-resize", "rewrite Upsample as Resize's opset-10 form (scales as input 1)", upsampleToResize},
         {"draw-random-numbers", "draw Bernoulli's and a training Dropout's random numbers into constants compared on the NPU",

@@ -32,6 +32,9 @@ void unrollRecurrences(Graph& graph);
 /// MeanVarianceNormalization as reductions and elementwise ops.
 void decomposeNormalizations(Graph& graph);
 
+/// Replaces every function op (OpInfo::expand) by its body of other ops.
+void expandFunctions(Graph& graph);
+
 /// Rewrites float Einsums that chain plain contractions as Transposes, Reshapes, ReduceSums and
 /// MatMuls.
 void lowerEinsum(Graph& graph);

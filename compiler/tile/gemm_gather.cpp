@@ -6,11 +6,10 @@
 #include <span>
 #include <stdexcept>
 
+#include "arch/int_math.h"
+
 namespace npusim::compiler {
 namespace {
-
-int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
 
 void pieceTransfers(const GatherPiece& piece, int64_t columns, const GemmBlock& block,
                     const std::function<void(const GatherTransfer&)>& visit) {

@@ -16,11 +16,11 @@
 
 #include "arch/arch_config.h"
 #include "arch/isa.h"
+#include "arch/job_fault.h"
 #include "arch/register_map.h"
 #include "hw_model/common/clock.h"
 #include "hw_model/common/unit_fault.h"
 #include "hw_model/common/unit_trace.h"
-#include "hw_model/control/control_core_hal.h"
 
 namespace npusim::hw {
 

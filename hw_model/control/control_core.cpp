@@ -10,7 +10,7 @@ namespace npusim::hw {
 ControlCore::ControlCore(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
                          NpuRegisters& registers, CommandProcessor& processor,
                          ContextWindow& window, BankedMemory& sram, BankedMemory& accumulator,
-                         ControlProgram& program, trace::Recorder* recorder)
+                         firmware::ControlProgram& program, trace::Recorder* recorder)
     : sc_module(name),
       memSocket("memSocket"),
       config_(config),

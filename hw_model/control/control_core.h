@@ -1,5 +1,6 @@
 // The control core: runs a ControlProgram (the firmware) in an SC_THREAD and gives it the
-// ControlCoreHal, implemented on the NPU's registers, command processor and memory port.
+// firmware's HAL (firmware/control_core_hal.h), implemented on the NPU's registers, command
+// processor and memory port.
 #pragma once
 
 #include <systemc>
@@ -11,20 +12,20 @@
 #include "hw_model/common/memory_access.h"
 #include "hw_model/common/unit_trace.h"
 #include "hw_model/control/context_window.h"
-#include "hw_model/control/control_core_hal.h"
+#include "firmware/control_core_hal.h"
 #include "hw_model/memory/banked_memory.h"
 #include "hw_model/mmio/npu_registers.h"
 
 namespace npusim::hw {
 
-class ControlCore : public sc_core::sc_module, private ControlCoreHal {
+class ControlCore : public sc_core::sc_module, private firmware::ControlCoreHal {
 public:
     /// Physical system addresses (command buffers in DRAM).
     tlm_utils::simple_initiator_socket<ControlCore> memSocket;
 
     ControlCore(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
                 NpuRegisters& registers, CommandProcessor& processor, ContextWindow& window,
-                BankedMemory& sram, BankedMemory& accumulator, ControlProgram& program,
+                BankedMemory& sram, BankedMemory& accumulator, firmware::ControlProgram& program,
                 trace::Recorder* recorder);
 
     /// The fault that stopped the current or last job, if it failed, for messages beyond the
@@ -58,7 +59,7 @@ private:
     ContextWindow& window_;
     BankedMemory& sram_;
     BankedMemory& accumulator_;
-    ControlProgram& program_;
+    firmware::ControlProgram& program_;
     UnitTrace trace_;
     MemoryAccessor memory_;
     std::optional<JobFault> lastFault_;

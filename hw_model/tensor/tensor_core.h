@@ -1,6 +1,6 @@
 // The tensor unit's compute core: what computes a tile's results and sets how long its phases
-// take. The model core computes with GemmEngine and takes the phases from the dataflow's
-// timing model; an RTL core (rtl/) runs a Verilated systolic array cycle by cycle. hw_model
+// take. The model core computes with GemmEngine and takes the phases from the tile timing of
+// arch/tile_timing.h (which the cost model reads too); an RTL core (rtl/) runs a Verilated systolic array cycle by cycle. hw_model
 // declares the interface and knows no RTL; the simulation top chooses the core.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "arch/arch_config.h"
-#include "hw_model/tensor/dataflow.h"
+#include "arch/tile_timing.h"
 #include "hw_model/tensor/gemm_kernel.h"
 
 namespace npusim::hw {

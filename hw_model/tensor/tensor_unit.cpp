@@ -13,7 +13,6 @@ TensorUnit::TensorUnit(sc_core::sc_module_name name, const ArchConfig& config, c
     : QueueUnit(name, config, clock, processor, isa::Queue::Tensor, recorder, trace::UnitKind::Tensor, functional),
       sramSocket("sramSocket"),
       accSocket("accSocket"),
-      dataflow_(makeDataflow(config.tensor.dataflow)),
       core_(core ? std::move(core) : makeModelTensorCore()) {}
 
 void TensorUnit::execute(const isa::Command& command) {
@@ -61,14 +60,14 @@ void TensorUnit::execute(const isa::Command& command) {
     auto& accumulator = forwardPath(accSocket);
     const TilePhases phases =
         core_->phases({tile.dtype, tile.m, tile.n, tile.k, tile.accumulate},
-                      dataflow_->phases(config_.tensor, tile.dtype, tile.m, tile.n, tile.k, tile.accumulate),
+                      tilePhases(config_.tensor, tile.dtype, tile.m, tile.k, tile.accumulate),
                       command.opId, command.tileId);
 
     // Preload the stationary operand: into the shadow buffer while the previous tile streams,
     // or, single-buffered, once the previous tile has left the array.
     const uint64_t preloadStart = config_.tensor.doubleBuffered ? now : std::max(now, drainEnd_);
     uint64_t preloaded = preloadStart + phases.preload;
-    if (dataflow_->preloadsWeights()) {
+    if (preloadsWeights()) {
         preloaded = std::max(preloaded, access(sram, bRead, preloadStart));
     } else if (tile.accumulate) {
         preloaded = std::max(preloaded, access(accumulator, cRead, preloadStart));
@@ -78,11 +77,11 @@ void TensorUnit::execute(const isa::Command& command) {
     const uint64_t streamStart = std::max(preloaded, streamEnd_);
     uint64_t streamed = streamStart + phases.stream;
     streamed = std::max(streamed, access(sram, aRead, streamStart));
-    if (!dataflow_->preloadsWeights()) streamed = std::max(streamed, access(sram, bRead, streamStart));
+    if (!preloadsWeights()) streamed = std::max(streamed, access(sram, bRead, streamStart));
 
     // Results reach the accumulator memory as they drain (read-modify-write when accumulating).
     const uint64_t resultsStart = streamStart + phases.firstResult;
-    if (tile.accumulate && dataflow_->preloadsWeights()) access(accumulator, cRead, resultsStart);
+    if (tile.accumulate && preloadsWeights()) access(accumulator, cRead, resultsStart);
     if (functional_) core_->compute(tile);
     const uint64_t written = access(accumulator, cWrite, resultsStart);
 

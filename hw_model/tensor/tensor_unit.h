@@ -14,7 +14,6 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "hw_model/common/queue_unit.h"
-#include "hw_model/tensor/dataflow.h"
 #include "hw_model/tensor/tensor_core.h"
 
 namespace npusim::hw {
@@ -34,7 +33,9 @@ public:
     uint64_t busyUntil() const override { return recordedUntil_; }
 
 private:
-    std::unique_ptr<SystolicDataflow> dataflow_;
+    /// The preload phase reads B (weight stationary), not C (output stationary).
+    bool preloadsWeights() const { return config_.tensor.dataflow == Dataflow::WeightStationary; }
+
     std::unique_ptr<TensorCore> core_;
     std::vector<std::byte> a_, b_, c_;
     uint64_t streamEnd_ = 0;      ///< the array streams the last issued tile until this cycle

@@ -8,7 +8,8 @@
 #include "arch/error.h"
 #include "compiler/graph/parser.h"
 #include "compiler/pipeline.h"
-#include "compiler/tile/tiling.h"
+#include "compiler/tiling/tiling.h"
+#include "reports/op_spans.h"
 #include "runtime/runtime.h"
 #include "sim/child_process.h"
 #include "sim/cosim.h"
@@ -17,7 +18,6 @@ namespace npusim::sim {
 namespace {
 
 constexpr unsigned kSimulationTimeoutSeconds = 1800;
-constexpr uint64_t kJobTimeoutCycles = 4'000'000'000;
 
 /// An artifact to simulate and the samples (by op id) it yields.
 struct Run {
@@ -100,21 +100,14 @@ std::string simulateRuns(const ArchConfig& config, const std::vector<Run>& runs)
     trace::Recorder recorder;
     std::ostringstream out;
     runSystem(config, &recorder, true, [&](driver::Driver& driver) {
-        runtime::Runtime runtime(driver, kJobTimeoutCycles, {config.host.cpuOpsPerCycle});
+        runtime::Runtime runtime(driver, runtime::kDefaultJobTimeoutCycles, {config.host.cpuOpsPerCycle});
         for (size_t r = 0; r < runs.size(); ++r) {
             const runtime::LoadedModel model = runtime.load(runs[r].artifact);
             std::map<std::string, Tensor> inputs;
             for (const TensorBinding& b : runs[r].artifact.manifest.inputs) inputs[b.name] = Tensor::zeros(b.dtype, b.shape);
             const size_t first = recorder.events().size();
             runtime.run(model, inputs);
-            std::map<uint32_t, std::pair<uint64_t, uint64_t>> spans;
-            for (size_t i = first; i < recorder.events().size(); ++i) {
-                const trace::Event& e = recorder.events()[i];
-                if (e.opId == isa::kNoOp || recorder.units()[e.unit].kind == trace::UnitKind::ControlCore) continue;
-                auto [it, fresh] = spans.emplace(e.opId, std::make_pair(e.start, e.end));
-                if (!fresh) it->second = {std::min(it->second.first, e.start), std::max(it->second.second, e.end)};
-            }
-            for (const auto& [opId, span] : spans) out << r << " " << opId << " " << span.second - span.first << "\n";
+            for (const auto& [opId, span] : reports::opSpans(recorder, first)) out << r << " " << opId << " " << span.cycles() << "\n";
             runtime.unload(model);
         }
     });

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "arch/arch_config.h"
-#include "compiler/cost_model.h"
+#include "compiler/cost/cost_model.h"
 #include "compiler/tile/tile_ir.h"
 #include "sim/calibrate/microbenchmarks.h"
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arch/error.h"
-#include "compiler/cost_params.h"
+#include "compiler/cost/cost_params.h"
 #include "sim/calibrate/calibration.h"
 #include "sim/cli/commands.h"
 #include "sim/output_files.h"
@@ -42,10 +42,16 @@ std::string samplesCsv(const std::vector<sim::CalibrationSample>& samples, const
     }
     csv += ",estimate_before,estimate_after,simulated\n";
     for (const sim::CalibrationSample& s : samples) {
-        csv += s.bench + "," + s.op + "," + std::to_string(s.problem) + "," + (s.heldOut ? "1" : "0");
-        for (double f : sim::estimateFeatures(s, config, after)) csv += "," + std::to_string(f);
-        csv += "," + std::to_string(sim::estimateCycles(s, config, before)) + "," +
-               std::to_string(sim::estimateCycles(s, config, after)) + "," + std::to_string(s.simulated) + "\n";
+        std::vector<std::string> fields{s.bench, s.op, std::to_string(s.problem), s.heldOut ? "1" : "0"};
+        for (double f : sim::estimateFeatures(s, config, after)) fields.push_back(std::to_string(f));
+        fields.push_back(std::to_string(sim::estimateCycles(s, config, before)));
+        fields.push_back(std::to_string(sim::estimateCycles(s, config, after)));
+        fields.push_back(std::to_string(s.simulated));
+        for (size_t i = 0; i < fields.size(); ++i) {
+            if (i > 0) csv += ',';
+            csv += fields[i];
+        }
+        csv += '\n';
     }
     return csv;
 }

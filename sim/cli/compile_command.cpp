@@ -8,11 +8,11 @@
 #include <memory>
 
 #include "arch/error.h"
-#include "compiler/cost_model.h"
-#include "compiler/cost_params.h"
+#include "compiler/cost/cost_model.h"
+#include "compiler/cost/cost_params.h"
 #include "compiler/pipeline.h"
-#include "sim/output_files.h"
 #include "sim/cli/commands.h"
+#include "sim/output_files.h"
 
 namespace npusim::cli {
 namespace {

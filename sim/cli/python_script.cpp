@@ -28,7 +28,10 @@ void runPythonScript(const std::string& script, const std::vector<std::string>& 
     close(fd);
     // -B: no __pycache__ beside the scripts in the source tree.
     std::string command = shellQuoted(NPUSIM_PYTHON) + " -B " + shellQuoted(script);
-    for (const std::string& argument : arguments) command += " " + shellQuoted(argument);
+    for (const std::string& argument : arguments) {
+        command += ' ';
+        command += shellQuoted(argument);
+    }
     command += " > /dev/null 2> " + shellQuoted(log);
     const int status = std::system(command.c_str());
     std::string last;

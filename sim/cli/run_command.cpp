@@ -14,10 +14,11 @@
 #include "compiler/pipeline.h"
 #include "reports/report.h"
 #include "runtime/buckets.h"
+#include "runtime/runtime.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/report_directory.h"
-#include "sim/buckets.h"
 #include "sim/cosim.h"
+#include "sim/run_report.h"
 #include "sim/tensor_files.h"
 
 namespace npusim::cli {
@@ -27,7 +28,7 @@ struct RunOptions {
     std::string target, inputs = "random", outputs, report, expected, model, vcd;
     std::vector<std::string> rtl;  ///< blocks to run as RTL ("tensor")
     std::vector<std::string> inject;  ///< faults, KIND@N
-    uint64_t watchdog = 4'000'000'000;
+    uint64_t watchdog = runtime::kDefaultJobTimeoutCycles;
     int retries = -1;  ///< -1: 1 with --inject, else 0
     bool check = false, timingOnly = false, forceArch = false;
     double rtol = 1e-4, atol = 1e-5;
@@ -131,20 +132,7 @@ void printSummary(const reports::Report& report) {
     }
 }
 
-/// The RTL use of a run, for the report: the blocks, and each command that took other cycles
-/// on the RTL than in the timing model, named by op.
-reports::RtlUse rtlUse(const rtl::RtlLog& log, const ArtifactManifest& manifest) {
-    reports::RtlUse use;
-    for (const auto& [name, counts] : log.blocks) use.blocks.push_back({name, counts.onRtl, counts.onModel, counts.clockCycles});
-    for (const rtl::RtlDifference& d : log.differences) {
-        const auto op = std::find_if(manifest.ops.begin(), manifest.ops.end(), [&](const OpRecord& r) { return r.opId == d.opId; });
-        use.differences.push_back({d.block, op == manifest.ops.end() ? "" : op->name, d.opId, d.tileId, d.modelCycles,
-                                   d.rtlCycles, d.detail});
-    }
-    return use;
-}
-
-void run(const RunOptions& o) {
+void checkOptions(const RunOptions& o) {
     if (o.timingOnly && (o.check || !o.expected.empty() || !o.outputs.empty())) {
         throw InputError("--timing-only computes no values: drop --check, --expected and --outputs");
     }
@@ -156,38 +144,29 @@ void run(const RunOptions& o) {
     if (!o.vcd.empty() && o.rtl.empty()) {
         throw InputError("--vcd writes the waveforms of RTL blocks: add --rtl tensor and/or --rtl vector");
     }
-    Prepared p = prepare(o);
-    sim::checkSimulationMemory(p.artifact, o.compiler.maxMemoryBytes());
-    // A bucketed artifact runs the smallest bucket that holds the inputs, padded to it; its
-    // outputs are cut back to the actual size.
-    std::optional<reports::BucketUse> bucket;
-    std::vector<TensorBinding> inputBindings = p.artifact.manifest.inputs, outputBindings = p.artifact.manifest.outputs;
-    if (!p.artifact.manifest.buckets.empty()) {
-        const BucketRecord first = p.artifact.manifest.buckets.front();  // a copy: p.artifact is replaced below
-        const compiler::CompileOptions given = o.compiler.options();
-        const auto dim = given.dims.find(first.symbol);
-        const int64_t fallback = dim == given.dims.end() ? first.size : dim->second;
-        const int64_t actual = sim::actualSize(
-            first, o.inputs == "random" ? std::nullopt : std::optional<std::filesystem::path>(o.inputs), fallback);
-        const size_t index = runtime::chooseBucket(p.artifact.manifest, actual);
-        bucket = reports::BucketUse{first.symbol, p.artifact.manifest.buckets[index].size, actual};
-        p.artifact = bucketArtifact(p.artifact, index);
-        inputBindings = runtime::resized(p.artifact.manifest.inputs, first.symbol, actual);
-        outputBindings = runtime::resized(p.artifact.manifest.outputs, first.symbol, actual);
-        if (o.check) {
-            std::map<std::string, int64_t> dims = given.dims;
-            dims[first.symbol] = actual;
-            p.reference = compiler::importOnnx(o.model, {}, dims);
-        }
-    }
-    const ArtifactManifest& manifest = p.artifact.manifest;
-    const std::map<std::string, Tensor> inputs =
-        o.inputs == "random" ? sim::randomInputs(inputBindings, o.seed) : sim::readInputs(o.inputs, inputBindings);
-    std::map<std::string, Tensor> padded;
-    for (const TensorBinding& binding : manifest.inputs) padded[binding.name] = cropOrPad(inputs.at(binding.name), binding.shape);
-    std::vector<Tensor> expected;
-    if (!o.expected.empty()) expected = sim::readExpectedOutputs(o.expected, outputBindings, manifest.sizes);
+}
 
+/// The inputs at their actual size: read from --inputs, or random (a bucketed dim at the size
+/// --dim gives it, else at the first bucket's).
+std::map<std::string, Tensor> runInputs(const RunOptions& o, const ArtifactManifest& m) {
+    const std::string symbol = m.buckets.empty() ? "" : m.buckets.front().symbol;
+    if (o.inputs != "random") return sim::readInputs(o.inputs, m.inputs, symbol);
+    if (symbol.empty()) return sim::randomInputs(m.inputs, o.seed);
+    const std::map<std::string, int64_t> dims = o.compiler.options().dims;
+    const auto dim = dims.find(symbol);
+    return sim::randomInputs(runtime::resized(m.inputs, symbol, dim == dims.end() ? m.buckets.front().size : dim->second), o.seed);
+}
+
+/// The reference outputs of --expected, read before the run so that a bad directory fails fast.
+std::vector<Tensor> expectedOutputs(const RunOptions& o, const ArtifactManifest& m, const std::map<std::string, Tensor>& inputs) {
+    if (o.expected.empty()) return {};
+    if (m.buckets.empty()) return sim::readExpectedOutputs(o.expected, m.outputs, m.sizes);
+    const int64_t actual = runtime::actualSize(m, inputs);
+    const BucketRecord& bucket = m.buckets[runtime::chooseBucket(m, actual)];
+    return sim::readExpectedOutputs(o.expected, runtime::resized(bucket.outputs, bucket.symbol, actual), bucket.sizes);
+}
+
+sim::CoSimOptions simulationOptions(const RunOptions& o) {
     sim::CoSimOptions simulation;
     for (const std::string& fault : o.inject) simulation.faults.push_back(hw::parseFaultSpec(fault));
     simulation.jobRetries = o.retries >= 0 ? o.retries : (o.inject.empty() ? 0 : 1);
@@ -196,8 +175,13 @@ void run(const RunOptions& o) {
     simulation.repeat = o.repeat;
     simulation.rtlTensor = std::find(o.rtl.begin(), o.rtl.end(), "tensor") != o.rtl.end();
     simulation.rtlVector = std::find(o.rtl.begin(), o.rtl.end(), "vector") != o.rtl.end();
-    // Waveforms are written as the simulation runs: under temporary names, renamed when the
-    // run is through, so a failed run leaves no half-written file under a final name.
+    return simulation;
+}
+
+/// The co-simulation, with RTL waveforms (--vcd) written under temporary names as it runs and
+/// renamed when it is through, so that a failed run leaves no half-written file under a final name.
+sim::CoSimResult simulate(const RunOptions& o, const Prepared& p, const std::map<std::string, Tensor>& inputs) {
+    sim::CoSimOptions simulation = simulationOptions(o);
     std::vector<std::string> vcds;  ///< final names
     if (!o.vcd.empty()) {
         const bool both = simulation.rtlTensor && simulation.rtlVector;
@@ -206,7 +190,7 @@ void run(const RunOptions& o) {
     }
     sim::CoSimResult result;
     try {
-        result = sim::runCoSimulation(p.config, p.artifact, padded, simulation);
+        result = sim::runCoSimulation(p.config, p.artifact, inputs, simulation);
     } catch (...) {
         for (const std::string& vcd : vcds) std::filesystem::remove(vcd + ".part");
         throw;
@@ -216,54 +200,42 @@ void run(const RunOptions& o) {
         std::filesystem::rename(vcd + ".part", vcd, error);
         if (error) throw RunError("--vcd: cannot write '" + vcd + "': " + error.message());
     }
-    if (bucket) {  // cut back along the bucket's dim
-        for (size_t i = 0; i < result.outputs.size(); ++i) {
-            Shape shape = result.outputs[i].shape;
-            for (size_t d = 0; d < outputBindings[i].symbols.size(); ++d) {
-                if (outputBindings[i].symbols[d] == bucket->symbol) shape[d] = outputBindings[i].shape[d];
-            }
-            result.outputs[i] = cropOrPad(result.outputs[i], shape);
-        }
-    }
-    const reports::RunRecord record{p.config,           manifest,
-                                    result.trace,       result.job.startCycle,
-                                    result.job.cycles,  result.dram.bytesRead,
-                                    result.dram.bytesWritten, result.dram.rowHits,
-                                    result.dram.rowMisses};
-    reports::Report report = reports::buildReport(record);
-    report.timingOnly = o.timingOnly;
-    report.timing = result.timing;
-    report.bucket = bucket;
-    if (result.rtl) report.rtl = rtlUse(*result.rtl, manifest);
-    if (result.faults) {
-        reports::FaultUse use{{}, result.faults->retriedFailures, result.faults->lostInterrupts,
-                              result.faults->correctedErrors};
-        for (const auto& f : result.faults->injected) {
-            use.injected.push_back({std::string(hw::faultKindName(f.spec.kind)), f.spec.at, f.fired});
-        }
-        report.faults = std::move(use);
-    }
+    return result;
+}
 
+/// Compares the outputs with the reference interpreter (--check; a bucketed model imported at
+/// the inputs' actual size) and with --expected; returns what failed.
+std::vector<std::string> checkOutputs(const RunOptions& o, Prepared& p, const std::map<std::string, Tensor>& inputs,
+                                      const std::vector<Tensor>& expected, const sim::CoSimResult& result,
+                                      reports::Report& report) {
     std::vector<std::string> failures;
+    if (o.check && result.bucket) {
+        std::map<std::string, int64_t> dims = o.compiler.options().dims;
+        dims[result.bucket->symbol] = result.bucket->actual;
+        p.reference = compiler::importOnnx(o.model, {}, dims);
+    }
     if (p.reference) {
         const std::vector<Tensor> golden = compiler::interpretGraph(*p.reference, inputs);
-        report.check = sim::compareOutputs(outputBindings, result.outputs, golden, o.rtol, o.atol);
+        report.check = sim::compareOutputs(result.outputBindings, result.outputs, golden, o.rtol, o.atol);
         std::printf("check against the reference interpreter: %s (max abs error %g, max rel error %g)\n",
                     report.check->passed ? "passed" : "MISMATCH", report.check->maxAbsError,
                     report.check->maxRelError);
         if (!report.check->passed) failures.push_back("outputs differ from the reference interpreter");
     }
     if (!expected.empty()) {
-        const reports::CheckResult match = sim::compareOutputs(outputBindings, result.outputs, expected, o.rtol, o.atol);
+        const reports::CheckResult match = sim::compareOutputs(result.outputBindings, result.outputs, expected, o.rtol, o.atol);
         std::printf("check against %s: %s (max abs error %g)\n", o.expected.c_str(),
                     match.passed ? "passed" : "MISMATCH", match.maxAbsError);
         if (!match.passed) failures.push_back("outputs differ from " + o.expected);
     }
+    return failures;
+}
 
-    printSummary(report);
+/// Writes --outputs and --report, all or nothing.
+void writeResults(const RunOptions& o, const ArchConfig& config, const sim::CoSimResult& result, const reports::Report& report) {
     sim::OutputFiles files;
-    if (!o.outputs.empty()) sim::writeOutputs(files, o.outputs, outputBindings, result.outputs);
-    if (!o.report.empty()) stageReportData(files, o.report, report, record);
+    if (!o.outputs.empty()) sim::writeOutputs(files, o.outputs, result.outputBindings, result.outputs);
+    if (!o.report.empty()) stageReportData(files, o.report, report, sim::runRecord(config, result));
     files.commit();
     if (!o.report.empty()) {
         // An earlier run's page must not stand beside this run's report if the plots fail.
@@ -271,6 +243,19 @@ void run(const RunOptions& o) {
         writeReadableReport(o.report, report);
         std::printf("  report: %s/report.json, report.md, report.html, trace.json, plots/*.png\n", o.report.c_str());
     }
+}
+
+void run(const RunOptions& o) {
+    checkOptions(o);
+    Prepared p = prepare(o);
+    sim::checkSimulationMemory(p.artifact, o.compiler.maxMemoryBytes());
+    const std::map<std::string, Tensor> inputs = runInputs(o, p.artifact.manifest);
+    const std::vector<Tensor> expected = expectedOutputs(o, p.artifact.manifest, inputs);
+    const sim::CoSimResult result = simulate(o, p, inputs);
+    reports::Report report = sim::buildRunReport(p.config, result, o.timingOnly);
+    const std::vector<std::string> failures = checkOutputs(o, p, inputs, expected, result, report);
+    printSummary(report);
+    writeResults(o, p.config, result, report);
     if (!failures.empty()) throw RunError(failures.front());
 }
 

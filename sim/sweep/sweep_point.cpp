@@ -10,6 +10,7 @@
 #include "compiler/pipeline.h"
 #include "reports/report.h"
 #include "sim/cosim.h"
+#include "sim/run_report.h"
 #include "sim/tensor_files.h"
 
 namespace npusim::sim {
@@ -78,16 +79,7 @@ SweepRow runSweepPoint(const SweepPoint& point, bool timingOnly) {
         simulation.timingOnly = timingOnly;
         const CoSimResult result =
             runCoSimulation(config, compilation.artifact, randomInputs(manifest.inputs, 1), simulation);
-        const reports::RunRecord record{config,
-                                        manifest,
-                                        result.trace,
-                                        result.job.startCycle,
-                                        result.job.cycles,
-                                        result.dram.bytesRead,
-                                        result.dram.bytesWritten,
-                                        result.dram.rowHits,
-                                        result.dram.rowMisses};
-        summarise(row, reports::buildReport(record));
+        summarise(row, buildRunReport(config, result, timingOnly));
     } catch (const std::exception& e) {
         row.status = "failed";
         row.error = e.what();

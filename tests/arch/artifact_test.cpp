@@ -4,6 +4,7 @@
 #include "arch/artifact.h"
 #include "arch/checksum.h"
 #include "arch/error.h"
+#include "tests/support/artifact_support.h"
 
 namespace npusim {
 namespace {
@@ -17,14 +18,14 @@ Artifact sampleArtifact() {
     m.archName = "edge";
     m.archHash = "fedcba9876543210";
     m.archConfig = "{}";
-    m.inputs = {{"a", DType::Fp32, {4, 8}, 0x100}};
-    m.outputs = {{"y", DType::Int32, {4, 2}, 0x400}};
+    m.inputs = {testing::binding("a", DType::Fp32, {4, 8}, 0x100)};
+    m.outputs = {testing::binding("y", DType::Int32, {4, 2}, 0x400)};
     m.dramBytes = 0x1000;
     m.weightsOffset = 0x200;
     m.ops = {{0, "matmul_0", "MatMul", DType::Fp32, 64, 256, {{"t", 32, 96}}, 4096, "note"}};
     artifact.sections[kCommandsSection] = std::vector<std::byte>(64 * 3, std::byte{7});
     m.residentWeightBytes = 16;
-    artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection, .uploads = {{16, 0x300, 17, 0}}}};
+    artifact.manifest.segments = {testing::npuSegment(kCommandsSection, {{16, 0x300, 17, 0}})};
     artifact.sections[kWeightsSection] = std::vector<std::byte>(33, std::byte{9});
     return artifact;
 }
@@ -47,6 +48,12 @@ TEST(Checksum, Sha256MatchesTheStandardVectors) {
     EXPECT_EQ(sha("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
               "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
     EXPECT_EQ(sha(std::string(1000, 'a')), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+}
+
+TEST(Checksum, Crc32MatchesTheStandardCheckValue) {
+    const std::string_view text = "123456789";
+    EXPECT_EQ(hexDigest(crc32(std::as_bytes(std::span(text.data(), text.size())))), "cbf43926");
+    EXPECT_EQ(crc32({}), 0u);
 }
 
 TEST(Artifact, RoundTrips) {

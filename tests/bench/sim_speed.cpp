@@ -18,6 +18,7 @@
 #include "compiler/pipeline.h"
 #include "compiler/target/sync_planner.h"
 #include "sim/cosim.h"
+#include "tests/support/artifact_support.h"
 
 namespace {
 
@@ -36,9 +37,9 @@ Artifact gemmArtifact(const ArchConfig& config, int64_t n, std::map<std::string,
     std::mt19937 rng(1);
     Tensor weights = Tensor::zeros(DType::Int8, {n, n});
     for (int8_t& v : weights.as<int8_t>()) v = static_cast<int8_t>(rng() % 256 - 128);
-    const compiler::ValueId a = graph.addValue({"a", DType::Int8, {n, n}, std::nullopt, -1});
-    const compiler::ValueId w = graph.addValue({"w", DType::Int8, {n, n}, weights, -1});
-    const compiler::ValueId y = graph.addValue({"y", DType::Int32, {n, n}, std::nullopt, 0});
+    const compiler::ValueId a = graph.addValue({"a", DType::Int8, {n, n}, std::nullopt, -1, {}});
+    const compiler::ValueId w = graph.addValue({"w", DType::Int8, {n, n}, weights, -1, {}});
+    const compiler::ValueId y = graph.addValue({"y", DType::Int32, {n, n}, std::nullopt, 0, {}});
     graph.inputs = {a};
     graph.outputs = {y};
     graph.nodes.push_back({"gemm", compiler::OpKind::MatMulInteger, {a, w}, {y}, {}});
@@ -69,7 +70,7 @@ Artifact copyArtifact(const ArchConfig& config, uint64_t bytes) {
     Artifact artifact;
     artifact.manifest.dramBytes = 2 * bytes;
     artifact.sections[kCommandsSection] = isa::encodeStream(planner.finish());
-    artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
+    artifact.manifest.segments = {testing::npuSegment(kCommandsSection)};
     return artifact;
 }
 

@@ -3,7 +3,8 @@
 matches numpy (or the reference interpreter) on presets from tiny to server. Depthwise
 convolutions (3x3, 5x5, 7x7, strides 1 and 2, a channel multiplier, dilation, batches) run as one
 vector-unit op each, not one GEMM per group. Einsum contractions run as MatMuls on the tensor unit;
-diagonals and broadcast labels as a CPU kernel."""
+diagonals and broadcast labels as a CPU kernel. A vendor's function op (ONNX Runtime's QuickGelu)
+runs as its body of NPU ops."""
 import unittest
 
 import numpy as np
@@ -112,6 +113,22 @@ class EinsumTest(NpusimTestCase):
                     out = self.tmp / f"{name}.{arch}.out"
                     self.ok("run", path, "--arch", arch, "--inputs", inputs, "--outputs", out, "--check")
                     np.testing.assert_allclose(np.load(out / "y.npy"), expected, rtol=1e-4, atol=1e-4)
+
+
+class VendorOpTest(NpusimTestCase):
+    def test_quick_gelu_runs_as_its_body_on_the_vector_unit(self):
+        node = helper.make_node("QuickGelu", ["x"], ["y"], name="act", domain="com.microsoft", alpha=1.702)
+        graph = helper.make_graph([node], "quick_gelu", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 64])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 64])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
+        onnx.save(model, self.tmp / "quick_gelu.onnx")
+        rows = self.ok("compile", "quick_gelu.onnx", "--arch", "edge", "--mapping").splitlines()[1:]
+        self.assertTrue(rows and all("vector" in row or "none" in row for row in rows), rows)
+        x = RNG.standard_normal((4, 64)).astype(np.float32)
+        (self.tmp / "in").mkdir()
+        np.save(self.tmp / "in" / "x.npy", x)
+        self.ok("run", "quick_gelu.onnx", "--arch", "edge", "--inputs", "in", "--outputs", "out", "--check")
+        np.testing.assert_allclose(np.load(self.tmp / "out" / "y.npy"), x / (1 + np.exp(-1.702 * x)), rtol=1e-4, atol=1e-5)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,25 @@ class ShapeBucketTest(NpusimTestCase):
                 self.assertEqual(report["bucket"], {"symbol": "seq", "size": bucket, "actual": seq})
                 self.assertEqual(np.load(self.tmp / f"out{seq}" / "y.npy").shape, (1, seq, 64))
 
+    def test_inputs_as_tensor_protos_take_their_size_from_the_file(self):
+        # input_0.pb, as ONNX's test data holds inputs: the size is read from the tensor itself.
+        directory = self.tmp / "pb"
+        directory.mkdir()
+        x = np.random.default_rng(5).standard_normal((1, 100, 64)).astype(np.float32)
+        (directory / "input_0.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
+        stdout = self.ok("run", "dyn.npuart", "--inputs", directory, "--check", "--model", "dyn.onnx",
+                         "--report", "rep_pb", "--outputs", "out_pb")
+        self.assertIn("check against the reference interpreter: passed", stdout)
+        report = json.loads((self.tmp / "rep_pb" / "report.json").read_text())
+        self.assertEqual(report["bucket"], {"symbol": "seq", "size": 128, "actual": 100})
+        self.assertEqual(np.load(self.tmp / "out_pb" / "y.npy").shape, (1, 100, 64))
+
+    def test_an_input_whose_fixed_dims_differ_is_named(self):
+        directory = self.tmp / "bad"
+        directory.mkdir()
+        np.save(directory / "x.npy", np.zeros((1, 100, 32), np.float32))
+        self.assertFailsCleanly(["run", "dyn.npuart", "--inputs", directory], USAGE, ["input 'x'", "[1,100,32]"])
+
     def test_a_size_above_the_largest_bucket_is_a_clear_error(self):
         result = self.run_with(300)
         self.assertEqual(result.returncode, USAGE, result.stderr)

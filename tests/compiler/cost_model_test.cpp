@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "arch/arch_config.h"
-#include "compiler/cost_model.h"
+#include "compiler/cost/cost_model.h"
 
 namespace npusim::compiler {
 namespace {
@@ -96,7 +96,7 @@ TEST(CostModel, LowerBoundNeverExceedsTheEstimate) {
 }  // namespace npusim::compiler
 
 #include "compiler/graph/parser.h"
-#include "compiler/tile/vector_lowering.h"
+#include "compiler/tiling/vector_lowering.h"
 
 namespace npusim::compiler {
 namespace {

@@ -16,14 +16,14 @@ Graph convNorm(bool bias, bool tap) {
     Graph graph;
     graph.name = "conv_bn";
     auto constant = [&](const std::string& name, Tensor t) {
-        return graph.addValue(Value{name, DType::Fp32, t.shape, std::move(t), -1});
+        return graph.addValue(Value{name, DType::Fp32, t.shape, std::move(t), -1, {}});
     };
-    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {2, 3, 6, 5}, std::nullopt, -1});
+    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {2, 3, 6, 5}, std::nullopt, -1, {}});
     graph.inputs.push_back(x);
     std::vector<ValueId> convInputs = {x, constant("w", testing::randomFp32({4, 3, 3, 3}, 2))};
     if (bias) convInputs.push_back(constant("b", testing::randomFp32({4}, 3)));
-    const ValueId c = graph.addValue(Value{"c", DType::Fp32, {2, 4, 6, 5}, std::nullopt, 0});
-    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {2, 4, 6, 5}, std::nullopt, 1});
+    const ValueId c = graph.addValue(Value{"c", DType::Fp32, {2, 4, 6, 5}, std::nullopt, 0, {}});
+    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {2, 4, 6, 5}, std::nullopt, 1, {}});
     graph.nodes.push_back(Node{"conv", OpKind::Conv, convInputs, {c}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}});
     graph.nodes.push_back(Node{"bn", OpKind::BatchNormalization,
                                {c, constant("scale", testing::randomFp32({4}, 4, 0.5f, 1.5f)), constant("beta", testing::randomFp32({4}, 5)),

@@ -7,13 +7,13 @@
 #include <numeric>
 
 #include "arch/arch_config.h"
-#include "compiler/cost_model.h"
+#include "compiler/cost/cost_model.h"
 #include "compiler/graph/interpreter.h"
 #include "compiler/graph/strided_copy.h"
 #include "compiler/passes/graph_pass.h"
-#include "compiler/tile/fusion.h"
 #include "compiler/tile/gemm_gather.h"
-#include "compiler/tile/tiling.h"
+#include "compiler/tiling/fusion.h"
+#include "compiler/tiling/tiling.h"
 #include "graph_test_support.h"
 
 namespace npusim::compiler {

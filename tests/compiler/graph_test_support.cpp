@@ -40,13 +40,13 @@ Graph constantOperandGraph(OpKind kind, const std::vector<std::optional<Tensor>>
         const bool constant = constants.contains(i);
         const ValueId id = graph.addValue(
             Value{"in" + std::to_string(i), inputs[i]->dtype, inputs[i]->shape,
-                  constant ? std::optional<Tensor>(*inputs[i]) : std::nullopt, -1});
+                  constant ? std::optional<Tensor>(*inputs[i]) : std::nullopt, -1, {}});
         if (!constant) graph.inputs.push_back(id);
         node.inputs.push_back(id);
     }
     for (size_t i = 0; i < outputCount; ++i) {
         const std::string name = i == 0 ? "out" : "out" + std::to_string(i);
-        const ValueId out = graph.addValue(Value{name, DType::Fp32, {}, std::nullopt, 0});
+        const ValueId out = graph.addValue(Value{name, DType::Fp32, {}, std::nullopt, 0, {}});
         node.outputs.push_back(out);
         graph.outputs.push_back(out);
     }
@@ -160,7 +160,7 @@ GraphBuilder::GraphBuilder(std::string name, int64_t opset) {
 }
 
 ValueId GraphBuilder::input(const std::string& name, DType dtype, Shape shape) {
-    const ValueId id = graph_.addValue(Value{name, dtype, std::move(shape), std::nullopt, -1});
+    const ValueId id = graph_.addValue(Value{name, dtype, std::move(shape), std::nullopt, -1, {}});
     graph_.inputs.push_back(id);
     return id;
 }
@@ -168,12 +168,12 @@ ValueId GraphBuilder::input(const std::string& name, DType dtype, Shape shape) {
 ValueId GraphBuilder::constant(const std::string& name, Tensor tensor) {
     const DType dtype = tensor.dtype;
     const Shape shape = tensor.shape;
-    return graph_.addValue(Value{name, dtype, shape, std::move(tensor), -1});
+    return graph_.addValue(Value{name, dtype, shape, std::move(tensor), -1, {}});
 }
 
 ValueId GraphBuilder::op(OpKind kind, const std::string& name, std::vector<ValueId> inputs,
                          std::map<std::string, Attribute> attributes) {
-    const ValueId out = graph_.addValue(Value{name, DType::Fp32, {}, std::nullopt, static_cast<int>(graph_.nodes.size())});
+    const ValueId out = graph_.addValue(Value{name, DType::Fp32, {}, std::nullopt, static_cast<int>(graph_.nodes.size()), {}});
     graph_.nodes.push_back(Node{name, kind, std::move(inputs), {out}, std::move(attributes)});
     opInfo(kind).inferTypes(graph_, graph_.nodes.back());
     return out;
@@ -184,7 +184,7 @@ std::vector<ValueId> GraphBuilder::ops(OpKind kind, const std::string& name, std
     std::vector<ValueId> results;
     for (size_t i = 0; i < outputs; ++i) {
         const std::string valueName = i == 0 ? name : name + "." + std::to_string(i);
-        results.push_back(graph_.addValue(Value{valueName, DType::Fp32, {}, std::nullopt, static_cast<int>(graph_.nodes.size())}));
+        results.push_back(graph_.addValue(Value{valueName, DType::Fp32, {}, std::nullopt, static_cast<int>(graph_.nodes.size()), {}}));
     }
     graph_.nodes.push_back(Node{name, kind, std::move(inputs), results, std::move(attributes)});
     opInfo(kind).inferTypes(graph_, graph_.nodes.back());

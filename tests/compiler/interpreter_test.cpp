@@ -19,10 +19,10 @@ Graph twoInputMatMul() {
 TEST(Interpreter, ReadsConstantsFromTheGraph) {
     // y = relu(x * w) with w a constant [2] vector: [1,-1; 2,3] * [1,2] = [-1, 8] -> [0, 8]
     Graph graph;
-    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {2, 2}, std::nullopt, -1});
-    const ValueId w = graph.addValue(Value{"w", DType::Fp32, {2}, fp32({2}, {1, 2}), -1});
-    const ValueId h = graph.addValue(Value{"h", DType::Fp32, {}, std::nullopt, 0});
-    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {}, std::nullopt, 1});
+    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {2, 2}, std::nullopt, -1, {}});
+    const ValueId w = graph.addValue(Value{"w", DType::Fp32, {2}, fp32({2}, {1, 2}), -1, {}});
+    const ValueId h = graph.addValue(Value{"h", DType::Fp32, {}, std::nullopt, 0, {}});
+    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {}, std::nullopt, 1, {}});
     graph.inputs = {x};
     graph.outputs = {y};
     graph.nodes.push_back(Node{"mm", OpKind::MatMul, {x, w}, {h}, {}});

@@ -5,14 +5,15 @@
 #include <map>
 
 #include "arch/arch_config.h"
-#include "compiler/cost_model.h"
+#include "compiler/cost/cost_model.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/graph/printer.h"
 #include "compiler/memory/memory_planning.h"
 #include "compiler/passes/graph_pass.h"
 #include "compiler/target/codegen.h"
-#include "compiler/tile/fusion.h"
-#include "compiler/tile/tiling.h"
+#include "compiler/tile/footprint.h"
+#include "compiler/tiling/fusion.h"
+#include "compiler/tiling/tiling.h"
 #include "graph_test_support.h"
 #include "lowering_test_support.h"
 
@@ -318,7 +319,9 @@ TEST(Lowering, SingleBufferedBlocksLoadBeforeTheirGemms) {
     }
     ASSERT_GT(firstGemm.size(), 1u);
     for (const auto& [tile, load] : lastLoad) {
-        if (firstGemm.contains(tile)) EXPECT_LT(load, firstGemm.at(tile)) << "tile " << tile;
+        if (firstGemm.contains(tile)) {
+            EXPECT_LT(load, firstGemm.at(tile)) << "tile " << tile;
+        }
     }
 }
 

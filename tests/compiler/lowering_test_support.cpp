@@ -5,10 +5,10 @@
 
 #include <map>
 
-#include "compiler/cost_model.h"
+#include "compiler/cost/cost_model.h"
 #include "compiler/memory/memory_planning.h"
 #include "compiler/target/codegen.h"
-#include "compiler/tile/tiling.h"
+#include "compiler/tiling/tiling.h"
 #include "firmware/command_validator.h"
 
 namespace npusim::compiler::testing {

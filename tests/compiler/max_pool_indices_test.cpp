@@ -21,7 +21,9 @@ void expectIndicesMatch(const Shape& x, std::map<std::string, Attribute> attribu
     computeMaxPoolIndices(graph);
     verifyGraph(graph);
     for (const Node& node : graph.nodes) {
-        if (node.kind == OpKind::MaxPool) EXPECT_EQ(node.outputs.size(), 1u);
+        if (node.kind == OpKind::MaxPool) {
+            EXPECT_EQ(node.outputs.size(), 1u);
+        }
     }
     const std::map<std::string, Tensor> fed = {{"in0", input}};
     const std::vector<Tensor> expected = interpretGraph(reference, fed), actual = interpretGraph(graph, fed);

@@ -15,7 +15,7 @@ TEST(Printer, PrintsASmallMlp) {
     auto add = [&](std::string name, Shape shape, bool constant, int producer) {
         std::optional<Tensor> data;
         if (constant) data = Tensor::zeros(DType::Fp32, shape);
-        return graph.addValue(Value{std::move(name), DType::Fp32, shape, data, producer});
+        return graph.addValue(Value{std::move(name), DType::Fp32, shape, data, producer, {}});
     };
     const ValueId x = add("x", {1, 4}, false, -1);
     const ValueId w0 = add("w0", {4, 3}, true, -1);

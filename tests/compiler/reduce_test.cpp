@@ -26,11 +26,11 @@ using Axes = std::vector<int64_t>;
 Tensor reduceWithAxesInput(OpKind kind, const Tensor& data, const Axes& axes,
                            Attributes attributes = {}) {
     Graph graph;
-    const ValueId in = graph.addValue(Value{"data", data.dtype, data.shape, std::nullopt, -1});
+    const ValueId in = graph.addValue(Value{"data", data.dtype, data.shape, std::nullopt, -1, {}});
     const Tensor axesTensor = int64({static_cast<int64_t>(axes.size())}, axes);
     const ValueId axesId =
-        graph.addValue(Value{"axes", DType::Int64, axesTensor.shape, axesTensor, -1});
-    const ValueId out = graph.addValue(Value{"out", DType::Fp32, {}, std::nullopt, 0});
+        graph.addValue(Value{"axes", DType::Int64, axesTensor.shape, axesTensor, -1, {}});
+    const ValueId out = graph.addValue(Value{"out", DType::Fp32, {}, std::nullopt, 0, {}});
     graph.inputs = {in};
     graph.outputs = {out};
     graph.nodes.push_back(Node{"op", kind, {in, axesId}, {out}, std::move(attributes)});

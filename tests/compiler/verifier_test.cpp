@@ -11,9 +11,9 @@ namespace {
 /// x -> Relu "first" -> h -> Relu "second" -> y, in that (topological) node order.
 Graph reluChain() {
     Graph graph;
-    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {2}, std::nullopt, -1});
-    const ValueId h = graph.addValue(Value{"h", DType::Fp32, {2}, std::nullopt, 0});
-    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {2}, std::nullopt, 1});
+    const ValueId x = graph.addValue(Value{"x", DType::Fp32, {2}, std::nullopt, -1, {}});
+    const ValueId h = graph.addValue(Value{"h", DType::Fp32, {2}, std::nullopt, 0, {}});
+    const ValueId y = graph.addValue(Value{"y", DType::Fp32, {2}, std::nullopt, 1, {}});
     graph.inputs = {x};
     graph.outputs = {y};
     graph.nodes.push_back(Node{"first", OpKind::Relu, {x}, {h}, {}});

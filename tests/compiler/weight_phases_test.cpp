@@ -5,11 +5,11 @@
 
 #include "arch/arch_config.h"
 #include "arch/error.h"
-#include "compiler/cost_model.h"
+#include "compiler/cost/cost_model.h"
 #include "compiler/memory/memory_planning.h"
 #include "compiler/memory/weight_phases.h"
 #include "compiler/target/codegen.h"
-#include "compiler/tile/tiling.h"
+#include "compiler/tiling/tiling.h"
 #include "graph_test_support.h"
 
 namespace npusim::compiler {
@@ -41,8 +41,9 @@ Graph matMulChain(int layers) {
     testing::GraphBuilder b("chain");
     ValueId x = b.input("x", DType::Fp32, {16, 512});
     for (int i = 0; i < layers; ++i) {
-        const ValueId w = b.constant("w" + std::to_string(i), Tensor::zeros(DType::Fp32, {512, 512}));
-        x = b.op(OpKind::MatMul, "mm" + std::to_string(i), {x, w});
+        const std::string index = std::to_string(i);
+        const ValueId w = b.constant(std::string("w").append(index), Tensor::zeros(DType::Fp32, {512, 512}));
+        x = b.op(OpKind::MatMul, std::string("mm").append(index), {x, w});
     }
     return b.finish({x});
 }

@@ -36,7 +36,7 @@ public:
     /// faults; returns the cycles that took.
     uint64_t execute(const std::vector<isa::Command>& commands);
     /// The fault that stopped the last execute(), if any.
-    const std::optional<hw::JobFault>& fault() const { return fault_; }
+    const std::optional<JobFault>& fault() const { return fault_; }
     /// Untimed access to a memory, from the body or after run() (sockets are bound at the end
     /// of elaboration). DRAM offsets are relative to the context window, which starts at the
     /// beginning of DRAM.
@@ -62,7 +62,7 @@ private:
     hw::VectorUnit vector_;
     tlm_utils::simple_initiator_socket<UnitHarness> debugDram_, debugSram_, debugAccumulator_;
     std::function<void()> body_;
-    std::optional<hw::JobFault> fault_;
+    std::optional<JobFault> fault_;
 };
 
 }  // namespace npusim::test

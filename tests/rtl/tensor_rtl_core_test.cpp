@@ -10,7 +10,7 @@
 
 #include "arch/arch_config.h"
 #include "arch/error.h"
-#include "hw_model/tensor/dataflow.h"
+#include "arch/tile_timing.h"
 #include "hw_model/tensor/gemm_kernel.h"
 #include "rtl/tensor_rtl_core.h"
 
@@ -56,7 +56,6 @@ void expectEquivalent(const char* preset, uint64_t seed) {
     const uint32_t size = config.tensor.rows;
     RtlLog log;
     const std::unique_ptr<hw::TensorCore> core = makeTensorRtlCore(config, log);
-    const std::unique_ptr<hw::SystolicDataflow> dataflow = hw::makeDataflow(config.tensor.dataflow);
     std::mt19937 rng(static_cast<uint32_t>(seed));
     for (int i = 0; i < 30; ++i) {
         for (DType dtype : {DType::Int8, DType::UInt8}) {
@@ -67,9 +66,9 @@ void expectEquivalent(const char* preset, uint64_t seed) {
             const hw::GemmTile& tile = rtl.tile;
             SCOPED_TRACE(std::string(preset) + " tile " + std::to_string(i) + ": m=" + std::to_string(tile.m) +
                          " n=" + std::to_string(tile.n) + " k=" + std::to_string(tile.k));
-            const hw::TilePhases model =
-                dataflow->phases(config.tensor, dtype, tile.m, tile.n, tile.k, tile.accumulate);
-            const hw::TilePhases phases =
+            const TilePhases model =
+                tilePhases(config.tensor, dtype, tile.m, tile.k, tile.accumulate);
+            const TilePhases phases =
                 core->phases({dtype, tile.m, tile.n, tile.k, tile.accumulate}, model, 0, static_cast<uint32_t>(i));
             EXPECT_EQ(phases.preload, model.preload);
             EXPECT_EQ(phases.stream, model.stream);
@@ -93,7 +92,7 @@ TEST(TensorRtlCore, OtherDTypesStayOnTheModelCoreAndAreCounted) {
     const ArchConfig config = loadArchConfig("edge", {});
     RtlLog log;
     const std::unique_ptr<hw::TensorCore> core = makeTensorRtlCore(config, log);
-    const hw::TilePhases model{4, 32, 30, 16};
+    const TilePhases model{4, 32, 30, 16};
     EXPECT_EQ(core->phases({DType::Fp32, 8, 8, 4, false}, model, 0, 0), model);
     EXPECT_EQ(log.blocks["tensor"].onModel, 1u);
     EXPECT_EQ(log.blocks["tensor"].onRtl, 0u);
@@ -123,8 +122,8 @@ TEST(TensorRtlCore, APhaseDifferenceIsLoggedWithItsCommand) {
     const ArchConfig config = loadArchConfig("edge", std::vector<std::string>{"tensor.dtypes.int8.cycles_per_row=2"});
     RtlLog log;
     const std::unique_ptr<hw::TensorCore> core = makeTensorRtlCore(config, log);
-    const hw::TilePhases model = hw::makeDataflow(config.tensor.dataflow)->phases(config.tensor, DType::Int8, 10, 16, 16, false);
-    const hw::TilePhases rtl = core->phases({DType::Int8, 10, 16, 16, false}, model, 7, 3);
+    const TilePhases model = tilePhases(config.tensor, DType::Int8, 10, 16, false);
+    const TilePhases rtl = core->phases({DType::Int8, 10, 16, 16, false}, model, 7, 3);
     EXPECT_EQ(rtl.stream, 10u);
     EXPECT_EQ(model.stream, 20u);
     ASSERT_EQ(log.differences.size(), 1u);

@@ -101,7 +101,9 @@ TEST(CommandJobs, AStreamThatAlwaysHasASignalOutstandingIsStillCut) {
     ASSERT_GT(jobs.size(), 5u);
     for (size_t j = 0; j < jobs.size(); ++j) {
         EXPECT_LE(jobByteCount(encoded(lines), jobs[j]), 16u * 64);
-        if (j > 0) EXPECT_FALSE(jobs[j].carried.empty()) << "job " << j;
+        if (j > 0) {
+            EXPECT_FALSE(jobs[j].carried.empty()) << "job " << j;
+        }
     }
 }
 

@@ -12,6 +12,7 @@
 #include "arch/isa_loops.h"
 #include "runtime/runtime.h"
 #include "sim/cosim.h"
+#include "tests/support/artifact_support.h"
 
 namespace npusim::sim {
 namespace {
@@ -20,11 +21,12 @@ Artifact assembleArtifact(const std::vector<std::string>& lines, uint64_t dramBy
     std::vector<isa::Command> commands;
     for (const std::string& line : lines) commands.push_back(isa::assemble(line));
     Artifact artifact;
-    artifact.manifest.inputs = {{"a", DType::Int8, {32, 16}, 0x0}, {"b", DType::Int8, {16, 16}, 0x1000}};
-    artifact.manifest.outputs = {{"c", DType::Int32, {32, 16}, 0x2000}};
+    artifact.manifest.inputs = {testing::binding("a", DType::Int8, {32, 16}, 0x0),
+                                testing::binding("b", DType::Int8, {16, 16}, 0x1000)};
+    artifact.manifest.outputs = {testing::binding("c", DType::Int32, {32, 16}, 0x2000)};
     artifact.manifest.dramBytes = dramBytes;
     artifact.sections[kCommandsSection] = isa::encodeStream(commands);
-    artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
+    artifact.manifest.segments = {testing::npuSegment(kCommandsSection)};
     return artifact;
 }
 

@@ -11,6 +11,7 @@
 #include "arch/isa_table.h"
 #include "runtime/runtime.h"
 #include "sim/cosim.h"
+#include "tests/support/artifact_support.h"
 
 namespace npusim::sim {
 namespace {
@@ -93,7 +94,7 @@ Artifact randomJob(std::mt19937_64& rng) {
     Artifact artifact;
     artifact.manifest.dramBytes = kWindow;
     artifact.sections[kCommandsSection] = std::move(stream);
-    artifact.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
+    artifact.manifest.segments = {testing::npuSegment(kCommandsSection)};
     return artifact;
 }
 
@@ -117,8 +118,8 @@ TEST(FuzzCommands, RandomJobsEndCleanlyAndTheNpuKeepsWorking) {
         }
         // A real job afterwards: 2x2 int8 GEMM through DMA, tensor unit and DMA back.
         Artifact good;
-        good.manifest.inputs = {{"a", DType::Int8, {2, 2}, 0}, {"b", DType::Int8, {2, 2}, 64}};
-        good.manifest.outputs = {{"c", DType::Int32, {2, 2}, 128}};
+        good.manifest.inputs = {testing::binding("a", DType::Int8, {2, 2}, 0), testing::binding("b", DType::Int8, {2, 2}, 64)};
+        good.manifest.outputs = {testing::binding("c", DType::Int32, {2, 2}, 128)};
         good.manifest.dramBytes = 4096;
         std::vector<isa::Command> commands;
         for (const char* line :
@@ -130,7 +131,7 @@ TEST(FuzzCommands, RandomJobsEndCleanlyAndTheNpuKeepsWorking) {
               "dma.store dram=0x80 space=acc addr=0x0 rows=1 row_bytes=16 dram_stride=16 stride=16", "end"}) {
             commands.push_back(isa::assemble(line));
         }
-        good.manifest.segments = {SegmentRecord{.section = kCommandsSection}};
+        good.manifest.segments = {testing::npuSegment(kCommandsSection)};
         good.sections[kCommandsSection] = isa::encodeStream(commands);
         const runtime::LoadedModel model = runtime.load(good);
         Tensor a = Tensor::zeros(DType::Int8, {2, 2}), b = Tensor::zeros(DType::Int8, {2, 2});

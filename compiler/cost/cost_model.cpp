@@ -1,0 +1,479 @@
+// Cost model formulas. They mirror the hardware model's timing without simulating it:
+// contention, bank conflicts and dispatch gaps between commands are not modelled.
+#include "compiler/cost/cost_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "arch/int_math.h"
+#include "arch/tile_timing.h"
+#include "compiler/tile/gemm_gather.h"
+
+namespace npusim::compiler {
+namespace {
+
+
+double& feature(CostEstimate& e, CostFeature f) { return e.features[static_cast<size_t>(f)]; }
+
+/// One block's time on each stage of the pipeline: the load DMA engine, the units, the store
+/// DMA engine.
+struct StageTimes {
+    double loads = 0, compute = 0, stores = 0;
+    /// Of the loads' and stores' time, the DRAM transfers at full bandwidth, which the two
+    /// engines share.
+    double loadTransfer = 0, storeTransfer = 0;
+    /// Whether a buffer is loaded and stored in place: its slot is then held from the block's
+    /// loads through its stores, and the slot's next block cannot load before they end.
+    bool inPlace = false;
+};
+
+/// Adds `count` memory-bound steps of `dma` cycles, of which `transfer` (at most) are DRAM
+/// transfers at full bandwidth: the Transfer feature takes those, Memory the rest (command
+/// latency, burst issue, the request window).
+void addMemory(CostEstimate& e, double count, double dma, double transfer) {
+    const double bandwidth = std::min(dma, transfer);
+    feature(e, CostFeature::Transfer) += count * bandwidth;
+    feature(e, CostFeature::Memory) += count * (dma - bandwidth);
+}
+
+/// Adds a pipeline of blocks to the estimate's Compute, Memory, Transfer and Exposed features. `runs`
+/// are the blocks in order, each a block time and how many blocks in a row take it.
+/// Double-buffered, block i computes while the load engine brings block i+1 and the store
+/// engine writes block i-1, so each step takes the longest of the three, or of the two
+/// engines' transfers together through DRAM; the first block's loads and the last one's
+/// stores are exposed. Single-buffered, compute does not overlap the transfers.
+void addPipeline(CostEstimate& e, const std::vector<std::pair<StageTimes, double>>& runs, bool doubleBuffered) {
+    // Steps as (block, how many in a row): a run of more than two blocks is its first block,
+    // its middle ones (whose neighbours are blocks of the same time) and its last.
+    std::vector<std::pair<const StageTimes*, double>> steps;
+    for (const auto& [b, count] : runs) {
+        if (count <= 0) continue;
+        if (count > 2) {
+            steps.insert(steps.end(), {{&b, 1.0}, {&b, count - 2}, {&b, 1.0}});
+        } else {
+            for (double i = 0; i < count; ++i) steps.push_back({&b, 1.0});
+        }
+    }
+    if (!doubleBuffered) {
+        // One slot: a block's loads wait for the previous block's compute, but overlap its
+        // stores (the store engine drains the result while the load engine refills).
+        for (size_t i = 0; i < steps.size(); ++i) {
+            const StageTimes& b = *steps[i].first;
+            const StageTimes* before = i > 0 ? steps[i - 1].first : nullptr;
+            const double transfer = b.loadTransfer + (before ? before->storeTransfer : 0.0);
+            const double dma = std::max({b.loads, before ? before->stores : 0.0, transfer});
+            feature(e, CostFeature::Compute) += steps[i].second * b.compute;
+            addMemory(e, steps[i].second, dma, transfer);
+        }
+        if (!steps.empty()) feature(e, CostFeature::Exposed) += steps.back().first->stores;
+        return;
+    }
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const StageTimes& b = *steps[i].first;
+        const double next = i + 1 < steps.size() ? steps[i + 1].first->loads : 0;
+        const double before = i > 0 ? steps[i - 1].first->stores : 0;
+        const double sharedDram = (i + 1 < steps.size() ? steps[i + 1].first->loadTransfer : 0) +
+                                  (i > 0 ? steps[i - 1].first->storeTransfer : 0);
+        const double dma = std::max({next, before, sharedDram});
+        if (b.compute >= dma) {
+            feature(e, CostFeature::Compute) += steps[i].second * b.compute;
+        } else {
+            addMemory(e, steps[i].second, dma, sharedDram);
+        }
+    }
+    if (!steps.empty()) feature(e, CostFeature::Exposed) += steps.front().first->loads + steps.back().first->stores;
+}
+
+/// Blocks in place (StageTimes::inPlace) hold their slot from their loads to their stores, so
+/// the blocks of one slot run one after another: a pipeline takes at least its busiest slot's
+/// loads, compute and stores. Returns what that takes beyond `pipeline`, the time addPipeline
+/// gave `runs`.
+double slotChainExcess(const std::vector<std::pair<StageTimes, double>>& runs, bool doubleBuffered, double pipeline) {
+    double blocks = 0, chains = 0;
+    for (const auto& [b, count] : runs) {
+        if (count <= 0 || !b.inPlace) continue;
+        blocks += count;
+        chains += count * (b.loads + b.compute + b.stores);
+    }
+    if (blocks == 0) return 0;
+    const double busiest = chains * std::ceil(blocks / (doubleBuffered ? 2 : 1)) / blocks;
+    return std::max(0.0, busiest - pipeline);
+}
+
+}  // namespace
+
+double CostModel::total(const std::array<double, kCostFeatures>& features) const {
+    double sum = 0;
+    for (size_t i = 0; i < kCostFeatures; ++i) sum += params_.weights[i] * features[i];
+    return sum;
+}
+
+double CostModel::arrayBlockCycles(DType dtype, const GemmBlock& block) const {
+    // Tiles come in at most two sizes along the dimension the array's rows cut (k weight
+    // stationary, m output stationary): full and tail; the sum over the block's tiles is taken
+    // per size instead of per tile, each tile timed as the tensor unit times it.
+    const TensorUnitConfig& t = config_.tensor;
+    const bool weightStationary = t.dataflow == Dataflow::WeightStationary;
+    const int64_t cut = weightStationary ? block.k : block.m;
+    const int64_t fullTiles = cut / t.rows, tail = cut % t.rows;
+    const int64_t perCut = ceilDiv(block.n, t.cols);  // tiles per row-tile, along n
+    const auto tile = [&](int64_t rows) {
+        const auto m = static_cast<uint64_t>(weightStationary ? block.m : rows);
+        const auto k = static_cast<uint64_t>(weightStationary ? rows : block.k);
+        return tilePhases(t, dtype, m, k, !block.firstK);
+    };
+    const TilePhases full = tile(t.rows), last = tile(tail ? tail : t.rows);
+    const auto fullCount = static_cast<double>(fullTiles * perCut), tailCount = static_cast<double>(tail ? perCut : 0);
+    const auto cycles = [](uint64_t value) { return static_cast<double>(value); };
+    if (!t.doubleBuffered) {
+        return fullCount * cycles(full.preload + full.stream + full.latency) +
+               tailCount * cycles(last.preload + last.stream + last.latency);
+    }
+    // Double-buffered: the first tile's preload, every stream, each later preload beyond the
+    // stream it hides behind, and the last tile's fill and drain.
+    const auto excess = [&](const TilePhases& p) { return std::max(0.0, cycles(p.preload) - cycles(p.stream)); };
+    const double firstPreload = cycles(fullTiles ? full.preload : last.preload);
+    double hiddenExcess = 0;
+    if (fullTiles) hiddenExcess += (fullCount - 1) * excess(full);
+    if (tail) hiddenExcess += (tailCount - (fullTiles ? 0 : 1)) * excess(last);
+    return firstPreload + (fullCount + tailCount) * cycles(full.stream) + hiddenExcess + cycles(last.latency);
+}
+
+double CostModel::dmaCycles(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const {
+    const double share = channelShare(rows, rowBytes, strideBytes);
+    if (rows == 1 || strideBytes == rowBytes) {  // one run
+        rowBytes *= rows;
+        rows = 1;
+    }
+    // The engine's channels each issue a burst per cycle and keep up to maxOutstanding in
+    // flight; the DRAM moves the bytes at the bandwidth a DMA stream attains on the channels
+    // its addresses reach, each of which serves a burst per cycle at most.
+    const double channels = config_.dma.channels;
+    const double burst = config_.dma.burstBytes;
+    const double bursts = static_cast<double>(rows) * std::ceil(static_cast<double>(rowBytes) / burst);
+    const double transfer = static_cast<double>(rows * rowBytes) / (dmaBytesPerCycle() * share);
+    const double window =
+        bursts * firstByteCycles() / (config_.dma.maxOutstanding * channels);
+    const double issue = bursts * params_.burstCycles / channels;
+    // Each DRAM channel the addresses reach serves a burst per cycle at most.
+    const double served = bursts / std::max(1.0, share * config_.dram.channels);
+    const double latency = firstByteCycles();
+    return latency + std::max({transfer, window, issue, served});
+}
+
+double CostModel::firstByteCycles() const {
+    // Streams mostly hit open rows: the controller's latency and a column access. Closing the
+    // row after each access makes every burst activate its row first.
+    const DramConfig& d = config_.dram;
+    return d.latencyCycles + d.tCasCycles + (d.pagePolicy == PagePolicy::Closed ? d.tRcdCycles : 0);
+}
+
+double CostModel::channelShare(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const {
+    // Addresses interleave over the channels every channelInterleaveBytes: a run spreads over
+    // them; rows whose stride is a multiple of the interleave start on the channels the
+    // stride's residue reaches, each row covering the next few.
+    const uint64_t c = config_.dram.channels, unit = DramConfig::channelInterleaveBytes;
+    if (c <= 1) return 1.0;
+    const uint64_t unitsPerRow = (rowBytes + unit - 1) / unit;
+    uint64_t reached = c;
+    if (rows == 1 || strideBytes == rowBytes) {
+        reached = std::min(c, (rows * rowBytes + unit - 1) / unit);
+    } else if (strideBytes != 0 && strideBytes % unit == 0) {
+        const uint64_t g = std::gcd((strideBytes / unit) % c, c);
+        reached = std::min(c, std::min(rows, c / g) * std::min(unitsPerRow, g));
+    }
+    return static_cast<double>(std::max<uint64_t>(reached, 1)) / static_cast<double>(c);
+}
+
+double CostModel::dmaBytesPerCycle() const { return config_.dram.bytesPerCycle * params_.dmaBandwidth; }
+
+double CostModel::vectorCycles(isa::VectorOp op, int64_t elements) const {
+    return config_.vector.pipelineDepth +
+           static_cast<double>(ceilDiv(elements, config_.vector.lanes)) *
+               config_.vector.opCycles[static_cast<size_t>(op)];
+}
+
+double CostModel::commandOverheadCycles(uint64_t commands) const {
+    const double fetch = static_cast<double>(commands * isa::kCommandBytes) / config_.dram.bytesPerCycle;
+    return fetch + static_cast<double>(commands) * config_.controlCore.validateCycles;
+}
+
+double CostModel::gemmLowerBound(const GemmProblem& p, const GemmSchedule& s) const {
+    // Each dimension has full blocks and at most one tail; along k the first block starts the
+    // reduction (it matters to output-stationary preloads).
+    struct Extent {
+        int64_t size, count;
+        bool firstK;
+    };
+    auto extents = [](int64_t total, int64_t block, bool reduction) {
+        std::vector<Extent> out;
+        const int64_t full = total / block, tail = total % block;
+        if (reduction) {
+            if (full > 0) out.push_back({block, 1, true});
+            if (full > 1) out.push_back({block, full - 1, false});
+            if (tail > 0) out.push_back({tail, 1, full == 0});
+        } else {
+            if (full > 0) out.push_back({block, full, true});
+            if (tail > 0) out.push_back({tail, 1, true});
+        }
+        return out;
+    };
+    const bool weightStationary = config_.tensor.dataflow == Dataflow::WeightStationary;
+    double array = 0, commands = 0;
+    for (const Extent& m : extents(p.m, s.mBlock, false)) {
+        for (const Extent& n : extents(p.n, s.nBlock, false)) {
+            for (const Extent& k : extents(p.k, s.kBlock, true)) {
+                const GemmBlock block{0, 0, 0, 0, m.size, n.size, k.size, k.firstK, false};
+                const double count = static_cast<double>(p.batch * m.count * n.count * k.count);
+                array += count * arrayBlockCycles(p.operandType, block);
+                commands += count * static_cast<double>(ceilDiv(weightStationary ? k.size : m.size, config_.tensor.rows) *
+                                                        ceilDiv(n.size, config_.tensor.cols));
+            }
+        }
+    }
+    return array + commandOverheadCycles(static_cast<uint64_t>(commands));
+}
+
+CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s) const {
+    CostEstimate e;
+    const int slots = s.doubleBuffer ? 2 : 1;
+    SlotCache aSlots(slots), bSlots(slots);
+    const uint64_t elem = dtypeSize(p.operandType);
+    // Per block: the DMA time of its loads, the units' time, and the DMA time after it.
+    std::vector<std::pair<StageTimes, double>> blocks;
+    // Gathered B blocks: the blocks at the first two and last two column positions are priced
+    // transfer by transfer (the operand's borders fall there); the interior blocks of a row
+    // band cost what its first interior block does.
+    struct GatherCost {
+        double cycles = 0;
+        uint64_t bytes = 0, commands = 0;
+    };
+    std::map<std::array<int64_t, 3>, GatherCost> interior;
+    const auto gatherCost = [&](const GemmBlock& block) {
+        const bool border = block.n0 < 2 * s.nBlock || block.n0 + block.n + 2 * s.nBlock > p.n;
+        const std::array<int64_t, 3> key = {block.k0, block.k, block.n};
+        if (!border) {
+            if (const auto it = interior.find(key); it != interior.end()) return it->second;
+        }
+        GatherCost cost;
+        forEachGatherTransfer(p, block, [&](const GatherTransfer& g) {
+            const auto elements = static_cast<uint64_t>(g.rows * g.length);
+            if (g.piece->copy.fill) {
+                cost.cycles += vectorCycles(isa::VectorOp::Fill, static_cast<int64_t>(elements));
+            } else {
+                cost.cycles += g.runInStride == 1
+                                   ? dmaCycles(static_cast<uint64_t>(g.rows), static_cast<uint64_t>(g.length) * elem, 0)
+                                   : dmaCycles(elements, elem, 0);
+                cost.bytes += elements * elem;
+            }
+            ++cost.commands;
+        });
+        if (!border) interior.emplace(key, cost);
+        return cost;
+    };
+    forEachGemmBlock(p, s, [&](const GemmBlock& block) {
+        StageTimes t;
+        const uint64_t bytesBefore = e.dramBytes;
+        if (aSlots.use(gemmKeyA(p, block)).load) {
+            t.loads += p.a.transposed ? dmaCycles(block.k, block.m * elem, p.m * elem)
+                                      : dmaCycles(block.m, block.k * elem, p.k * elem);
+            e.dramBytes += static_cast<uint64_t>(block.m * block.k) * elem;
+            ++e.commands;
+        }
+        if (bSlots.use(gemmKeyB(p, block)).load) {
+            if (p.b.gather.empty()) {
+                t.loads += p.b.transposed ? dmaCycles(block.n, block.k * elem, p.k * elem)
+                                          : dmaCycles(block.k, block.n * elem, p.n * elem);
+                e.dramBytes += static_cast<uint64_t>(block.k * block.n) * elem;
+                ++e.commands;
+            } else {  // gathered: a DMA or a fill per transfer
+                const GatherCost cost = gatherCost(block);
+                t.loads += cost.cycles;
+                e.dramBytes += cost.bytes;
+                e.commands += cost.commands;
+            }
+        }
+        t.loadTransfer = static_cast<double>(e.dramBytes - bytesBefore) / dmaBytesPerCycle();
+        const uint64_t loadedBytes = e.dramBytes;
+        const double array = arrayBlockCycles(p.operandType, block);
+        e.tensorCycles += array;
+        t.compute = array;
+        const int64_t cut = config_.tensor.dataflow == Dataflow::WeightStationary ? block.k : block.m;
+        e.commands += static_cast<uint64_t>(ceilDiv(cut, config_.tensor.rows) * ceilDiv(block.n, config_.tensor.cols));
+        if (block.lastK) {
+            const int64_t elements = block.m * block.n;
+            if (p.alpha != 1.0f) {
+                t.compute += vectorCycles(isa::VectorOp::Mul, elements);
+                ++e.commands;
+            }
+            for (const EpilogueStep& step : p.epilogue) {
+                t.compute += vectorCycles(step.op, elements);
+                ++e.commands;
+            }
+            if (p.bias != kNoValue) {
+                t.compute += vectorCycles(isa::VectorOp::Add, elements);
+                const BiasExtent bias = gemmBiasExtent(p, block);
+                const auto biasRow = static_cast<uint64_t>(bias.rowElements) * 4;
+                t.stores += dmaCycles(static_cast<uint64_t>(bias.rows), biasRow, bias.rowElements == p.n ? biasRow : 0);
+                e.dramBytes += static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;
+                e.commands += 2;
+            }
+            t.stores += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, p.n * 4);
+            e.dramBytes += static_cast<uint64_t>(elements) * 4;
+            ++e.commands;
+        }
+        t.storeTransfer = static_cast<double>(e.dramBytes - loadedBytes) / dmaBytesPerCycle();
+        e.vectorCycles += t.compute - array;
+        e.dmaCycles += t.loads + t.stores;
+        blocks.push_back({t, 1.0});
+    });
+    addPipeline(e, blocks, s.doubleBuffer);
+    e.commands += e.commands / 2;  // semaphore commands, about one per two others
+    e.overheadCycles = commandOverheadCycles(e.commands);
+    feature(e, CostFeature::Dispatch) = e.overheadCycles;
+    feature(e, CostFeature::Blocks) = static_cast<double>(blocks.size());
+    feature(e, CostFeature::Op) = 1;
+    e.totalCycles = total(e.features);
+    return e;
+}
+
+double CostModel::transferCycles(const BlockTransfer& t, uint64_t elementBytes) const {
+    const bool rowsAdjacent = t.rows == 1 || t.dramRowStride == t.rowElements;
+    const bool planesAdjacent = t.planes == 1 || t.dramPlaneStride == t.rows * t.rowElements;
+    const auto rowBytes = static_cast<uint64_t>(t.rowElements) * elementBytes;
+    const auto rows = static_cast<uint64_t>(t.planes * t.rows);
+    if (rowsAdjacent && planesAdjacent) return dmaCycles(rows, rowBytes, rowBytes);
+    if (rowsAdjacent) {  // each plane is one run
+        return dmaCycles(static_cast<uint64_t>(t.planes), rowBytes * static_cast<uint64_t>(t.rows),
+                         static_cast<uint64_t>(t.dramPlaneStride) * elementBytes);
+    }
+    return dmaCycles(rows, rowBytes, static_cast<uint64_t>(t.dramRowStride) * elementBytes);
+}
+
+double CostModel::moveCycles(const BlockTransfer& t, uint64_t elementBytes) const {
+    // Bursts cover runs of the resident tensor's layout, as in DRAM; the channels each issue a
+    // burst per cycle, and a burst reads and writes SRAM.
+    const bool rowsAdjacent = t.rows == 1 || t.dramRowStride == t.rowElements;
+    const bool planesAdjacent = t.planes == 1 || t.dramPlaneStride == t.rows * t.rowElements;
+    const double rowBytes = static_cast<double>(t.rowElements * static_cast<int64_t>(elementBytes));
+    const double burst = config_.dma.burstBytes;
+    double bursts = 0;
+    if (rowsAdjacent && planesAdjacent) {
+        bursts = std::ceil(static_cast<double>(t.planes * t.rows) * rowBytes / burst);
+    } else if (rowsAdjacent) {
+        bursts = static_cast<double>(t.planes) * std::ceil(static_cast<double>(t.rows) * rowBytes / burst);
+    } else {
+        bursts = static_cast<double>(t.planes * t.rows) * std::ceil(rowBytes / burst);
+    }
+    constexpr double kAccessCycles = 2;  // the last burst's read and write
+    return kAccessCycles + bursts * params_.burstCycles / config_.dma.channels;
+}
+
+namespace {
+
+/// A vector kernel's blocks: at most two sizes (full and tail along blockDim), whose transfers
+/// and steps have the same shapes in every block of a size.
+struct VectorBlocks {
+    struct Size {
+        StageTimes stages;
+        uint64_t bytes = 0, commands = 0;
+        double count = 0;
+    };
+    Size full, tail;
+    std::vector<std::pair<StageTimes, double>> runs() const { return {{full.stages, full.count}, {tail.stages, tail.count}}; }
+};
+
+VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const VectorSchedule& s) {
+    auto sizeOf = [&](const VectorBlock& block, int64_t count) {
+        VectorBlocks::Size t;
+        t.count = static_cast<double>(count);
+        auto transfers = [&](const TensorView& view, BufferExtent extent, DType dtype, double& cycles, double& transfer) {
+            const bool onChip = model.resident(view.value);
+            for (const BlockTransfer& b : blockTransfers(p, s, block, view, extent)) {
+                ++t.commands;
+                if (onChip) {
+                    cycles += model.moveCycles(b, dtypeSize(dtype));
+                    continue;
+                }
+                cycles += model.transferCycles(b, dtypeSize(dtype));
+                const uint64_t bytes = static_cast<uint64_t>(b.planes * b.rows * b.rowElements) * dtypeSize(dtype);
+                transfer += static_cast<double>(bytes) / model.dmaBytesPerCycle();
+                t.bytes += bytes;
+            }
+        };
+        for (const VectorLoad& load : p.loads) {
+            const VectorBuffer& buffer = p.buffers[load.buffer];
+            transfers(load.view, buffer.extent, buffer.dtype, t.stages.loads, t.stages.loadTransfer);
+        }
+        for (const VectorStore& store : p.stores) {
+            const VectorBuffer& buffer = p.buffers[store.buffer];
+            transfers(store.view, buffer.extent, buffer.dtype, t.stages.stores, t.stages.storeTransfer);
+            t.stages.inPlace |= std::any_of(p.loads.begin(), p.loads.end(),
+                                            [&](const VectorLoad& load) { return load.buffer == store.buffer; });
+        }
+        for (const VectorStep& step : p.steps) {
+            t.stages.compute += model.vectorCycles(step.op, bufferElements(p, p.buffers[step.src0].extent, block.rows));
+            ++t.commands;
+        }
+        return t;
+    };
+    VectorBlocks blocks;
+    bool first = true;
+    forEachVectorBlockSize(p, s, [&](const VectorBlock& block, int64_t count) {
+        (first ? blocks.full : blocks.tail) = sizeOf(block, count);
+        first = false;
+    });
+    return blocks;
+}
+
+}  // namespace
+
+CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSchedule& s) const {
+    const VectorBlocks b = vectorBlocks(*this, p, s);
+    CostEstimate e;
+    for (const VectorBlocks::Size* size : {&b.full, &b.tail}) {
+        e.vectorCycles += size->count * size->stages.compute;
+        e.dmaCycles += size->count * (size->stages.loads + size->stages.stores);
+        e.dramBytes += static_cast<uint64_t>(size->count) * size->bytes;
+        e.commands += static_cast<uint64_t>(size->count) * size->commands;
+    }
+    e.commands += e.commands / 2;  // semaphore commands, about one per two others
+    e.overheadCycles = commandOverheadCycles(e.commands);
+    const std::vector<std::pair<StageTimes, double>> runs = b.runs();
+    addPipeline(e, runs, s.doubleBuffer);  // e held no pipeline time before
+    double pipeline = 0;
+    for (CostFeature f : {CostFeature::Compute, CostFeature::Memory, CostFeature::Transfer, CostFeature::Exposed}) {
+        pipeline += feature(e, f);
+    }
+    feature(e, CostFeature::Memory) += slotChainExcess(runs, s.doubleBuffer, pipeline);
+    feature(e, CostFeature::Dispatch) = e.overheadCycles;
+    feature(e, CostFeature::Blocks) = b.full.count + b.tail.count;
+    feature(e, CostFeature::Op) = 1;
+    e.totalCycles = total(e.features);
+    return e;
+}
+
+CostEstimate CostModel::estimateTileOp(const TileOp& op) const {
+    if (const auto* gemm = std::get_if<GemmTiles>(&op)) return gemm->schedule.estimate;
+    if (const auto* host = std::get_if<HostTiles>(&op)) return host->estimate;
+    // An op's kernels start their buffers at the same offset: each waits for the previous
+    // one's stores, so their times add up.
+    CostEstimate sum;
+    for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
+        const CostEstimate e = estimateVector(kernel.problem, kernel.schedule);
+        sum.tensorCycles += e.tensorCycles;
+        sum.vectorCycles += e.vectorCycles;
+        sum.dmaCycles += e.dmaCycles;
+        sum.overheadCycles += e.overheadCycles;
+        sum.totalCycles += e.totalCycles;
+        sum.dramBytes += e.dramBytes;
+        sum.commands += e.commands;
+        for (size_t i = 0; i < kCostFeatures; ++i) sum.features[i] += e.features[i];
+    }
+    return sum;
+}
+
+}  // namespace npusim::compiler

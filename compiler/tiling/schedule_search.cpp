@@ -1,0 +1,131 @@
+// Schedule search: enumerate block sizes, loop orders and buffering that fit on chip and
+// within the ISA's field limits, score each with the cost model, keep the cheapest.
+#include <algorithm>
+#include <limits>
+
+#include "arch/int_math.h"
+#include "compiler/tile/footprint.h"
+#include "compiler/tiling/tiling.h"
+
+namespace npusim::compiler {
+namespace {
+
+/// ISA limits: GEMM m/n/k and strides are 16-bit fields, DMA and vector rows too.
+constexpr int64_t kMaxField16 = 65535;
+/// Candidates with more blocks than this are skipped: their command streams would be huge.
+constexpr int64_t kMaxBlocks = 1 << 16;
+
+/// unit, 2*unit, 4*unit, ... below `extent`, then `extent` itself.
+std::vector<int64_t> blockSizes(int64_t extent, int64_t unit) {
+    std::vector<int64_t> sizes;
+    for (int64_t size = std::min(unit, extent); size < extent; size *= 2) sizes.push_back(size);
+    sizes.push_back(extent);
+    return sizes;
+}
+
+
+bool better(const CostEstimate& candidate, const CostEstimate& best) {
+    if (candidate.totalCycles != best.totalCycles) return candidate.totalCycles < best.totalCycles;
+    return candidate.commands < best.commands;
+}
+
+/// Calls `visit` with every GEMM schedule of these k and m block sizes that fits on chip and
+/// within the ISA's fields (estimate not yet filled).
+template <class Visit>
+void forEachGemmSchedule(const GemmProblem& p, const ArchConfig& config, const std::vector<int64_t>& kBlocks,
+                         const std::vector<int64_t>& mBlocks, Visit visit) {
+    for (int64_t kBlock : kBlocks) {
+        for (int64_t nBlock : blockSizes(p.n, config.tensor.cols)) {
+            for (int64_t mBlock : mBlocks) {
+                if (mBlock > kMaxField16 || kBlock > kMaxField16 / 2 || nBlock > kMaxField16 / 2) continue;
+                if (p.batch * ceilDiv(p.m, mBlock) * ceilDiv(p.n, nBlock) * ceilDiv(p.k, kBlock) > kMaxBlocks) {
+                    continue;
+                }
+                for (bool doubleBuffer : {true, false}) {
+                    for (GemmLoopOrder order : {GemmLoopOrder::MOuter, GemmLoopOrder::NOuter}) {
+                        GemmSchedule schedule{mBlock, nBlock, kBlock, order, doubleBuffer, {}};
+                        const GemmFootprint f = gemmFootprint(p, schedule, config);
+                        if (f.sramBytes > config.sram.sizeBytes || f.accumulatorBytes > config.accumulator.sizeBytes) {
+                            continue;
+                        }
+                        visit(schedule);
+                    }
+                }
+            }
+        }
+    }
+}
+
+std::optional<GemmSchedule> searchGemmSchedules(const GemmProblem& p, const ArchConfig& config, const CostModel& model,
+                                                const std::vector<int64_t>& kBlocks, const std::vector<int64_t>& mBlocks) {
+    std::optional<GemmSchedule> best;
+    forEachGemmSchedule(p, config, kBlocks, mBlocks, [&](GemmSchedule& schedule) {
+        if (best && !model.calibrated() && model.gemmLowerBound(p, schedule) >= best->estimate.totalCycles) return;
+        schedule.estimate = model.estimateGemm(p, schedule);
+        if (!best || better(schedule.estimate, best->estimate)) best = schedule;
+    });
+    return best;
+}
+
+/// Calls `visit` with every vector schedule that fits (estimate not yet filled).
+template <class Visit>
+void forEachVectorSchedule(const VectorProblem& p, const ArchConfig& config, Visit visit) {
+    if (p.cols() > kMaxField16) return;
+    int64_t wholeRows = p.rows();
+    for (int blockDim = 0; blockDim < p.rowDims(); ++blockDim) {
+        const int64_t extent = p.dims[static_cast<size_t>(blockDim)];
+        wholeRows /= extent;  // the rows of one index of blockDim
+        int64_t blocks = 1;
+        for (int d = 0; d < blockDim; ++d) blocks *= p.dims[static_cast<size_t>(d)];
+        for (int64_t blockExtent : blockSizes(extent, 1)) {
+            if (blockExtent * wholeRows > kMaxField16) break;
+            if (blocks * ceilDiv(extent, blockExtent) > kMaxBlocks) continue;
+            for (bool doubleBuffer : {true, false}) {
+                VectorSchedule schedule{blockDim, blockExtent, doubleBuffer, {}};
+                if (vectorFootprint(p, schedule, config) > config.sram.sizeBytes) continue;
+                visit(schedule);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& p, const ArchConfig& config, const CostModel& model) {
+    return searchGemmSchedules(p, config, model, blockSizes(p.k, config.tensor.rows), blockSizes(p.m, 16));
+}
+
+std::optional<GemmSchedule> chooseGemmColumns(const GemmProblem& p, const GemmSchedule& base, const ArchConfig& config,
+                                              const CostModel& model) {
+    return searchGemmSchedules(p, config, model, {base.kBlock}, {base.mBlock});
+}
+
+std::optional<VectorSchedule> chooseVectorSchedule(const VectorProblem& p, const ArchConfig& config,
+                                                  const CostModel& model) {
+    std::optional<VectorSchedule> best;
+    forEachVectorSchedule(p, config, [&](VectorSchedule& schedule) {
+        schedule.estimate = model.estimateVector(p, schedule);
+        if (!best || better(schedule.estimate, best->estimate)) best = schedule;
+    });
+    return best;
+}
+
+std::vector<GemmSchedule> gemmCandidates(const GemmProblem& p, const ArchConfig& config, const CostModel& model) {
+    std::vector<GemmSchedule> candidates;
+    forEachGemmSchedule(p, config, blockSizes(p.k, config.tensor.rows), blockSizes(p.m, 16), [&](GemmSchedule& schedule) {
+        schedule.estimate = model.estimateGemm(p, schedule);
+        candidates.push_back(schedule);
+    });
+    return candidates;
+}
+
+std::vector<VectorSchedule> vectorCandidates(const VectorProblem& p, const ArchConfig& config, const CostModel& model) {
+    std::vector<VectorSchedule> candidates;
+    forEachVectorSchedule(p, config, [&](VectorSchedule& schedule) {
+        schedule.estimate = model.estimateVector(p, schedule);
+        candidates.push_back(schedule);
+    });
+    return candidates;
+}
+
+}  // namespace npusim::compiler

@@ -1,0 +1,154 @@
+// buildReport on a synthetic trace and manifest, without a simulation: per-unit accounting
+// (busy + stalls + idle = the job's cycles), op spans and the events they leave out, the
+// control core's dispatch work clipped to its op's span, what bounds an op, the roofline, and
+// the findings a spill and a CPU segment raise.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+
+#include "arch/arch_config.h"
+#include "reports/op_spans.h"
+#include "reports/report.h"
+
+namespace npusim::reports {
+namespace {
+
+using trace::Event;
+using trace::EventType;
+using trace::UnitKind;
+
+struct Fixture {
+    ArchConfig config = loadArchConfig("edge", {});
+    ArtifactManifest manifest;
+    trace::Recorder trace;
+    uint16_t control = trace.addUnit("npu.control_core", UnitKind::ControlCore);
+    uint16_t load = trace.addUnit("npu.dma_load", UnitKind::Dma);
+    uint16_t tensor = trace.addUnit("npu.tensor", UnitKind::Tensor);
+    uint16_t host = trace.addUnit("host.cpu", UnitKind::Host);
+
+    Fixture() {
+        manifest.modelName = "synthetic";
+        OpRecord gemm;
+        gemm.opId = 0;
+        gemm.name = "fc";
+        gemm.type = "Gemm";
+        gemm.macs = 1'000'000;
+        gemm.minDramBytes = 4096;
+        OpRecord topk;
+        topk.opId = 1;
+        topk.name = "top";
+        topk.type = "TopK";
+        manifest.ops = {gemm, topk};
+    }
+
+    /// An event of `type` on `unit` for op `op` over [start, end).
+    Event at(EventType type, uint16_t unit, uint32_t op, uint64_t start, uint64_t end) const {
+        Event e;
+        e.type = type;
+        e.unit = unit;
+        e.opId = op;
+        e.start = start;
+        e.end = end;
+        return e;
+    }
+    void command(uint16_t unit, isa::Opcode opcode, uint32_t op, uint64_t start, uint64_t end,
+                 isa::CommandKind kind = isa::CommandKind::Compute) {
+        Event e = at(EventType::Command, unit, op, start, end);
+        e.opcode = opcode;
+        e.kind = kind;
+        e.bytes = opcode == isa::Opcode::DmaLoad ? 2048 : 0;
+        trace.record(e);
+    }
+    void event(uint16_t unit, EventType type, uint32_t op, uint64_t start, uint64_t end) { trace.record(at(type, unit, op, start, end)); }
+    Report build(uint64_t jobStart, uint64_t jobCycles) {
+        return buildReport({config, manifest, trace, jobStart, jobCycles, 8192, 1024, 10, 2});
+    }
+};
+
+TEST(ReportBuilder, UnitsAccountForEveryCycleOfTheJob) {
+    Fixture f;
+    f.command(f.control, isa::Opcode::Gemm, 0, 0, 10);
+    f.command(f.load, isa::Opcode::DmaLoad, 0, 10, 40);
+    f.event(f.tensor, EventType::Stall, 0, 10, 40);  // a semaphore wait
+    f.command(f.tensor, isa::Opcode::Gemm, 0, 40, 90);
+    const Report r = f.build(0, 100);
+    EXPECT_EQ(r.totalCycles, 100u);
+    for (const UnitReport& unit : r.units) {
+        uint64_t stalled = 0;
+        for (uint64_t s : unit.stalls) stalled += s;
+        EXPECT_EQ(unit.busy + stalled + unit.idle, 100u) << unit.name;
+    }
+    const auto tensor = std::find_if(r.units.begin(), r.units.end(), [](const UnitReport& u) { return u.name == "npu.tensor"; });
+    ASSERT_NE(tensor, r.units.end());
+    EXPECT_EQ(tensor->busy, 50u);
+    EXPECT_EQ(tensor->stalls[static_cast<size_t>(trace::StallReason::SemaphoreWait)], 30u);
+    EXPECT_DOUBLE_EQ(tensor->utilization, 0.5);
+    EXPECT_EQ(r.dramBytesRead, 8192u);
+}
+
+TEST(ReportBuilder, AnOpSpansItsUnitsCommandsNotItsDispatchOrWeightUploads) {
+    Fixture f;
+    f.event(f.host, EventType::WeightUpload, 0, 0, 20);   // before the job: not the op's time
+    f.command(f.control, isa::Opcode::Gemm, 0, 20, 30);   // dispatch before the first command
+    f.command(f.load, isa::Opcode::DmaLoad, 0, 25, 45);
+    f.command(f.control, isa::Opcode::Gemm, 0, 40, 50);   // dispatch, half inside the span's end
+    f.command(f.tensor, isa::Opcode::Gemm, 0, 45, 55);
+    const std::map<uint32_t, OpSpan> spans = opSpans(f.trace);
+    ASSERT_EQ(spans.count(0), 1u);
+    EXPECT_EQ(spans.at(0).start, 25u);
+    EXPECT_EQ(spans.at(0).cycles(), 30u);
+    const Report r = f.build(0, 60);
+    const OpReport& op = r.ops.at(0);
+    EXPECT_EQ(op.cycles, 30u);
+    EXPECT_EQ(op.dispatchCycles, 15u);  // 25..30 and 40..50
+    EXPECT_EQ(op.loadBusy, 20u);
+    EXPECT_EQ(op.tensorBusy, 10u);
+    EXPECT_EQ(op.bound, "memory");  // the load is busy for 20 of the op's 30 cycles
+    EXPECT_EQ(op.weightUploadCycles, 20u);
+}
+
+TEST(ReportBuilder, EventsOutsideTheJobWindowAreLeftOut) {
+    Fixture f;
+    f.command(f.tensor, isa::Opcode::Gemm, 0, 0, 10);
+    f.command(f.tensor, isa::Opcode::Gemm, 0, 100, 130);  // a --repeat run's
+    EXPECT_EQ(opSpans(f.trace, 0, 0, 50).at(0).cycles(), 10u);
+    EXPECT_EQ(opSpans(f.trace, 1).at(0).start, 100u);
+    const Report r = f.build(0, 50);
+    EXPECT_EQ(r.ops.at(0).cycles, 10u);
+    EXPECT_EQ(r.ops.at(0).tensorBusy, 10u);
+}
+
+TEST(ReportBuilder, TheRooflineBoundsEachOpBySlowerOfComputeAndTraffic) {
+    Fixture f;
+    f.command(f.tensor, isa::Opcode::Gemm, 0, 0, 4000);
+    const Report r = f.build(0, 4000);
+    const OpReport& op = r.ops.at(0);
+    EXPECT_GT(op.peakMacsPerCycle, 0);
+    const double compute = 1'000'000 / op.peakMacsPerCycle, traffic = 4096 / r.peakDramBytesPerCycle;
+    EXPECT_DOUBLE_EQ(op.attainableCycles, std::max(compute, traffic));
+    EXPECT_DOUBLE_EQ(op.efficiency, op.attainableCycles / 4000);
+    EXPECT_DOUBLE_EQ(op.intensity, 1'000'000.0 / 4096);
+}
+
+TEST(ReportBuilder, SpillsAndCpuSegmentsAreFindingsAtTheirOps) {
+    Fixture f;
+    f.command(f.tensor, isa::Opcode::Gemm, 0, 0, 50);
+    f.command(f.load, isa::Opcode::DmaStore, 0, 50, 80, isa::CommandKind::Spill);
+    f.event(f.host, EventType::HostCopyIn, 1, 80, 90);
+    f.event(f.host, EventType::HostKernel, 1, 90, 190);
+    f.event(f.host, EventType::HostCopyOut, 1, 190, 200);
+    const Report r = f.build(0, 200);
+    EXPECT_EQ(r.ops.at(0).spillCount, 1u);
+    EXPECT_EQ(r.ops.at(0).spillCycles, 30u);
+    EXPECT_EQ(r.ops.at(1).bound, "host");
+    std::map<std::string, std::string> kinds;  // kind -> op
+    for (const Finding& finding : r.findings) kinds.emplace(finding.kind, finding.op);
+    EXPECT_EQ(kinds["spill"], "fc");
+    EXPECT_EQ(kinds["cpu_fallback"], "top");
+    // Most cycles lost first.
+    for (size_t i = 1; i < r.findings.size(); ++i) EXPECT_GE(r.findings[i - 1].cycles, r.findings[i].cycles);
+}
+
+}  // namespace
+}  // namespace npusim::reports
