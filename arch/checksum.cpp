@@ -8,32 +8,68 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
-#include "arch/read_file.h"
+#include "arch/error.h"
 
 namespace npusim {
 
+namespace {
+
+/// A SHA-256 computation fed piece by piece.
+class Sha256 {
+public:
+    Sha256() : context_(EVP_MD_CTX_new()) {
+        if (!context_ || EVP_DigestInit_ex(context_, EVP_sha256(), nullptr) != 1) fail();
+    }
+    ~Sha256() { EVP_MD_CTX_free(context_); }
+    Sha256(const Sha256&) = delete;
+    Sha256& operator=(const Sha256&) = delete;
+
+    void update(const void* data, size_t size) {
+        if (EVP_DigestUpdate(context_, data, size) != 1) fail();
+    }
+    std::string hex() {
+        std::array<unsigned char, 32> digest{};
+        unsigned int length = 0;
+        if (EVP_DigestFinal_ex(context_, digest.data(), &length) != 1 || length != digest.size()) fail();
+        std::string text;
+        for (unsigned char b : digest) {
+            char pair[3];
+            std::snprintf(pair, sizeof pair, "%02x", b);
+            text += pair;
+        }
+        return text;
+    }
+
+private:
+    [[noreturn]] static void fail() { throw std::runtime_error("libcrypto could not compute a SHA-256 digest"); }
+
+    EVP_MD_CTX* context_;
+};
+
+}  // namespace
+
 std::string sha256Hex(std::span<const std::byte> bytes) {
-    std::array<unsigned char, 32> digest{};
-    unsigned int length = 0;
-    if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1 ||
-        length != digest.size()) {
-        throw std::runtime_error("libcrypto could not compute a SHA-256 digest");
-    }
-    std::string hex;
-    for (unsigned char b : digest) {
-        char pair[3];
-        std::snprintf(pair, sizeof pair, "%02x", b);
-        hex += pair;
-    }
-    return hex;
+    Sha256 sha;
+    sha.update(bytes.data(), bytes.size());
+    return sha.hex();
 }
 
 std::string fileSha256(const std::string& path) {
-    const std::string bytes = readWholeFile(path);
-    return sha256Hex(std::as_bytes(std::span(bytes)));
+    // Streamed: a model of gigabytes is hashed without holding it.
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot read '" + path + "'");
+    Sha256 sha;
+    std::vector<char> chunk(1 << 20);
+    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+        sha.update(chunk.data(), static_cast<size_t>(in.gcount()));
+    }
+    if (in.bad()) throw InputError("cannot read '" + path + "'");
+    return sha.hex();
 }
 
 uint32_t crc32(std::span<const std::byte> bytes) {

@@ -1,7 +1,6 @@
 #include "arch/read_file.h"
 
 #include <fstream>
-#include <iterator>
 
 #include "arch/error.h"
 
@@ -14,7 +13,22 @@ std::string readWholeFile(const std::filesystem::path& path, std::string_view wh
         if (!label.empty()) label += ' ';
         throw InputError("cannot read " + label + "'" + path.string() + "'");
     }
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    // One read of the whole size where the stream can tell it (a regular file); else (a pipe)
+    // chunk by chunk.
+    std::string bytes;
+    in.seekg(0, std::ios::end);
+    if (const std::streamoff size = in.tellg(); size > 0) {
+        bytes.resize(static_cast<size_t>(size));
+        in.seekg(0);
+        in.read(bytes.data(), size);
+        bytes.resize(static_cast<size_t>(in.gcount()));
+        return bytes;
+    }
+    in.clear();
+    in.seekg(0);
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) bytes.append(chunk, static_cast<size_t>(in.gcount()));
+    return bytes;
 }
 
 }  // namespace npusim

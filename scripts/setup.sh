@@ -10,7 +10,7 @@ packages=(
     libsystemc-dev verilator libdnnl-dev libeigen3-dev libopenblas-dev
     llvm-15-dev
     libonnx-dev libprotobuf-dev protobuf-compiler
-    nlohmann-json3-dev libcli11-dev libsqlite3-dev zlib1g-dev libssl-dev
+    nlohmann-json3-dev libcli11-dev libsqlite3-dev zlib1g-dev libssl-dev libjemalloc-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     python3 python3-onnx python3-numpy python3-matplotlib python3-jsonschema
     python3-torch python3-torchvision

@@ -1,5 +1,7 @@
-// Shape helpers the op implementations share: numpy broadcasting, axis normalisation and
-// strides. Internal to compiler/graph (included by op implementation files only).
+// What code reading a node needs beyond the graph IR itself: numpy broadcasting, strides, axis
+// normalisation and index checks, constant operands and list and string attributes, each
+// failing with a located diagnostic. Public: the op implementations, passes, tiling and the
+// CPU kernels all read nodes through it.
 #pragma once
 
 #include <cstdint>
