@@ -23,8 +23,7 @@
 #include "compiler/target/codegen.h"
 #include "compiler/target/loop_packing.h"
 #include "compiler/tile/footprint.h"
-#include "compiler/tiling/fusion.h"
-#include "compiler/tiling/segment_order.h"
+#include "compiler/tiling/tile_pass.h"
 #include "compiler/tiling/tiling.h"
 
 namespace npusim::compiler {
@@ -172,19 +171,13 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     const CostModel costModel(config, options.costParams);
     c.tiles = lowerToTiles(c.graph, config, costModel, options.fixed);
     dump("lower-to-tiles", IrLevel::Tile);
-    if (options.fusion) {
-        fuseGatheredOperands(c.tiles, c.graph, config, costModel);
-        dump("fuse-gathered-operands", IrLevel::Tile);
-        fuseGemmEpilogues(c.tiles, c.graph);
-        dump("fuse-gemm-epilogues", IrLevel::Tile);
-        fuseVectorKernels(c.tiles, c.graph, config, costModel);
-        dump("fuse-vector-kernels", IrLevel::Tile);
+    const TileContext context{c.graph, config, costModel, options.fusion};
+    for (const TilePass& pass : tilePasses()) {
+        if (!pass.applies(c.tiles, context)) continue;
+        pass.run(c.tiles, context);
+        dump(pass.name, IrLevel::Tile);
     }
     if (options.maxMemoryBytes != 0) checkCompileMemory(c.tiles, c.graph, options.maxMemoryBytes);
-    if (std::any_of(c.tiles.ops.begin(), c.tiles.ops.end(), [](const TileOp& op) { return std::holds_alternative<HostTiles>(op); })) {
-        orderForSegments(c.tiles, c.graph);
-        dump("order-for-segments", IrLevel::Tile);
-    }
     c.mapping = mapProgram(c.graph, c.tiles);
     c.memory = planMemory(c.graph, c.tiles, config);
     dump("plan-memory", IrLevel::Memory);
@@ -245,6 +238,48 @@ void checkCompileMemory(const TileProgram& tiles, const Graph& graph, uint64_t l
                         " commands, " + std::to_string(opCommands) + " of them this op's), more than --max-memory " + bytesText(limit));
         }
     }
+}
+
+std::string runStages(Graph graph, const ArchConfig& config, std::span<const std::string> stages) {
+    Compilation c;
+    c.graph = std::move(graph);
+    const CostModel costModel(config, {});
+    const TileContext context{c.graph, config, costModel, true};
+    IrLevel level = IrLevel::Graph;
+    const auto toTiles = [&] {
+        if (level != IrLevel::Graph) return;
+        verifyGraph(c.graph);
+        markDataDependentOutputs(c.graph);
+        c.tiles = lowerToTiles(c.graph, config, costModel, {});
+        level = IrLevel::Tile;
+    };
+    const auto graphStages = graphPasses();
+    const auto tileStages = tilePasses();
+    for (const std::string& name : stages) {
+        const auto graphPass = std::find_if(graphStages.begin(), graphStages.end(), [&](const GraphPass& p) { return p.name == name; });
+        const auto tilePass = std::find_if(tileStages.begin(), tileStages.end(), [&](const TilePass& p) { return p.name == name; });
+        const bool memory = name == "plan-memory";
+        if (graphPass == graphStages.end() && tilePass == tileStages.end() && !memory) {
+            std::string known;
+            for (const GraphPass& p : graphStages) known.append(known.empty() ? "" : ", ").append(p.name);
+            for (const TilePass& p : tileStages) known.append(", ").append(p.name);
+            throw InputError("unknown pass '" + name + "' (passes: " + known + ", plan-memory)");
+        }
+        const IrLevel needed = graphPass != graphStages.end() ? IrLevel::Graph : memory ? IrLevel::Memory : IrLevel::Tile;
+        if (needed < level) throw InputError("pass '" + name + "' works on an IR level the passes before it have left");
+        if (graphPass != graphStages.end()) {
+            graphPass->run(c.graph);
+            continue;
+        }
+        toTiles();
+        if (memory) {
+            c.memory = planMemory(c.graph, c.tiles, config);
+            level = IrLevel::Memory;
+        } else {
+            tilePass->run(c.tiles, context);
+        }
+    }
+    return printIr(c, level);
 }
 
 std::string printIr(const Compilation& c, IrLevel level) {

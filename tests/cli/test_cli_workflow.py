@@ -139,6 +139,17 @@ class CompileCommandTest(NpusimTestCase):
         self.assertIn("constant dense<fp32[3,2]: [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]>", folded)
         self.assertIn("transB = 0", folded)
 
+    def test_opt_runs_tile_passes_and_memory_planning_one_at_a_time(self):
+        (self.tmp / "cnn.ir").write_text(self.ok("compile", example("small_cnn.onnx"), "--emit", "graph"))
+        # The tile passes in pipeline order give what the compiler emits; plan-memory its plan.
+        fusions = ["--pass", "fuse-gathered-operands", "--pass", "fuse-gemm-epilogues", "--pass", "fuse-vector-kernels"]
+        self.assertEqual(self.ok("opt", "cnn.ir", *fusions, "--arch", "edge"),
+                         self.ok("compile", example("small_cnn.onnx"), "--emit", "tile", "--arch", "edge"))
+        self.assertEqual(self.ok("opt", "cnn.ir", *fusions, "--pass", "plan-memory", "--arch", "edge"),
+                         self.ok("compile", example("small_cnn.onnx"), "--emit", "mem", "--arch", "edge"))
+        self.assertFailsCleanly(["opt", "cnn.ir", "--pass", "plan-memory", "--pass", "fuse-vector-kernels"], 2,
+                                ["fuse-vector-kernels", "level"])
+
     def test_emit_alone_writes_no_artifact(self):
         self.ok("compile", example("mlp.onnx"), "--emit", "graph")
         self.assertEqual(list(self.tmp.iterdir()), [])

@@ -1,6 +1,8 @@
-// IR text tests: each tests/compiler/ir/*.ir file names a pass ("// pass: NAME"), holds an
-// input graph and either the graph the pass must print ("// expect:" then the text) or the
-// error reading the input must give ("// expect-error: MESSAGE").
+// IR text tests: each tests/compiler/ir/*.ir file names a pass ("// pass: NAME": a graph pass,
+// a tile pass or plan-memory, run as `npusim opt` runs it, for the arch of "// arch: PRESET",
+// edge when none), holds an input graph and either the IR the pass must print ("// expect:"
+// then the text: graph, tile or memory IR) or the error reading the input must give
+// ("// expect-error: MESSAGE").
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,8 +10,7 @@
 #include <iterator>
 
 #include "compiler/graph/parser.h"
-#include "compiler/graph/printer.h"
-#include "compiler/passes/graph_pass.h"
+#include "compiler/pipeline.h"
 #include "graph_test_support.h"
 
 namespace npusim::compiler {
@@ -41,9 +42,7 @@ TEST_P(IrPassTest, PrintsTheExpectedGraph) {
     const std::string text = readFile(kIrTests / GetParam());
     const std::optional<std::string> passName = directive(text, "// pass: ");
     ASSERT_TRUE(passName) << "no '// pass:' line";
-    const auto passes = graphPasses();
-    const auto pass = std::find_if(passes.begin(), passes.end(), [&](const GraphPass& p) { return p.name == *passName; });
-    ASSERT_NE(pass, passes.end()) << "unknown pass " << *passName;
+    const ArchConfig config = loadArchConfig(directive(text, "// arch: ").value_or("edge"), {});
 
     if (const std::optional<std::string> error = directive(text, "// expect-error: ")) {
         EXPECT_EQ(testing::inputErrorOf([&] { parseGraph(text); }), *error);
@@ -51,9 +50,8 @@ TEST_P(IrPassTest, PrintsTheExpectedGraph) {
     }
     const size_t expectAt = text.find("// expect:\n");
     ASSERT_NE(expectAt, std::string::npos) << "no '// expect:' line";
-    Graph graph = parseGraph(text.substr(0, expectAt));
-    pass->run(graph);
-    EXPECT_EQ(trimmed(printGraph(graph)), trimmed(text.substr(expectAt + 11)));
+    const std::string stages[] = {*passName};
+    EXPECT_EQ(trimmed(runStages(parseGraph(text.substr(0, expectAt)), config, stages)), trimmed(text.substr(expectAt + 11)));
 }
 
 std::vector<std::string> irFiles() {

@@ -1,5 +1,5 @@
-// fuseVectorKernels: producer and reader kernels merged into one program (the fusions into
-// GEMMs are in gemm_fusion.cpp).
+// fuse-vector-kernels: producer and reader kernels merged into one program (the fusions into
+// GEMMs are gemm_epilogue_fusion.cpp and gathered_operand_fusion.cpp).
 #include "compiler/tiling/fusion.h"
 
 #include <algorithm>
