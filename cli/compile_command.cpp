@@ -1,0 +1,179 @@
+// npusim compile MODEL.onnx --arch ... -o OUT.npuart [--emit LEVEL] [--dump-ir DIR] [--estimate]
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "arch/error.h"
+#include "compiler/cost/cost_model.h"
+#include "compiler/cost/cost_params.h"
+#include "compiler/pipeline.h"
+#include "cli/commands.h"
+#include "cli/output_files.h"
+
+namespace npusim::cli {
+namespace {
+
+struct CompileOptions {
+    std::string model, output, emit, dumpIr, bucket;
+    bool estimate = false, mapping = false;
+    ArchOptions arch;
+    CompilerFlags compiler;
+};
+
+const char* irLevelName(compiler::IrLevel level) {
+    switch (level) {
+        case compiler::IrLevel::Graph: return "graph";
+        case compiler::IrLevel::Tile: return "tile";
+        case compiler::IrLevel::Memory: return "mem";
+        case compiler::IrLevel::Isa: return "isa";
+    }
+    return "ir";
+}
+
+/// Each op's estimate under the memory plan: transfers of resident intermediates are on chip.
+void printEstimates(const compiler::Compilation& c, const ArchConfig& config, const compiler::CostParams& params) {
+    const compiler::CostModel model(config, params, c.memory.residentValues());
+    double total = 0;
+    std::printf("%-24s %-14s %14s\n", "op", "type", "est. cycles");
+    for (const compiler::TileOp& op : c.tiles.ops) {
+        const uint32_t opId = compiler::tileOpId(op);
+        const double cycles = model.estimateTileOp(op).totalCycles;
+        for (const OpRecord& record : c.artifact.manifest.ops) {
+            if (record.opId != opId) continue;
+            std::printf("%-24s %-14s %14.0f\n", record.name.c_str(), record.type.c_str(), cycles);
+        }
+        total += cycles;
+    }
+    std::printf("%-24s %-14s %14.0f\n", "total", "", total);
+}
+
+}  // namespace
+
+std::pair<std::string, std::vector<int64_t>> parseSizes(const std::string& text, const std::string& option) {
+    const size_t equals = text.find('=');
+    const std::string name = text.substr(0, equals);
+    if (equals == std::string::npos || name.empty()) {
+        throw InputError(option + " '" + text + "': expected NAME=SIZE[,SIZE...]");
+    }
+    std::vector<int64_t> sizes;
+    for (size_t start = equals + 1; start <= text.size();) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, comma - start);
+        int64_t size = 0;
+        const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), size);
+        if (item.empty() || error != std::errc() || end != item.data() + item.size() || size <= 0) {
+            throw InputError(option + " '" + text + "': '" + item + "' is not a positive size");
+        }
+        sizes.push_back(size);
+        start = comma + 1;
+    }
+    return {name, sizes};
+}
+
+void CompilerFlags::addTo(CLI::App& command) {
+    command.add_flag("--no-fusion", noFusion, "keep every op's kernels apart (each intermediate is stored and reloaded between ops)");
+    command.add_flag("--no-loops", noLoops, "write every command out instead of folding periodic runs into loop descriptors");
+    command.add_option("--max-memory", maxMemory,
+                       "host memory the compilation and simulation may take, e.g. 8G or 512M (default: 3/4 of this machine's RAM); a larger plan is refused");
+    command.add_option("--dim", dims, "NAME=SIZE: the size of a symbolic input dim")->take_all();
+    command.add_option("--cost-params", costParams, "the cost model's weights, fitted by npusim calibrate");
+}
+
+uint64_t CompilerFlags::maxMemoryBytes() const {
+    if (maxMemory.empty()) {
+        const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+        return pages > 0 && pageSize > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 4 * 3 : 0;
+    }
+    uint64_t value = 0;
+    const auto [end, error] = std::from_chars(maxMemory.data(), maxMemory.data() + maxMemory.size(), value);
+    const std::string unit(end, maxMemory.data() + maxMemory.size());
+    const std::map<std::string, uint64_t> units = {{"", 1}, {"K", 1ull << 10}, {"M", 1ull << 20}, {"G", 1ull << 30}, {"T", 1ull << 40}};
+    const auto scale = units.find(unit);
+    if (error != std::errc() || end == maxMemory.data() || scale == units.end() || value == 0 ||
+        value > UINT64_MAX / scale->second) {
+        throw InputError("--max-memory '" + maxMemory + "' is not a size (bytes, or a number with K, M, G or T)");
+    }
+    return value * scale->second;
+}
+
+compiler::CompileOptions CompilerFlags::options() const {
+    compiler::CompileOptions options;
+    options.fusion = !noFusion;
+    options.loops = !noLoops;
+    options.maxMemoryBytes = maxMemoryBytes();
+    if (!costParams.empty()) options.costParams = compiler::readCostParams(costParams);
+    for (const std::string& dim : dims) {
+        const auto [name, sizes] = parseSizes(dim, "--dim");
+        if (sizes.size() != 1) throw InputError("--dim '" + dim + "': give one size (buckets are compile --bucket)");
+        options.dims[name] = sizes[0];
+    }
+    return options;
+}
+
+void addCompileCommand(CLI::App& app) {
+    CLI::App* compile = app.add_subcommand("compile", "compile an ONNX model to an NPU artifact");
+    auto options = std::make_shared<CompileOptions>();
+    compile->add_option("model", options->model, "ONNX model file")->required();
+    compile->add_option("-o,--output", options->output, "artifact file to write (.npuart)");
+    compile->add_option("--emit", options->emit, "print the IR at one level: graph, tile, mem, isa")
+        ->check(CLI::IsMember({"graph", "tile", "mem", "isa"}));
+    compile->add_flag("--estimate", options->estimate, "print the cost model's cycles per op");
+    compile->add_option("--bucket", options->bucket,
+                        "NAME=S1,S2,...: compile for each size of the symbolic dim NAME (shape buckets)");
+    compile->add_option("--dump-ir", options->dumpIr,
+                        "write the IR after every stage into DIR as NN-stage.level.txt (graph, tile, mem, isa)");
+    compile->add_flag("--mapping", options->mapping,
+                      "print where each op runs and why (also when some op cannot run)");
+    options->arch.addTo(*compile);
+    options->compiler.addTo(*compile);
+    compile->callback([options] {
+        if (options->output.empty() && options->emit.empty() && options->dumpIr.empty() && !options->estimate &&
+            !options->mapping) {
+            throw InputError("compile: give -o OUT.npuart (or --emit / --dump-ir / --estimate / --mapping to only inspect)");
+        }
+        const ArchConfig config = options->arch.load();
+        compiler::CompileOptions compileOptions = options->compiler.options();
+        // Every stage's IR, written only when the whole compilation succeeds.
+        cli::OutputFiles dumps;
+        if (!options->dumpIr.empty()) {
+            dumps.makeDirectory(options->dumpIr);
+            compileOptions.dump = [&, stage = 0](std::string_view name, compiler::IrLevel level,
+                                                 const std::string& text) mutable {
+                char number[8];
+                std::snprintf(number, sizeof number, "%02d-", stage++);
+                const std::string file = std::string(number) + std::string(name) + "." + irLevelName(level) + ".txt";
+                dumps.stage(std::filesystem::path(options->dumpIr) / file, text);
+            };
+        }
+        compiler::Compilation compilation;
+        try {
+            if (options->bucket.empty()) {
+                compilation = compiler::compileModel(options->model, config, compileOptions);
+            } else {
+                auto [symbol, sizes] = parseSizes(options->bucket, "--bucket");
+                compilation = compiler::compileBuckets(options->model, config, symbol, std::move(sizes), compileOptions);
+            }
+        } catch (const compiler::MappingError& e) {
+            if (options->mapping) std::cout << compiler::printMapping(e.mapping) << std::flush;
+            throw;
+        }
+        if (options->mapping) std::cout << compiler::printMapping(compilation.mapping);
+        const std::map<std::string, compiler::IrLevel> levels = {
+            {"graph", compiler::IrLevel::Graph}, {"tile", compiler::IrLevel::Tile},
+            {"mem", compiler::IrLevel::Memory}, {"isa", compiler::IrLevel::Isa}};
+        if (!options->emit.empty()) std::cout << compiler::printIr(compilation, levels.at(options->emit));
+        dumps.commit();
+        if (options->estimate) printEstimates(compilation, config, compileOptions.costParams);
+        if (!options->output.empty()) {
+            writeArtifact(options->output, compilation.artifact);
+            std::cerr << "npusim: wrote " << options->output << " ("
+                      << compiler::commandCount(compilation) << " commands, arch " << config.name << ")\n";
+        }
+    });
+}
+
+}  // namespace npusim::cli

@@ -1,0 +1,50 @@
+// npusim opt FILE.ir [--pass NAME]... [--arch PRESET]: reads graph IR text, runs passes over it
+// one at a time and prints the result, for trying a pass on a hand-written graph (and writing
+// IR tests). Graph passes print graph IR; a tile pass lowers the graph to tiles for the arch
+// first and prints tile IR; plan-memory prints the memory plan.
+#include <iostream>
+#include <memory>
+
+#include "arch/error.h"
+#include "arch/read_file.h"
+#include "compiler/graph/parser.h"
+#include "compiler/passes/graph_pass.h"
+#include "compiler/pipeline.h"
+#include "cli/commands.h"
+
+namespace npusim::cli {
+namespace {
+
+struct OptOptions {
+    std::string file;
+    std::vector<std::string> passes;
+    ArchOptions arch;
+};
+
+}  // namespace
+
+void addOptCommand(CLI::App& app) {
+    CLI::App* opt = app.add_subcommand("opt", "run compiler passes over graph IR text and print the result");
+    auto options = std::make_shared<OptOptions>();
+    opt->add_option("file", options->file, "graph IR text (as --emit graph prints it)")->required();
+    opt->add_option("--pass", options->passes,
+                    "a pass to run, in the order given: graph passes, tile passes, plan-memory (default: every graph pass)");
+    options->arch.addTo(*opt);
+    opt->callback([options] {
+        std::vector<std::string> passes = options->passes;
+        if (passes.empty()) {
+            for (const compiler::GraphPass& pass : compiler::graphPasses()) passes.emplace_back(pass.name);
+        }
+        const ArchConfig config = options->arch.load();
+        const std::string text = readWholeFile(options->file);
+        compiler::Graph graph;
+        try {
+            graph = compiler::parseGraph(text);
+        } catch (const InputError& e) {
+            throw InputError(options->file + ": " + e.what());
+        }
+        std::cout << compiler::runStages(std::move(graph), config, passes);
+    });
+}
+
+}  // namespace npusim::cli

@@ -1,0 +1,34 @@
+// The files one command writes, all or none: each is staged under a temporary name and moved
+// into place only by commit(); a command that fails before that leaves no file behind, and
+// removes the directories it created.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace npusim::cli {
+
+class OutputFiles {
+public:
+    OutputFiles() = default;
+    OutputFiles(const OutputFiles&) = delete;
+    OutputFiles& operator=(const OutputFiles&) = delete;
+    /// Removes every staged file and created directory unless commit() ran.
+    ~OutputFiles();
+
+    /// Creates the directory (and missing parents); throws RunError naming it when it cannot.
+    void makeDirectory(const std::filesystem::path& directory);
+    /// Stages a file; throws RunError when it cannot be written.
+    void stage(const std::filesystem::path& file, std::string_view content);
+    /// Moves every staged file to its final name.
+    void commit();
+
+private:
+    std::vector<std::filesystem::path> createdDirectories_;
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged_;  ///< temporary, final
+    bool committed_ = false;
+};
+
+}  // namespace npusim::cli

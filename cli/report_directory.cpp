@@ -1,0 +1,63 @@
+#include "cli/report_directory.h"
+
+
+#include "arch/error.h"
+#include "arch/read_file.h"
+#include "cli/python_script.h"
+#include "cli/output_files.h"
+
+namespace npusim::cli {
+namespace {
+
+/// Draws the directory's plots (reports/plots.py): plots/*.png.
+void drawPlots(const std::filesystem::path& directory) {
+    runPythonScript(NPUSIM_PLOTS_SCRIPT, {directory.string()}, "drawing the report's plots");
+}
+
+}  // namespace
+
+void writeReadableReport(const std::filesystem::path& directory, const reports::Report& report) {
+    drawPlots(directory);
+    std::vector<reports::Plot> plots;
+    for (const char* name : {"timeline", "utilization", "op_cycles", "roofline"}) {
+        plots.push_back({name, readWholeFile(directory / "plots" / (std::string(name) + ".png"))});
+    }
+    cli::OutputFiles files;
+    files.stage(directory / "report.html", reports::reportToHtml(report, plots));
+    files.commit();
+}
+
+void stageReportData(cli::OutputFiles& files, const std::filesystem::path& directory, const reports::Report& report,
+                     const reports::RunRecord& run) {
+    files.makeDirectory(directory);
+    files.stage(directory / "report.json", reports::reportToJson(report));
+    files.stage(directory / "trace.json", reports::traceToChromeJson(run));
+    files.stage(directory / "report.md", reports::reportToMarkdown(report));
+}
+
+reports::Report readReport(const std::filesystem::path& runOrFile) {
+    std::filesystem::path json = runOrFile;
+    if (std::filesystem::is_directory(runOrFile)) {
+        json = runOrFile / "report.json";
+        if (!std::filesystem::is_regular_file(json)) {
+            throw InputError("'" + runOrFile.string() + "' has no report.json (written by npusim run --report DIR)");
+        }
+    }
+    return reports::reportFromJson(readWholeFile(json), json.string());
+}
+
+void rebuildReportDirectory(const std::filesystem::path& directory) {
+    if (!std::filesystem::is_directory(directory)) {
+        throw InputError("'" + directory.string() + "' is not a directory (a run's --report DIR)");
+    }
+    const reports::Report report = readReport(directory);
+    if (!std::filesystem::is_regular_file(directory / "trace.json")) {
+        throw InputError("'" + directory.string() + "' has no trace.json (written by npusim run --report DIR)");
+    }
+    writeReadableReport(directory, report);
+    cli::OutputFiles files;
+    files.stage(directory / "report.md", reports::reportToMarkdown(report));
+    files.commit();
+}
+
+}  // namespace npusim::cli
