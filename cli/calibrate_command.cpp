@@ -21,19 +21,19 @@ struct CalibrateOptions {
     size_t candidates = 6;
 };
 
-nlohmann::ordered_json scoreJson(const cli::CalibrationScore& s) {
+nlohmann::ordered_json scoreJson(const CalibrationScore& s) {
     return {{"mape", s.mape}, {"max_error", s.maxError}, {"kendall_tau", s.tau}, {"samples", s.samples},
             {"rankings", s.rankings}};
 }
 
-void printScore(const char* label, const cli::CalibrationScore& s) {
+void printScore(const char* label, const CalibrationScore& s) {
     std::printf("  %-28s MAPE %6.2f%%   max error %6.2f%%   Kendall tau %.3f  (%zu ops, %zu candidate rankings)\n",
                 label, s.mape * 100, s.maxError * 100, s.tau, s.samples, s.rankings);
 }
 
 /// The samples as CSV: each op's features (under the fitted DMA timing), what either model
 /// estimated and what the simulator took.
-std::string samplesCsv(const std::vector<cli::CalibrationSample>& samples, const ArchConfig& config,
+std::string samplesCsv(const std::vector<CalibrationSample>& samples, const ArchConfig& config,
                        const compiler::CostParams& before, const compiler::CostParams& after) {
     std::string csv = "bench,op,problem,held_out";
     for (size_t i = 0; i < compiler::kCostFeatures; ++i) {
@@ -41,11 +41,11 @@ std::string samplesCsv(const std::vector<cli::CalibrationSample>& samples, const
         csv += compiler::costFeatureName(static_cast<compiler::CostFeature>(i));
     }
     csv += ",estimate_before,estimate_after,simulated\n";
-    for (const cli::CalibrationSample& s : samples) {
+    for (const CalibrationSample& s : samples) {
         std::vector<std::string> fields{s.bench, s.op, std::to_string(s.problem), s.heldOut ? "1" : "0"};
-        for (double f : cli::estimateFeatures(s, config, after)) fields.push_back(std::to_string(f));
-        fields.push_back(std::to_string(cli::estimateCycles(s, config, before)));
-        fields.push_back(std::to_string(cli::estimateCycles(s, config, after)));
+        for (double f : estimateFeatures(s, config, after)) fields.push_back(std::to_string(f));
+        fields.push_back(std::to_string(estimateCycles(s, config, before)));
+        fields.push_back(std::to_string(estimateCycles(s, config, after)));
         fields.push_back(std::to_string(s.simulated));
         for (size_t i = 0; i < fields.size(); ++i) {
             if (i > 0) csv += ',';
@@ -58,17 +58,17 @@ std::string samplesCsv(const std::vector<cli::CalibrationSample>& samples, const
 
 void calibrate(const CalibrateOptions& o) {
     const ArchConfig config = o.arch.load();
-    const std::vector<cli::Microbenchmark> suite = cli::microbenchmarkSuite(config);
+    const std::vector<Microbenchmark> suite = microbenchmarkSuite(config);
     std::printf("calibrating the cost model for %s (config %s): %zu microbenchmarks, up to %zu tile candidates each\n",
                 config.name.c_str(), archConfigHash(config).c_str(), suite.size(), o.candidates);
-    const std::vector<cli::CalibrationSample> samples =
-        cli::measureSuite(config, suite, o.candidates, [](const std::string& line) { std::printf("  %s\n", line.c_str()); });
+    const std::vector<CalibrationSample> samples =
+        measureSuite(config, suite, o.candidates, [](const std::string& line) { std::printf("  %s\n", line.c_str()); });
     const compiler::CostParams before;
-    const compiler::CostParams after = cli::fitCostParams(samples, config);
-    const cli::CalibrationScore trainBefore = cli::scoreCostParams(samples, config, before, false);
-    const cli::CalibrationScore trainAfter = cli::scoreCostParams(samples, config, after, false);
-    const cli::CalibrationScore testBefore = cli::scoreCostParams(samples, config, before, true);
-    const cli::CalibrationScore testAfter = cli::scoreCostParams(samples, config, after, true);
+    const compiler::CostParams after = fitCostParams(samples, config);
+    const CalibrationScore trainBefore = scoreCostParams(samples, config, before, false);
+    const CalibrationScore trainAfter = scoreCostParams(samples, config, after, false);
+    const CalibrationScore testBefore = scoreCostParams(samples, config, before, true);
+    const CalibrationScore testAfter = scoreCostParams(samples, config, after, true);
     std::printf("weights:");
     for (size_t i = 0; i < compiler::kCostFeatures; ++i) {
         std::printf(" %s %.4g", std::string(compiler::costFeatureName(static_cast<compiler::CostFeature>(i))).c_str(),
@@ -81,7 +81,7 @@ void calibrate(const CalibrateOptions& o) {
     std::printf("held-out split:\n");
     printScore("analytical model", testBefore);
     printScore("calibrated", testAfter);
-    cli::OutputFiles files;
+    OutputFiles files;
     if (!o.samples.empty()) files.stage(o.samples, samplesCsv(samples, config, before, after));
     if (!o.output.empty()) {
         const nlohmann::ordered_json extra = {{"microbenchmarks", suite.size()},

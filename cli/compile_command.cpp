@@ -138,7 +138,7 @@ void addCompileCommand(CLI::App& app) {
         const ArchConfig config = options->arch.load();
         compiler::CompileOptions compileOptions = options->compiler.options();
         // Every stage's IR, written only when the whole compilation succeeds.
-        cli::OutputFiles dumps;
+        OutputFiles dumps;
         if (!options->dumpIr.empty()) {
             dumps.makeDirectory(options->dumpIr);
             compileOptions.dump = [&, stage = 0](std::string_view name, compiler::IrLevel level,

@@ -18,27 +18,27 @@ struct ConformanceOptions {
     ArchOptions arch;
 };
 
-nlohmann::json toJson(const cli::CaseResult& r) {
-    return {{"name", r.name},       {"status", cli::caseStatusName(r.status)},
+nlohmann::json toJson(const CaseResult& r) {
+    return {{"name", r.name},       {"status", caseStatusName(r.status)},
             {"reason", r.reason},   {"npu_ops", r.npuOps},
             {"cpu_ops", r.cpuOps},  {"cycles", r.cycles}};
 }
 
 void runConformance(const ConformanceOptions& o) {
     const ArchConfig config = o.arch.load();
-    const auto cases = cli::findCases(o.suite, o.filter);
+    const auto cases = findCases(o.suite, o.filter);
     if (cases.empty()) throw InputError("no case under '" + o.suite + "' matches --filter '" + o.filter + "'");
     size_t passed = 0, failed = 0, skipped = 0;
     nlohmann::json records = nlohmann::json::array();
     for (const auto& directory : cases) {
-        const cli::CaseResult r = cli::runConformanceCase(directory, config, {}, o.timeoutSeconds);
-        if (r.status == cli::CaseStatus::Passed) {
+        const CaseResult r = runConformanceCase(directory, config, {}, o.timeoutSeconds);
+        if (r.status == CaseStatus::Passed) {
             ++passed;
             std::printf("passed  %-48s npu %u ops, cpu %u ops, %llu cycles\n", r.name.c_str(), r.npuOps, r.cpuOps,
                         static_cast<unsigned long long>(r.cycles));
         } else {
-            ++(r.status == cli::CaseStatus::Failed ? failed : skipped);
-            std::printf("%-7s %-48s %s\n", std::string(cli::caseStatusName(r.status)).c_str(), r.name.c_str(),
+            ++(r.status == CaseStatus::Failed ? failed : skipped);
+            std::printf("%-7s %-48s %s\n", std::string(caseStatusName(r.status)).c_str(), r.name.c_str(),
                         r.reason.c_str());
         }
         std::fflush(stdout);
@@ -46,7 +46,7 @@ void runConformance(const ConformanceOptions& o) {
     }
     std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
     if (!o.json.empty()) {
-        cli::OutputFiles files;
+        OutputFiles files;
         files.stage(o.json, records.dump(2) + "\n");
         files.commit();
     }

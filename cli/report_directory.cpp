@@ -22,12 +22,12 @@ void writeReadableReport(const std::filesystem::path& directory, const reports::
     for (const char* name : {"timeline", "utilization", "op_cycles", "roofline"}) {
         plots.push_back({name, readWholeFile(directory / "plots" / (std::string(name) + ".png"))});
     }
-    cli::OutputFiles files;
+    OutputFiles files;
     files.stage(directory / "report.html", reports::reportToHtml(report, plots));
     files.commit();
 }
 
-void stageReportData(cli::OutputFiles& files, const std::filesystem::path& directory, const reports::Report& report,
+void stageReportData(OutputFiles& files, const std::filesystem::path& directory, const reports::Report& report,
                      const reports::RunRecord& run) {
     files.makeDirectory(directory);
     files.stage(directory / "report.json", reports::reportToJson(report));
@@ -55,7 +55,7 @@ void rebuildReportDirectory(const std::filesystem::path& directory) {
         throw InputError("'" + directory.string() + "' has no trace.json (written by npusim run --report DIR)");
     }
     writeReadableReport(directory, report);
-    cli::OutputFiles files;
+    OutputFiles files;
     files.stage(directory / "report.md", reports::reportToMarkdown(report));
     files.commit();
 }

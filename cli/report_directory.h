@@ -11,7 +11,7 @@ namespace npusim::cli {
 
 /// Stages the run's report.json, trace.json and report.md (with the run's other outputs: all
 /// or none).
-void stageReportData(cli::OutputFiles& files, const std::filesystem::path& directory, const reports::Report& report,
+void stageReportData(OutputFiles& files, const std::filesystem::path& directory, const reports::Report& report,
                      const reports::RunRecord& run);
 /// Once report.json and trace.json are in place: draws the plots, then writes report.html.
 /// RunError when the plots cannot be drawn or a file cannot be written.

@@ -150,20 +150,20 @@ void checkOptions(const RunOptions& o) {
 /// --dim gives it, else at the first bucket's).
 std::map<std::string, Tensor> runInputs(const RunOptions& o, const ArtifactManifest& m) {
     const std::string symbol = m.buckets.empty() ? "" : m.buckets.front().symbol;
-    if (o.inputs != "random") return cli::readInputs(o.inputs, m.inputs, symbol);
-    if (symbol.empty()) return cli::randomInputs(m.inputs, o.seed);
+    if (o.inputs != "random") return readInputs(o.inputs, m.inputs, symbol);
+    if (symbol.empty()) return randomInputs(m.inputs, o.seed);
     const std::map<std::string, int64_t> dims = o.compiler.options().dims;
     const auto dim = dims.find(symbol);
-    return cli::randomInputs(runtime::resized(m.inputs, symbol, dim == dims.end() ? m.buckets.front().size : dim->second), o.seed);
+    return randomInputs(runtime::resized(m.inputs, symbol, dim == dims.end() ? m.buckets.front().size : dim->second), o.seed);
 }
 
 /// The reference outputs of --expected, read before the run so that a bad directory fails fast.
 std::vector<Tensor> expectedOutputs(const RunOptions& o, const ArtifactManifest& m, const std::map<std::string, Tensor>& inputs) {
     if (o.expected.empty()) return {};
-    if (m.buckets.empty()) return cli::readExpectedOutputs(o.expected, m.outputs, m.sizes);
+    if (m.buckets.empty()) return readExpectedOutputs(o.expected, m.outputs, m.sizes);
     const int64_t actual = runtime::actualSize(m, inputs);
     const BucketRecord& bucket = m.buckets[runtime::chooseBucket(m, actual)];
-    return cli::readExpectedOutputs(o.expected, runtime::resized(bucket.outputs, bucket.symbol, actual), bucket.sizes);
+    return readExpectedOutputs(o.expected, runtime::resized(bucket.outputs, bucket.symbol, actual), bucket.sizes);
 }
 
 sim::CoSimOptions simulationOptions(const RunOptions& o) {
@@ -216,14 +216,14 @@ std::vector<std::string> checkOutputs(const RunOptions& o, Prepared& p, const st
     }
     if (p.reference) {
         const std::vector<Tensor> golden = compiler::interpretGraph(*p.reference, inputs);
-        report.check = cli::compareOutputs(result.outputBindings, result.outputs, golden, o.rtol, o.atol);
+        report.check = compareOutputs(result.outputBindings, result.outputs, golden, o.rtol, o.atol);
         std::printf("check against the reference interpreter: %s (max abs error %g, max rel error %g)\n",
                     report.check->passed ? "passed" : "MISMATCH", report.check->maxAbsError,
                     report.check->maxRelError);
         if (!report.check->passed) failures.push_back("outputs differ from the reference interpreter");
     }
     if (!expected.empty()) {
-        const reports::CheckResult match = cli::compareOutputs(result.outputBindings, result.outputs, expected, o.rtol, o.atol);
+        const reports::CheckResult match = compareOutputs(result.outputBindings, result.outputs, expected, o.rtol, o.atol);
         std::printf("check against %s: %s (max abs error %g)\n", o.expected.c_str(),
                     match.passed ? "passed" : "MISMATCH", match.maxAbsError);
         if (!match.passed) failures.push_back("outputs differ from " + o.expected);
@@ -233,8 +233,8 @@ std::vector<std::string> checkOutputs(const RunOptions& o, Prepared& p, const st
 
 /// Writes --outputs and --report, all or nothing.
 void writeResults(const RunOptions& o, const ArchConfig& config, const sim::CoSimResult& result, const reports::Report& report) {
-    cli::OutputFiles files;
-    if (!o.outputs.empty()) cli::writeOutputs(files, o.outputs, result.outputBindings, result.outputs);
+    OutputFiles files;
+    if (!o.outputs.empty()) writeOutputs(files, o.outputs, result.outputBindings, result.outputs);
     if (!o.report.empty()) stageReportData(files, o.report, report, sim::runRecord(config, result));
     files.commit();
     if (!o.report.empty()) {

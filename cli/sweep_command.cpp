@@ -18,14 +18,14 @@ namespace {
 struct SweepOptions {
     std::string spec, database = "sweep.sqlite", baseline;
     double tolerance = 0.05;
-    cli::SweepBackend backend;
+    SweepBackend backend;
 };
 
-void reportBaseline(const cli::SweepSpec& spec, const SweepOptions& o, const cli::SweepDatabase& baseline) {
+void reportBaseline(const SweepSpec& spec, const SweepOptions& o, const SweepDatabase& baseline) {
     std::vector<std::string> keys;
-    for (const cli::SweepPoint& point : cli::expandSweep(spec)) keys.push_back(cli::sweepPointKey(point, spec.timingOnly));
-    const cli::BaselineComparison comparison =
-        cli::compareWithBaseline(cli::SweepDatabase(o.database), baseline, keys, o.tolerance);
+    for (const SweepPoint& point : expandSweep(spec)) keys.push_back(sweepPointKey(point, spec.timingOnly));
+    const BaselineComparison comparison =
+        compareWithBaseline(SweepDatabase(o.database), baseline, keys, o.tolerance);
     std::printf("baseline %s: %zu points compared, %zu not in it, %zu moved beyond %.1f%%\n", o.baseline.c_str(),
                 comparison.compared, comparison.missing, comparison.moved.size(), o.tolerance * 100);
     for (const auto& moved : comparison.moved) {
@@ -44,11 +44,11 @@ void sweep(const SweepOptions& o) {
         throw InputError("--baseline '" + o.baseline + "' is not a sweep database");
     }
     // Checked before the sweep runs; only read.
-    std::optional<cli::SweepDatabase> baseline;
+    std::optional<SweepDatabase> baseline;
     if (!o.baseline.empty()) baseline.emplace(o.baseline, true);
-    const cli::SweepSpec spec = cli::readSweepSpec(o.spec);
-    const cli::SweepOutcome outcome =
-        cli::runSweep(spec, o.database, o.backend, std::filesystem::read_symlink("/proc/self/exe"));
+    const SweepSpec spec = readSweepSpec(o.spec);
+    const SweepOutcome outcome =
+        runSweep(spec, o.database, o.backend, std::filesystem::read_symlink("/proc/self/exe"));
     std::printf("sweep: %zu points: %zu were done before, %zu ran (%zu failed to compile or run, %zu without a result)\n",
                 outcome.points, outcome.skipped, outcome.ran, outcome.failed, outcome.lost);
     if (outcome.lost > 0) {
@@ -86,14 +86,14 @@ void addSweepCommands(CLI::App& app) {
     worker->add_option("--db", w->database)->required();
     worker->add_option("--index", w->index)->required();
     worker->callback([w] {
-        const cli::SweepSpec spec = cli::readSweepSpec(w->spec);
-        const std::vector<cli::SweepPoint> points = cli::expandSweep(spec);
+        const SweepSpec spec = readSweepSpec(w->spec);
+        const std::vector<SweepPoint> points = expandSweep(spec);
         if (w->index >= points.size()) {
             throw InputError("--index " + std::to_string(w->index) + ": the sweep has " + std::to_string(points.size()) + " points");
         }
-        cli::SweepDatabase db(w->database);
-        if (db.has(cli::sweepPointKey(points[w->index], spec.timingOnly))) return;
-        db.insert(cli::runSweepPoint(points[w->index], spec.timingOnly));
+        SweepDatabase db(w->database);
+        if (db.has(sweepPointKey(points[w->index], spec.timingOnly))) return;
+        db.insert(runSweepPoint(points[w->index], spec.timingOnly));
     });
 
     CLI::App* plot = app.add_subcommand("sweep-plot", "plot a sweep database: Pareto fronts and sensitivity per axis");
