@@ -22,10 +22,7 @@ inline constexpr ValueId kNoValue = UINT32_MAX;
 /// name, arity, type and shape function, reference semantics and traits.
 enum class OpKind : uint16_t {
 #define NPUSIM_OP(kind, ...) kind,
-#define NPUSIM_FUNCTION_OP(kind, ...) kind,
 #include "compiler/graph/ops.def"
-#undef NPUSIM_FUNCTION_OP
-#undef NPUSIM_OP
 };
 
 /// A typed SSA value: a graph input, a constant (initializer) or an op result.

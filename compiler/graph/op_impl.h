@@ -38,8 +38,6 @@ void setOutput(Graph& graph, const Node& node, DType dtype, Shape shape);
     NPUSIM_OP(kind, name, minInputs, maxInputs, minOutputs, maxOutputs, infer, interpret, traits)            \
     void expand(const Node& node, FunctionBody& body);
 #include "compiler/graph/ops.def"
-#undef NPUSIM_FUNCTION_OP
-#undef NPUSIM_OP
 
 /// Shape's and Size's outputs, from the input shape alone (the frontend folds both).
 Tensor shapeTensor(const Node& node, const Shape& input);

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "arch/error.h"
+#include "arch/isa.h"
 #include "compiler/graph/op_impl.h"
 
 namespace npusim::compiler {
@@ -16,8 +17,6 @@ constexpr std::array kOps = {
 #define NPUSIM_FUNCTION_OP(kind, name, minInputs, maxInputs, minOutputs, maxOutputs, infer, interpret, traits, expand) \
     OpInfo{OpKind::kind, name, minInputs, maxInputs, minOutputs, maxOutputs, ops::infer, ops::interpret, traits, ops::expand},
 #include "compiler/graph/ops.def"
-#undef NPUSIM_FUNCTION_OP
-#undef NPUSIM_OP
 };
 
 /// "1 input", "3 inputs".
@@ -32,6 +31,16 @@ const OpInfo& opInfo(OpKind kind) {
 }
 
 bool hasTrait(OpKind kind, OpTrait trait) { return (opInfo(kind).traits & trait) != 0; }
+
+std::optional<isa::VectorOp> vectorFunction(OpKind kind) {
+    switch (kind) {
+#define NPUSIM_OP(...)
+#define NPUSIM_VECTOR_FUNCTION(kind, function) \
+    case OpKind::kind: return isa::VectorOp::function;
+#include "compiler/graph/ops.def"
+        default: return std::nullopt;
+    }
+}
 
 bool isInternalOp(OpKind kind) { return opInfo(kind).name.starts_with("npusim."); }
 

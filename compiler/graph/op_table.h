@@ -3,6 +3,7 @@
 // line to ops.def and the functions it names.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
@@ -12,6 +13,10 @@
 
 #include "compiler/graph/function_body.h"
 #include "compiler/graph/graph.h"
+
+namespace npusim::isa {
+enum class VectorOp : uint8_t;  // arch/isa.h
+}
 
 namespace npusim::compiler {
 
@@ -45,6 +50,9 @@ struct OpInfo {
 
 const OpInfo& opInfo(OpKind kind);
 bool hasTrait(OpKind kind, OpTrait trait);
+/// The vector unit's function the op is (ops.def's vector functions): on its one operand, or
+/// pairwise over its operands; nullopt when it is none.
+std::optional<isa::VectorOp> vectorFunction(OpKind kind);
 /// True for the compiler's own ops (named "npusim.*"), which graph passes make and ONNX
 /// models cannot name.
 bool isInternalOp(OpKind kind);

@@ -259,44 +259,16 @@ uint32_t convert(VectorBuilder& b, uint32_t x, DType to) {
     return b.unary(VectorOp::Cast, x, to);  // reports what the vector unit lacks
 }
 
-/// The unary ops that are one vector function.
-std::optional<VectorOp> unaryFunction(OpKind kind) {
-    switch (kind) {
-        case OpKind::Relu: return VectorOp::Relu;
-        case OpKind::Sqrt: return VectorOp::Sqrt;
-        case OpKind::Exp: return VectorOp::Exp;
-        case OpKind::Log: return VectorOp::Log;
-        case OpKind::Reciprocal: return VectorOp::Reciprocal;
-        case OpKind::Sigmoid: return VectorOp::Sigmoid;
-        case OpKind::Tanh: return VectorOp::Tanh;
-        case OpKind::Erf: return VectorOp::Erf;
-        default: return std::nullopt;
-    }
-}
-
-/// The binary (and variadic) ops that are one vector function applied pairwise.
-std::optional<VectorOp> binaryFunction(OpKind kind) {
-    switch (kind) {
-        case OpKind::Add:
-        case OpKind::Sum:
-        case OpKind::Mean: return VectorOp::Add;
-        case OpKind::Sub: return VectorOp::Sub;
-        case OpKind::Mul: return VectorOp::Mul;
-        case OpKind::Div: return VectorOp::Div;
-        case OpKind::Max: return VectorOp::Max;
-        case OpKind::Min: return VectorOp::Min;
-        default: return std::nullopt;
-    }
-}
-
 /// The body of the node's elementwise computation, with the inputs it reads; nullopt when the
 /// node is not elementwise.
 std::optional<std::pair<Body, std::vector<ValueId>>> elementwiseBody(const Graph& graph, const Node& node) {
     const std::vector<ValueId> first(node.inputs.begin(), node.inputs.begin() + 1);
-    if (const auto op = unaryFunction(node.kind)) {
-        return std::pair{Body([op = *op](VectorBuilder& b, std::span<const Operand> in) { return b.unary(op, *in[0].buffer); }), first};
+    const std::optional<VectorOp> function = vectorFunction(node.kind);
+    if (function && opInfo(node.kind).maxInputs == 1) {
+        return std::pair{Body([op = *function](VectorBuilder& b, std::span<const Operand> in) { return b.unary(op, *in[0].buffer); }),
+                         first};
     }
-    if (const auto op = binaryFunction(node.kind)) {
+    if (const auto op = function) {
         const bool mean = node.kind == OpKind::Mean;
         const auto count = static_cast<float>(node.inputs.size());
         return std::pair{Body([op = *op, mean, count](VectorBuilder& b, std::span<const Operand> in) {
