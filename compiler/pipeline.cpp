@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <span>
+#include <tuple>
 
 #include "arch/byte_text.h"
 #include "arch/checksum.h"
@@ -29,6 +30,34 @@
 namespace npusim::compiler {
 namespace {
 
+/// The bytes of each value an op's commands load or store. A vector kernel's view reaches only
+/// the elements its index space walks (a time step's slice of a sequence): its distinct views
+/// add up, to at most the tensor. Every other access takes its whole tensor.
+std::map<ValueId, uint64_t> accessedBytes(const Graph& graph, const TileOp& op) {
+    std::map<ValueId, uint64_t> bytes;
+    const auto* vector = std::get_if<VectorTiles>(&op);
+    if (!vector) {
+        for (ValueId id : accessedValues(op)) bytes[id] = valueBytes(graph.value(id));
+        return bytes;
+    }
+    std::set<std::tuple<ValueId, int64_t, std::vector<int64_t>>> seen;
+    for (const VectorKernel& kernel : vector->kernels) {
+        const auto reach = [&](const TensorView& view) {
+            if (view.value == kNoValue || !seen.emplace(view.value, view.offset, view.strides).second) return;
+            uint64_t elements = 1;
+            for (size_t d = 0; d < kernel.problem.dims.size() && d < view.strides.size(); ++d) {
+                if (view.strides[d] != 0) elements *= static_cast<uint64_t>(kernel.problem.dims[d]);
+            }
+            const Value& value = graph.value(view.value);
+            uint64_t& reached = bytes[view.value];
+            reached = std::min(valueBytes(value), reached + elements * dtypeSize(value.dtype));
+        };
+        for (const VectorLoad& load : kernel.problem.loads) reach(load.view);
+        for (const VectorStore& store : kernel.problem.stores) reach(store.view);
+    }
+    return bytes;
+}
+
 OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, uint32_t opId, uint64_t sramInUse,
                   const TileOp& tiles) {
     OpRecord record;
@@ -40,19 +69,25 @@ OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, 
     if (node.kind == OpKind::Reformat) {
         record.note = "layout " + ops::stringAttr(node, "from", "?") + " -> " + ops::stringAttr(node, "to", "?");
     }
-    // Compulsory traffic: each DRAM tensor the op's commands read or write, once. An op
+    // Compulsory traffic: each DRAM tensor the op's commands read or write, once, as far as they
+    // reach it (accessedBytes), values sharing storage (views) at most the storage. An op
     // without kernels (a view, a fused producer) moves nothing; a fused kernel reads its
     // producers' inputs instead of their results; resident intermediates never reach DRAM.
-    std::set<ValueId> storage;
+    // Spills are listed in the order the op meets them.
+    const std::map<ValueId, uint64_t> reached = accessedBytes(graph, tiles);
+    std::set<ValueId> storage, values;
+    std::map<ValueId, uint64_t> covered;  ///< by storage: the bytes of it the op reaches
     for (ValueId id : accessedValues(tiles)) {
         const TensorHome& home = plan.tensor(id);
-        if (!storage.insert(home.storage).second || home.resident()) continue;
-        record.minDramBytes += plan.tensor(home.storage).bytes;
+        if (home.resident() || !values.insert(id).second) continue;
+        covered[home.storage] += reached.at(id);
+        if (!storage.insert(home.storage).second) continue;
         if (home.spilled()) {
             const TensorHome& stored = plan.tensor(home.storage);
             record.spills.push_back({graph.value(home.storage).name, stored.bytes, stored.sramToKeep});
         }
     }
+    for (const auto& [id, bytes] : covered) record.minDramBytes += std::min(bytes, plan.tensor(id).bytes);
     if (const auto* gemm = std::get_if<GemmTiles>(&tiles)) {
         const GemmProblem& p = gemm->problem;
         record.dtype = p.operandType;

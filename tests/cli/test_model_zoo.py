@@ -31,6 +31,8 @@ class ModelZoo(unittest.TestCase):
                 self.assertNotIn("error", row)
                 self.assertLessEqual(row["max_error"], 1e-3)
                 self.assertGreater(row["cycles"], 0)
+                # The roofline is a bound: no run beats it.
+                self.assertLessEqual(row["efficiency"], 1.0)
                 self.assertLessEqual(row["compile_rss_mib"], 4096)
 
 
