@@ -216,14 +216,14 @@ std::vector<std::string> checkOutputs(const RunOptions& o, Prepared& p, const st
     }
     if (p.reference) {
         const std::vector<Tensor> golden = compiler::interpretGraph(*p.reference, inputs);
-        report.check = compareOutputs(result.outputBindings, result.outputs, golden, o.rtol, o.atol);
+        report.check = compareOutputs(result.outputBindings(), result.outputs, golden, o.rtol, o.atol);
         std::printf("check against the reference interpreter: %s (max abs error %g, max rel error %g)\n",
                     report.check->passed ? "passed" : "MISMATCH", report.check->maxAbsError,
                     report.check->maxRelError);
         if (!report.check->passed) failures.push_back("outputs differ from the reference interpreter");
     }
     if (!expected.empty()) {
-        const reports::CheckResult match = compareOutputs(result.outputBindings, result.outputs, expected, o.rtol, o.atol);
+        const reports::CheckResult match = compareOutputs(result.outputBindings(), result.outputs, expected, o.rtol, o.atol);
         std::printf("check against %s: %s (max abs error %g)\n", o.expected.c_str(),
                     match.passed ? "passed" : "MISMATCH", match.maxAbsError);
         if (!match.passed) failures.push_back("outputs differ from " + o.expected);
@@ -234,7 +234,7 @@ std::vector<std::string> checkOutputs(const RunOptions& o, Prepared& p, const st
 /// Writes --outputs and --report, all or nothing.
 void writeResults(const RunOptions& o, const ArchConfig& config, const sim::CoSimResult& result, const reports::Report& report) {
     OutputFiles files;
-    if (!o.outputs.empty()) writeOutputs(files, o.outputs, result.outputBindings, result.outputs);
+    if (!o.outputs.empty()) writeOutputs(files, o.outputs, result.outputBindings(), result.outputs);
     if (!o.report.empty()) stageReportData(files, o.report, report, sim::runRecord(config, result));
     files.commit();
     if (!o.report.empty()) {

@@ -178,11 +178,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& given,
             if (result.faults) result.faults->lostInterrupts = driver.lostInterrupts();
         },
         &dramTraffic, std::move(cores), faults ? &*faults : nullptr);
-    result.outputBindings = artifact.manifest.outputs;
-    if (result.bucket) {
-        result.outputs = runtime::cutToActualSize(std::move(result.outputs), result.outputBindings, *result.bucket);
-        result.outputBindings = runtime::resized(result.outputBindings, result.bucket->symbol, result.bucket->actual);
-    }
+    if (result.bucket) result.outputs = runtime::cutToActualSize(std::move(result.outputs), result.manifest.outputs, *result.bucket);
     if (result.rtl) result.rtl = std::move(firstRunRtl);
     if (result.faults) {
         result.faults->injected = faults->injected();

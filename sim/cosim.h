@@ -64,13 +64,18 @@ struct CoSimResult {
     std::optional<runtime::BucketChoice> bucket;
     /// In manifest order, at the inputs' size (a bucket run's cut back to the actual size).
     std::vector<Tensor> outputs;
-    std::vector<TensorBinding> outputBindings;  ///< the outputs' bindings at that size
     driver::JobResult job;
     trace::Recorder trace;
     DramTraffic dram;  ///< bytes moved by the NPU during the first run
     RunTiming timing;
     std::optional<rtl::RtlLog> rtl;  ///< what the RTL blocks did, when any ran
     std::optional<FaultOutcome> faults;  ///< when faults were injected
+
+    /// The outputs' bindings at the size they were cut to: the manifest's, along a bucket's dim
+    /// at the actual size.
+    std::vector<TensorBinding> outputBindings() const {
+        return bucket ? runtime::resized(manifest.outputs, bucket->symbol, bucket->actual) : manifest.outputs;
+    }
 };
 
 /// Elaborates the system for `config` and runs `program` on the host CPU with an opened
