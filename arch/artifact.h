@@ -16,7 +16,7 @@
 
 namespace npusim {
 
-inline constexpr uint32_t kArtifactFormatVersion = 6;
+inline constexpr uint32_t kArtifactFormatVersion = 7;
 
 /// Device memory the runtime keeps beside a context's window for command buffers: a stream
 /// that does not fit runs as a chain of jobs of at most this many bytes each. A compiler that
@@ -42,6 +42,16 @@ struct SpillRecord {
     bool operator==(const SpillRecord&) const = default;
 };
 
+/// The fewest cycles each unit needs for an op, whatever its schedule: the terms of the op's
+/// shape-aware roofline (docs/REPORTS.md). The array for its GEMM's shape (gemmArrayCycles),
+/// the vector unit for its steps' elements at its lanes, each DMA engine for the bytes the op
+/// must load or store at least once (its operands as far as its commands reach them, in DRAM
+/// or on chip) at its peak.
+struct UnitBounds {
+    uint64_t array = 0, vector = 0, load = 0, store = 0;
+    bool operator==(const UnitBounds&) const = default;
+};
+
 /// One graph op as the reports see it.
 struct OpRecord {
     uint32_t opId = 0;
@@ -50,6 +60,7 @@ struct OpRecord {
     DType dtype = DType::Fp32;  ///< the dtype the op computes in
     uint64_t macs = 0;
     uint64_t minDramBytes = 0;  ///< compulsory traffic: its tensors that live in DRAM, once
+    UnitBounds bounds;
     std::vector<SpillRecord> spills;  ///< spilled intermediates the op stores or reloads
     /// SRAM in use while the op runs: its buffer slots and the resident intermediates live across it.
     uint64_t sramBytes = 0;

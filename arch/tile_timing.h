@@ -32,4 +32,15 @@ struct TilePhases {
 ///     cycles_per_row; the m result rows shift out after fill and skew.
 TilePhases tilePhases(const TensorUnitConfig& tensor, DType dtype, uint64_t m, uint64_t k, bool accumulate);
 
+/// The fewest cycles the array needs for `batch` products of an m x k by a k x n matrix,
+/// whatever the tiling, in the shorter of the product's two orientations (C = A B, or
+/// C^T = B^T A^T with m and n exchanged), each product on its own (docs/REPORTS.md derives it):
+///   weight stationary: ceil(k/rows) x ceil(n/cols) stationary tiles stream the m rows each,
+///     and a preload of k rows a column of tiles; double-buffered, a tile's preload hides
+///     under the previous tile's stream: per column max(k, ceil(k/rows) * m * cycles_per_row);
+///   output stationary: ceil(m/rows) x ceil(n/cols) result tiles stream the k steps each;
+/// then the last tile's fill and drain, and single-buffered every tile's.
+uint64_t gemmArrayCycles(const TensorUnitConfig& tensor, DType dtype, uint64_t batch, uint64_t m, uint64_t k,
+                         uint64_t n);
+
 }  // namespace npusim

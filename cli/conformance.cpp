@@ -2,6 +2,7 @@
 #include "cli/conformance.h"
 
 #include <algorithm>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -10,6 +11,7 @@
 #include "compiler/frontend/onnx_scan.h"
 #include "compiler/frontend/tensor_proto.h"
 #include "compiler/pipeline.h"
+#include "reports/report.h"
 #include "runtime/runtime.h"
 #include "cli/child_process.h"
 #include "sim/cosim.h"
@@ -92,19 +94,37 @@ std::optional<size_t> shapeMismatch(const std::vector<Tensor>& actual, const std
     return std::nullopt;
 }
 
+/// The first op of `set`'s run, or the run itself, that beat its roofline: the run's report
+/// is built from the trace events of its window.
+std::optional<std::string> boundViolation(const ArchConfig& config, const ArtifactManifest& manifest,
+                                          const trace::Recorder& trace, const driver::JobResult& job) {
+    const reports::Report report = reports::buildReport({config, manifest, trace, job.startCycle, job.cycles});
+    const std::vector<std::string> violations = reports::boundViolations(report);
+    if (violations.empty()) return std::nullopt;
+    return violations.front();
+}
+
 /// The child's verdict, one line: "passed|failed <TAB> reason <TAB> cycles". With `randomValues`,
-/// outputs are compared by shape and type only.
+/// outputs are compared by shape and type only. Every run must also take at least the cycles
+/// its rooflines allow (reports::boundViolations).
 std::string simulate(const ArchConfig& config, const std::vector<Job>& jobs, const Tolerance& tolerance, bool randomValues) {
     std::string status = "passed", reason;
     uint64_t cycles = 0;
     try {
-        sim::runSystem(config, nullptr, false, [&](driver::Driver& driver) {
-            runtime::Runtime runtime(driver, runtime::kDefaultJobTimeoutCycles, {config.host.cpuOpsPerCycle});
+        trace::Recorder trace;
+        sim::runSystem(config, &trace, false, [&](driver::Driver& driver) {
+            runtime::Runtime runtime(driver, runtime::kDefaultJobTimeoutCycles, {config.host.cpuOpsPerCycle, &trace});
             for (const Job& job : jobs) {
                 const runtime::LoadedModel model = runtime.load(job.artifact);
                 for (const DataSet& set : job.sets) {
                     const runtime::RunResult run = runtime.run(model, set.inputs);
                     cycles = run.job.cycles;
+                    if (const std::optional<std::string> violation =
+                            boundViolation(config, job.artifact.manifest, trace, run.job)) {
+                        status = "failed";
+                        reason = set.directory.filename().string() + ": " + *violation;
+                        break;
+                    }
                     if (randomValues) {
                         if (const std::optional<size_t> i = shapeMismatch(run.outputs, set.expected)) {
                             status = "failed";

@@ -92,9 +92,10 @@ Prepared prepare(const RunOptions& o) {
 }
 
 void printSummary(const reports::Report& report) {
-    std::printf("%s on %s: %llu cycles (%.1f us), roofline efficiency %.1f%%\n", report.model.c_str(),
-                report.arch.c_str(), static_cast<unsigned long long>(report.totalCycles),
-                static_cast<double>(report.totalCycles) / report.clockHz * 1e6, report.efficiency * 100);
+    std::printf("%s on %s: %llu cycles (%.1f us), roofline efficiency %.1f%% (shape-aware %.1f%%)\n",
+                report.model.c_str(), report.arch.c_str(), static_cast<unsigned long long>(report.totalCycles),
+                static_cast<double>(report.totalCycles) / report.clockHz * 1e6, report.efficiency * 100,
+                report.shapeEfficiency * 100);
     for (const reports::UnitReport& unit : report.units) {
         std::printf("  %-22s busy %5.1f%%  (%llu commands)\n", unit.name.c_str(), unit.utilization * 100,
                     static_cast<unsigned long long>(unit.commands));

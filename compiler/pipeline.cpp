@@ -5,7 +5,6 @@
 #include <map>
 #include <set>
 #include <span>
-#include <tuple>
 
 #include "arch/byte_text.h"
 #include "arch/checksum.h"
@@ -24,42 +23,15 @@
 #include "compiler/target/codegen.h"
 #include "compiler/target/loop_packing.h"
 #include "compiler/tile/footprint.h"
+#include "compiler/tile/unit_bounds.h"
 #include "compiler/tiling/tile_pass.h"
 #include "compiler/tiling/tiling.h"
 
 namespace npusim::compiler {
 namespace {
 
-/// The bytes of each value an op's commands load or store. A vector kernel's view reaches only
-/// the elements its index space walks (a time step's slice of a sequence): its distinct views
-/// add up, to at most the tensor. Every other access takes its whole tensor.
-std::map<ValueId, uint64_t> accessedBytes(const Graph& graph, const TileOp& op) {
-    std::map<ValueId, uint64_t> bytes;
-    const auto* vector = std::get_if<VectorTiles>(&op);
-    if (!vector) {
-        for (ValueId id : accessedValues(op)) bytes[id] = valueBytes(graph.value(id));
-        return bytes;
-    }
-    std::set<std::tuple<ValueId, int64_t, std::vector<int64_t>>> seen;
-    for (const VectorKernel& kernel : vector->kernels) {
-        const auto reach = [&](const TensorView& view) {
-            if (view.value == kNoValue || !seen.emplace(view.value, view.offset, view.strides).second) return;
-            uint64_t elements = 1;
-            for (size_t d = 0; d < kernel.problem.dims.size() && d < view.strides.size(); ++d) {
-                if (view.strides[d] != 0) elements *= static_cast<uint64_t>(kernel.problem.dims[d]);
-            }
-            const Value& value = graph.value(view.value);
-            uint64_t& reached = bytes[view.value];
-            reached = std::min(valueBytes(value), reached + elements * dtypeSize(value.dtype));
-        };
-        for (const VectorLoad& load : kernel.problem.loads) reach(load.view);
-        for (const VectorStore& store : kernel.problem.stores) reach(store.view);
-    }
-    return bytes;
-}
-
-OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, uint32_t opId, uint64_t sramInUse,
-                  const TileOp& tiles) {
+OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const ArchConfig& config, const Node& node, uint32_t opId,
+                  uint64_t sramInUse, const TileOp& tiles) {
     OpRecord record;
     record.opId = opId;
     record.sramBytes = sramInUse;
@@ -70,11 +42,13 @@ OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const Node& node, 
         record.note = "layout " + ops::stringAttr(node, "from", "?") + " -> " + ops::stringAttr(node, "to", "?");
     }
     // Compulsory traffic: each DRAM tensor the op's commands read or write, once, as far as they
-    // reach it (accessedBytes), values sharing storage (views) at most the storage. An op
+    // reach it (reachedBytes), values sharing storage (views) at most the storage. An op
     // without kernels (a view, a fused producer) moves nothing; a fused kernel reads its
     // producers' inputs instead of their results; resident intermediates never reach DRAM.
     // Spills are listed in the order the op meets them.
-    const std::map<ValueId, uint64_t> reached = accessedBytes(graph, tiles);
+    const ReachedBytes reachedByDirection = reachedBytes(graph, tiles);
+    record.bounds = unitBounds(tiles, reachedByDirection, config);
+    const std::map<ValueId, uint64_t> reached = reachedByDirection.either(graph);
     std::set<ValueId> storage, values;
     std::map<ValueId, uint64_t> covered;  ///< by storage: the bytes of it the op reaches
     for (ValueId id : accessedValues(tiles)) {
@@ -239,7 +213,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     for (const TileOp& op : c.tiles.ops) opIds.push_back(tileOpId(op));
     const std::vector<uint64_t> sramInUse = c.memory.sramInUse(opIds);
     for (size_t position = 0; position < c.tiles.ops.size(); ++position) {
-        m.ops.push_back(opRecord(c.graph, c.memory, c.graph.nodes.at(opIds[position]), opIds[position],
+        m.ops.push_back(opRecord(c.graph, c.memory, config, c.graph.nodes.at(opIds[position]), opIds[position],
                                  sramInUse[position], c.tiles.ops[position]));
     }
     addSegments(c, modelName, options.loops);

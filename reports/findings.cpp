@@ -159,6 +159,59 @@ std::optional<Finding> lowUtilizationFinding(const OpReport& op, const OpRecord&
     return f;
 }
 
+/// An op that takes at least twice its shape-aware bound: the unit whose busy time most exceeds
+/// what the op's shape needs of it says where the cycles went.
+std::optional<Finding> belowBoundFinding(const OpReport& op) {
+    const ShapeBound& b = op.shape;
+    if (op.cycles == 0 || op.bound == "host" || b.attainableCycles <= 0 || b.efficiency >= 0.5) return std::nullopt;
+    const auto lost = static_cast<uint64_t>(static_cast<double>(op.cycles) - b.attainableCycles);
+    if (lost < kMinimumCycles) return std::nullopt;
+    struct Unit {
+        const char* name;
+        uint64_t busy;
+        double needed;
+        const char* why;
+        const char* hint;
+    };
+    const Unit units[] = {
+        {"the array", op.tensorBusy, static_cast<double>(b.arrayCycles),
+         "tiles that fill fewer rows or columns than the array allows, preloads not hidden under streams, or waits on SRAM banks",
+         "blocks as large as the array (whole K and N tiles), double-buffered, or a mapping that puts the GEMM's larger dim "
+         "on the array's columns"},
+        {"the vector unit", op.vectorBusy, static_cast<double>(b.vectorCycles),
+         "commands over short rows (each pays the pipeline's fill) or steps repeated per block",
+         "longer rows per command (a layout with the reduced or broadcast dim innermost), or the op fused into its producer"},
+        {"the load DMA", op.loadBusy, std::max(static_cast<double>(b.loadCycles), b.dramCycles),
+         "short DMA rows (a strided gather moves one element per row), operands loaded more than once, or bursts waiting on DRAM",
+         "contiguous runs per DMA row (a layout or gather that reads whole rows), or blocks that keep operands on chip"},
+        {"the store DMA", op.storeBusy, std::max(static_cast<double>(b.storeCycles), b.dramCycles),
+         "short DMA rows, or results stored more than once",
+         "results stored in whole rows, or kept on chip for their reader"},
+    };
+    const Unit* worst = nullptr;
+    double excess = 0;
+    for (const Unit& u : units) {
+        const double over = static_cast<double>(u.busy) - u.needed;
+        if (over > excess) {
+            excess = over;
+            worst = &u;
+        }
+    }
+    Finding f = finding("below_bound", op, lost);
+    f.message = op.name + " (" + op.type + ") takes " + std::to_string(op.cycles) + " cycles where its shape-aware bound is " +
+                wholeText(b.attainableCycles) + " (set by " + b.limit + "; " + fixedText(b.efficiency * 100, 1) + "% efficiency)";
+    if (worst && 2 * worst->busy >= op.cycles) {
+        f.message += ": " + std::string(worst->name) + " is busy " + std::to_string(worst->busy) + " cycles where its shape needs " +
+                     wholeText(worst->needed) + " (" + worst->why + ")";
+        f.hint = worst->hint;
+    } else {
+        f.message += ": no unit is busy for half of its cycles; its loads, compute and stores wait on each other (" +
+                     std::to_string(op.stallCycles) + " stall cycles) or on dispatch (" + std::to_string(op.dispatchCycles) + ")";
+        f.hint = "larger blocks that overlap loads with compute, or fewer, longer commands";
+    }
+    return f;
+}
+
 }  // namespace
 
 std::vector<Finding> findFailures(const Report& report, const RunRecord& run) {
@@ -172,7 +225,8 @@ std::vector<Finding> findFailures(const Report& report, const RunRecord& run) {
         if (op.weightUploadCycles > 0) findings.push_back(weightStreamingFinding(op, run.config));
         const OpRecord& record = *records.at(op.opId);
         for (std::optional<Finding> f : {bankConflictFinding(op, run.config), syncStallFinding(op), dispatchFinding(op, run.config),
-                                         memoryBoundFinding(op, record, run.config), lowUtilizationFinding(op, record, run.config)}) {
+                                         memoryBoundFinding(op, record, run.config), lowUtilizationFinding(op, record, run.config),
+                                         belowBoundFinding(op)}) {
             if (f) findings.push_back(std::move(*f));
         }
     }

@@ -6,7 +6,7 @@
 timeline.png     each unit's busy and stalled slices over time (a sample of them, for long runs)
 utilization.png  per unit: busy, each stall reason and idle, as stacked bars
 roofline.png     each op's attained MACs per cycle against its arithmetic intensity, under the
-                 roofline of the array's peak and the DRAM bandwidth
+                 roofline of the array's peak and the DRAM bandwidth, with its shape-aware bound
 op_cycles.png    cycles per op, most first
 
 The plots are written into a temporary directory and renamed to plots/ at the end, so a failed
@@ -83,7 +83,13 @@ def roofline(report, path):
     if ops:
         intensity = [op["macs"] / op["dram_bytes"] for op in ops]
         attained = [op["macs"] / op["cycles"] for op in ops]
-        ax.scatter(intensity, attained, color="#3070c0", zorder=3)
+        ax.scatter(intensity, attained, color="#3070c0", zorder=3, label="attained")
+        # Each op's shape-aware bound: the MACs per cycle its shape allows on this array.
+        shaped = [(x, op["macs"] / op["shape_bound"]["attainable_cycles"]) for x, op in zip(intensity, ops)
+                  if op.get("shape_bound", {}).get("attainable_cycles", 0) > 0]
+        if shaped:
+            ax.scatter([x for x, _ in shaped], [y for _, y in shaped], marker="_", s=200, color="#30a050", zorder=2,
+                       label="shape-aware bound")
         for x, y, op in zip(intensity, attained, ops):
             ax.annotate(op["name"], (x, y), fontsize="x-small", xytext=(3, 3), textcoords="offset points")
         low, high = min(intensity) / 4, max(intensity) * 4
@@ -93,6 +99,7 @@ def roofline(report, path):
         ridge = peak / bandwidth
         xs = sorted({low, min(max(ridge, low), high), high})
         ax.plot(xs, [min(peak, x * bandwidth) for x in xs], color="#c05050", label="roofline")
+    if ops or (peak > 0 and bandwidth > 0):
         ax.legend()
     ax.set_xscale("log")
     ax.set_yscale("log")

@@ -41,6 +41,16 @@ struct UnitReport {
     double utilization = 0;
 };
 
+/// An op's shape-aware roofline: the fewest cycles each unit needs for it whatever its
+/// schedule (the array for its GEMM's shape, the vector unit, the load and store DMA engines,
+/// DRAM for its compulsory bytes); the op can go no faster than the slowest of them.
+struct ShapeBound {
+    uint64_t arrayCycles = 0, vectorCycles = 0, loadCycles = 0, storeCycles = 0;
+    double dramCycles = 0;
+    std::string limit;  ///< the term that sets the bound: array, vector, load, store, dram; none
+    double attainableCycles = 0, efficiency = 0;
+};
+
 struct OpReport {
     uint32_t opId = 0;
     std::string name, type, dtype;
@@ -63,6 +73,7 @@ struct OpReport {
     uint64_t minDramBytes = 0;
     double intensity = 0;
     double attainableCycles = 0, efficiency = 0;
+    ShapeBound shape;
     /// Spill and reformat commands of the op: how many, bytes moved, busy cycles.
     uint64_t spillCount = 0, spillBytes = 0, spillCycles = 0;
     uint64_t reformatCount = 0, reformatCycles = 0;
@@ -77,7 +88,8 @@ struct OpReport {
 /// A performance failure named at the op that caused it.
 struct Finding {
     /// spill, reformat, cpu_fallback, weight_streaming, bank_conflict, sync_stall,
-    /// dispatch_overhead, memory_bound, low_utilization (docs/REPORTS.md says when each is raised)
+    /// dispatch_overhead, memory_bound, low_utilization, below_bound (docs/REPORTS.md says when
+    /// each is raised)
     std::string kind;
     std::string op;    ///< the ONNX node name
     uint32_t opId = 0;
@@ -135,6 +147,8 @@ struct Report {
     double dramBytesPerCycle = 0, dramGbps = 0;
     std::vector<OpReport> ops;
     double peakMacsPerCycle = 0, peakDramBytesPerCycle = 0, attainableCycles = 0, efficiency = 0;
+    /// The shape-aware roofline of the run: its ops' shape-aware bounds one after another.
+    double shapeAttainableCycles = 0, shapeEfficiency = 0;
     std::vector<Finding> findings;  ///< most cycles lost first
     RunTiming timing;               ///< cold, warm and steady state on the host's clock
     std::optional<BucketUse> bucket;
@@ -151,6 +165,9 @@ struct Plot {
 };
 
 Report buildReport(const RunRecord& run);
+/// Every op, and the run, that took fewer cycles than its plain or shape-aware roofline allows,
+/// one line each (empty when none did): a bound no schedule can beat, beaten, is a wrong bound.
+std::vector<std::string> boundViolations(const Report& report);
 /// Reads report.json back (InputError naming `source` and the problem when it is not one).
 Report reportFromJson(std::string_view text, const std::string& source);
 /// The findings of a built report, most cycles lost first.

@@ -25,6 +25,24 @@ std::string boundOf(const OpReport& op, uint64_t dispatch) {
     return "sync";
 }
 
+/// The op's shape-aware roofline from the compiler's unit bounds and its DRAM roof.
+ShapeBound shapeBound(const UnitBounds& units, double dramCycles, uint64_t cycles) {
+    ShapeBound b{units.array, units.vector, units.load, units.store, dramCycles, "none", 0, 0};
+    const std::pair<double, const char*> terms[] = {{static_cast<double>(units.array), "array"},
+                                                    {static_cast<double>(units.vector), "vector"},
+                                                    {static_cast<double>(units.load), "load"},
+                                                    {static_cast<double>(units.store), "store"},
+                                                    {dramCycles, "dram"}};
+    for (const auto& [termCycles, name] : terms) {
+        if (termCycles > b.attainableCycles) {
+            b.attainableCycles = termCycles;
+            b.limit = name;
+        }
+    }
+    b.efficiency = cycles ? b.attainableCycles / static_cast<double>(cycles) : 0;
+    return b;
+}
+
 }  // namespace
 
 Report buildReport(const RunRecord& run) {
@@ -138,6 +156,8 @@ Report buildReport(const RunRecord& run) {
         op.attainableCycles = std::max(computeBound, memoryBound);
         op.efficiency = op.cycles ? op.attainableCycles / static_cast<double>(op.cycles) : 0;
         report.attainableCycles += op.attainableCycles;
+        op.shape = shapeBound(record.bounds, memoryBound, op.cycles);
+        report.shapeAttainableCycles += op.shape.attainableCycles;
         if (record.macs >= largestMacs && peak > 0) {
             largestMacs = record.macs;
             report.peakMacsPerCycle = peak;
@@ -145,8 +165,30 @@ Report buildReport(const RunRecord& run) {
         report.ops.push_back(op);
     }
     report.efficiency = report.totalCycles ? report.attainableCycles / report.totalCycles : 0;
+    report.shapeEfficiency = report.totalCycles ? report.shapeAttainableCycles / report.totalCycles : 0;
     report.findings = findFailures(report, run);
     return report;
+}
+
+}  // namespace npusim::reports
+
+namespace npusim::reports {
+
+std::vector<std::string> boundViolations(const Report& report) {
+    std::vector<std::string> lines;
+    const auto check = [&](const std::string& what, uint64_t cycles, double plain, double shaped) {
+        for (const auto& [name, bound] : {std::pair{"roofline", plain}, std::pair{"shape-aware bound", shaped}}) {
+            if (bound > static_cast<double>(cycles)) {
+                lines.push_back(what + " took " + std::to_string(cycles) + " cycles, fewer than its " + name + " of " +
+                                std::to_string(bound));
+            }
+        }
+    };
+    for (const OpReport& op : report.ops) {
+        if (op.cycles > 0 && op.bound != "host") check("op " + op.name, op.cycles, op.attainableCycles, op.shape.attainableCycles);
+    }
+    check("the run", report.totalCycles, report.attainableCycles, report.shapeAttainableCycles);
+    return lines;
 }
 
 }  // namespace npusim::reports

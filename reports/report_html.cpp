@@ -96,7 +96,8 @@ std::string reportToHtml(const Report& r, const std::vector<Plot>& plots) {
     writeTable(out, "stalled-ops", "Ops that stalled most", opStallsTable(r, kTopStalledOps));
     writePlot(out, plots, "op_cycles", "Cycles per op, most first");
     writePlot(out, plots, "roofline",
-              "Roofline: each tensor-unit op's attained MACs per cycle against its MACs per DRAM byte");
+              "Roofline: each tensor-unit op's attained MACs per cycle against its MACs per DRAM byte, and "
+              "the bound its shape allows (green)");
     writeTable(out, "ops", "Ops", opsTable(r));
     writeTable(out, "command-streams", "Command streams", commandStreamsTable(r, kTopCommandOps));
     out << "</body>\n</html>\n";

@@ -69,6 +69,14 @@ std::string reportToJson(const Report& r) {
                             {"intensity", op.intensity},
                             {"attainable_cycles", op.attainableCycles},
                             {"efficiency", op.efficiency},
+                            {"shape_bound", {{"array_cycles", op.shape.arrayCycles},
+                                             {"vector_cycles", op.shape.vectorCycles},
+                                             {"load_cycles", op.shape.loadCycles},
+                                             {"store_cycles", op.shape.storeCycles},
+                                             {"dram_cycles", op.shape.dramCycles},
+                                             {"limit", op.shape.limit},
+                                             {"attainable_cycles", op.shape.attainableCycles},
+                                             {"efficiency", op.shape.efficiency}}},
                             {"spill", {{"count", op.spillCount}, {"bytes", op.spillBytes}, {"cycles", op.spillCycles}}},
                             {"reformat", {{"count", op.reformatCount}, {"cycles", op.reformatCycles}}},
                             {"host", {{"copy_cycles", op.hostCopyCycles}, {"kernel_cycles", op.hostKernelCycles},
@@ -94,7 +102,8 @@ std::string reportToJson(const Report& r) {
     j["roofline"] = {{"peak_macs_per_cycle", r.peakMacsPerCycle},
                      {"dram_bytes_per_cycle", r.peakDramBytesPerCycle},
                      {"attainable_cycles", r.attainableCycles},
-                     {"efficiency", r.efficiency}};
+                     {"efficiency", r.efficiency},
+                     {"shape_aware", {{"attainable_cycles", r.shapeAttainableCycles}, {"efficiency", r.shapeEfficiency}}}};
     j["rtl"] = nullptr;
     if (r.rtl) {
         Json blocks = Json::object();

@@ -50,6 +50,12 @@ OpReport opFromJson(const Json& j) {
     op.intensity = j.value("intensity", 0.0);
     op.attainableCycles = j.at("attainable_cycles").get<double>();
     op.efficiency = j.at("efficiency").get<double>();
+    if (const auto shape = j.find("shape_bound"); shape != j.end()) {
+        op.shape = {shape->at("array_cycles").get<uint64_t>(), shape->at("vector_cycles").get<uint64_t>(),
+                    shape->at("load_cycles").get<uint64_t>(),  shape->at("store_cycles").get<uint64_t>(),
+                    shape->at("dram_cycles").get<double>(),    shape->at("limit").get<std::string>(),
+                    shape->at("attainable_cycles").get<double>(), shape->at("efficiency").get<double>()};
+    }
     const Json& spill = j.at("spill");
     op.spillCount = spill.at("count").get<uint64_t>();
     op.spillBytes = spill.at("bytes").get<uint64_t>();
@@ -108,6 +114,10 @@ Report fromJson(const Json& j) {
     r.peakDramBytesPerCycle = roofline.at("dram_bytes_per_cycle").get<double>();
     r.attainableCycles = roofline.at("attainable_cycles").get<double>();
     r.efficiency = roofline.at("efficiency").get<double>();
+    if (const auto shape = roofline.find("shape_aware"); shape != roofline.end()) {
+        r.shapeAttainableCycles = shape->at("attainable_cycles").get<double>();
+        r.shapeEfficiency = shape->at("efficiency").get<double>();
+    }
     if (const Json& rtl = j.at("rtl"); !rtl.is_null()) {
         RtlUse use;
         for (const auto& [name, b] : rtl.at("blocks").items()) {

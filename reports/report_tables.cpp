@@ -25,7 +25,8 @@ std::vector<std::string> summaryLines(const Report& r) {
     lines.push_back("total: " + std::to_string(r.totalCycles) + " cycles (" + fixedText(microseconds, 1) + " us at " +
                     wholeText(r.clockHz / 1e6) + " MHz)");
     lines.push_back("roofline: " + wholeText(r.attainableCycles) + " attainable cycles, efficiency " +
-                    percentText(r.efficiency));
+                    percentText(r.efficiency) + "; shape-aware: " + wholeText(r.shapeAttainableCycles) +
+                    " attainable cycles, efficiency " + percentText(r.shapeEfficiency));
     lines.push_back("DRAM: " + bytesText(r.dramBytesRead) + " read, " + bytesText(r.dramBytesWritten) + " written, " +
                     fixedText(r.dramGbps, 2) + " GB/s achieved");
     uint64_t lost = 0;
@@ -152,15 +153,16 @@ Table commandStreamsTable(const Report& r, size_t limit) {
 
 Table opsTable(const Report& r) {
     Table t{{"op", "type", "cycles", "bound", "MACs", "DRAM bytes", "SRAM in use", "MACs/byte", "attainable",
-             "efficiency"},
-            {false, false, true, false, true, true, true, true, true, true},
+             "efficiency", "shape bound", "limit", "shape efficiency"},
+            {false, false, true, false, true, true, true, true, true, true, true, false, true},
             {},
             ""};
     for (const OpReport& op : r.ops) {
         t.rows.push_back({op.name, op.type + " " + op.dtype, std::to_string(op.cycles), op.bound, std::to_string(op.macs),
                           std::to_string(op.dramBytes), bytesText(op.sramBytes),
                           op.intensity > 0 ? fixedText(op.intensity, 1) : "-", wholeText(op.attainableCycles),
-                          percentText(op.efficiency)});
+                          percentText(op.efficiency), wholeText(op.shape.attainableCycles), op.shape.limit,
+                          percentText(op.shape.efficiency)});
     }
     return t;
 }

@@ -4,8 +4,10 @@
 Exports each architecture of tests/bench/zoo_models.py (seeded random weights, torch.onnx.export),
 compiles it with `npusim compile` and runs the artifact with torch's inputs, comparing with
 torch's outputs. Prints per model and preset: compile seconds and peak RSS, commands and command
-bytes, cycles, roofline efficiency, run host seconds and peak RSS, and the max error against torch
-(relative to the output's largest magnitude). Figures, not assertions: a failure is a row that
+bytes, cycles, efficiency against the roofline and against the shape-aware bound (report.json's
+`roofline`), run host seconds and peak RSS, and the max error against torch (relative to the
+output's largest magnitude). Each row also lists the ops, and the run, that beat a bound
+(`bound_violations` in --json; a bound no schedule can beat, beaten, is a wrong bound). Figures, not assertions: a failure is a row that
 says what npusim printed.
 
     tests/bench/model_zoo.py [--build DIR] [--cache DIR] [--presets tiny,edge,...] [--models a,b]
@@ -14,6 +16,7 @@ says what npusim printed.
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -89,7 +92,8 @@ def measure(npusim, model_path, preset, work, timing_only, timeout):
     row["command_bytes"] = command_bytes(npusim, artifact)
     root = model_path.parent
     outputs = work / f"{model_path.stem}.{preset}.out"
-    run = [npusim, "run", artifact, "--inputs", root / "inputs"]
+    report = work / f"{model_path.stem}.{preset}.report"
+    run = [npusim, "run", artifact, "--inputs", root / "inputs", "--report", report]
     run += ["--timing-only"] if timing_only else ["--outputs", outputs]
     rc, out, err, seconds, rss = child_peak_rss(run, timeout)
     row.update(run_s=seconds, run_rss_mib=rss)
@@ -97,9 +101,16 @@ def measure(npusim, model_path, preset, work, timing_only, timeout):
     if rc != 0:
         row["error"] = "run: " + first_error_line(err)
         return row
-    summary = re.search(r": (\d+) cycles .*roofline efficiency ([\d.]+)%", out)
-    row["cycles"] = int(summary.group(1))
-    row["efficiency"] = float(summary.group(2)) / 100
+    summary = json.loads((report / "report.json").read_text())
+    shutil.rmtree(report)
+    row["cycles"] = summary["total_cycles"]
+    row["efficiency"] = summary["roofline"]["efficiency"]
+    row["shape_efficiency"] = summary["roofline"]["shape_aware"]["efficiency"]
+    # Ops and runs that took fewer cycles than a bound allows: a bound that is wrong.
+    row["bound_violations"] = [op["name"] for op in summary["ops"] if op["bound"] != "host" and op["cycles"] > 0 and
+                               max(op["attainable_cycles"], op["shape_bound"]["attainable_cycles"]) > op["cycles"]]
+    if max(row["efficiency"], row["shape_efficiency"]) > 1:
+        row["bound_violations"].append("the run")
     if not timing_only:
         row["max_error"] = max_error(outputs, root / "expected")
     return row
@@ -112,6 +123,7 @@ def print_row(name, row):
     error = f"{row['max_error']:9.1e}" if "max_error" in row else "        -"
     print(f"{name:<20} {row['preset']:<7} {row['compile_s']:7.1f} {row['compile_rss_mib']:7.0f} "
           f"{row['commands']:>9} {row['command_bytes'] / 2**20:8.2f} {row['cycles']:>12} {row['efficiency']:6.1%} "
+          f"{row['shape_efficiency']:6.1%} "
           f"{row['run_s']:6.1f} {row['run_rss_mib']:6.0f} {error}", flush=True)
 
 
@@ -132,7 +144,7 @@ def main():
     if unknown:
         parser.error(f"unknown model {unknown[0]}; the zoo has {', '.join(zoo_models.MODELS)}")
     print(f"{'model':<20} {'preset':<7} {'comp s':>7} {'c MiB':>7} {'commands':>9} {'cmd MiB':>8} "
-          f"{'cycles':>12} {'eff':>6} {'run s':>6} {'r MiB':>6} {'max err':>9}")
+          f"{'cycles':>12} {'eff':>6} {'shape':>6} {'run s':>6} {'r MiB':>6} {'max err':>9}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="npusim_zoo_") as tmp:
         for name in names:

@@ -31,8 +31,10 @@ class ModelZoo(unittest.TestCase):
                 self.assertNotIn("error", row)
                 self.assertLessEqual(row["max_error"], 1e-3)
                 self.assertGreater(row["cycles"], 0)
-                # The roofline is a bound: no run beats it.
-                self.assertLessEqual(row["efficiency"], 1.0)
+                # Both rooflines are bounds: no op and no run beats them.
+                self.assertEqual(row["bound_violations"], [])
+                self.assertLessEqual(row["efficiency"], row["shape_efficiency"])
+                self.assertLessEqual(row["shape_efficiency"], 1.0)
                 self.assertLessEqual(row["compile_rss_mib"], 4096)
 
 

@@ -131,6 +131,45 @@ TEST(ReportBuilder, TheRooflineBoundsEachOpBySlowerOfComputeAndTraffic) {
     EXPECT_DOUBLE_EQ(op.intensity, 1'000'000.0 / 4096);
 }
 
+TEST(ReportBuilder, TheShapeAwareBoundIsTheSlowestUnitsAndNamesIt) {
+    Fixture f;
+    f.manifest.ops[0].bounds = {30'000, 500, 2'000, 100};
+    f.command(f.tensor, isa::Opcode::Gemm, 0, 0, 40'000);
+    const Report r = f.build(0, 40'000);
+    const OpReport& op = r.ops.at(0);
+    EXPECT_EQ(op.shape.limit, "array");
+    EXPECT_DOUBLE_EQ(op.shape.attainableCycles, 30'000);  // above the plain roofline's
+    EXPECT_GE(op.shape.attainableCycles, op.attainableCycles);
+    EXPECT_DOUBLE_EQ(op.shape.efficiency, 0.75);
+    EXPECT_DOUBLE_EQ(op.shape.dramCycles, 4096 / r.peakDramBytesPerCycle);
+    EXPECT_DOUBLE_EQ(r.shapeAttainableCycles, 30'000);  // the TopK has no commands and no bound
+    EXPECT_DOUBLE_EQ(r.shapeEfficiency, 0.75);
+    EXPECT_TRUE(boundViolations(r).empty());
+}
+
+TEST(ReportBuilder, AnOpOrRunFasterThanItsBoundIsAViolation) {
+    Fixture f;
+    f.manifest.ops[0].bounds = {30'000, 0, 0, 0};
+    f.command(f.tensor, isa::Opcode::Gemm, 0, 0, 20'000);
+    const std::vector<std::string> violations = boundViolations(f.build(0, 25'000));
+    ASSERT_EQ(violations.size(), 2u);
+    EXPECT_EQ(violations[0], "op fc took 20000 cycles, fewer than its shape-aware bound of 30000.000000");
+    EXPECT_EQ(violations[1], "the run took 25000 cycles, fewer than its shape-aware bound of 30000.000000");
+}
+
+TEST(ReportBuilder, AnOpFarBelowItsShapeAwareBoundIsAFindingNamingTheBusiestUnit) {
+    Fixture f;
+    f.manifest.ops[0].bounds = {1'000, 0, 200, 0};
+    f.command(f.load, isa::Opcode::DmaLoad, 0, 0, 9'000);
+    f.command(f.tensor, isa::Opcode::Gemm, 0, 9'000, 10'000);
+    const Report r = f.build(0, 10'000);
+    const auto below = std::find_if(r.findings.begin(), r.findings.end(), [](const Finding& x) { return x.kind == "below_bound"; });
+    ASSERT_NE(below, r.findings.end());
+    EXPECT_EQ(below->op, "fc");
+    EXPECT_EQ(below->cycles, 9'000u);  // 10,000 cycles against a bound of 1,000
+    EXPECT_NE(below->message.find("the load DMA is busy 9000 cycles"), std::string::npos) << below->message;
+}
+
 TEST(ReportBuilder, SpillsAndCpuSegmentsAreFindingsAtTheirOps) {
     Fixture f;
     f.command(f.tensor, isa::Opcode::Gemm, 0, 0, 50);
