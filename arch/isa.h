@@ -109,6 +109,7 @@ enum class Field : uint8_t {
     DramPlaneStride,    ///< bytes between DRAM planes
     OnchipPlaneStride,  ///< bytes between on-chip planes
     OnchipMove,         ///< 1: the DRAM side is SRAM at DramAddr instead (an on-chip move)
+    ElemStride,         ///< bytes between the DRAM elements of a row, each ElemBytes (0: contiguous rows)
     AAddr,         ///< GEMM: A tile (SRAM)
     BAddr,         ///< GEMM: B tile (SRAM)
     CAddr,         ///< GEMM: C tile (accumulator)

@@ -34,7 +34,10 @@ constexpr std::array<std::string_view, 6> kOperand1ModeNames = {"none",   "full"
 //   (DMA_LOAD copies it to on-chip memory, DMA_STORE back to DRAM).
 // onchip_move=1: the `dram` side is sram[dram] instead (no context base): an on-chip move
 //   that keeps an intermediate resident in SRAM between ops.
-constexpr std::array<FieldLayout, 13> kDmaFields = {{
+// elem_stride=s > 0 (e = elem bytes, cols = row_bytes/e): a row's elements lie s bytes apart
+//   on the `dram` side and side by side on chip; for c < cols, element
+//   dram[ctx + dram + p*dram_plane_stride + r*dram_stride + c*s] <-> onchip[addr + p*plane_stride + r*stride + c*e].
+constexpr std::array<FieldLayout, 14> kDmaFields = {{
     {F::DramAddr, "dram", 96, 48, V::Hex},
     {F::Space, "space", 144, 2, V::Enum, kSpaceNames},
     {F::Transpose, "transpose", 146, 1, V::Unsigned},
@@ -48,6 +51,7 @@ constexpr std::array<FieldLayout, 13> kDmaFields = {{
     {F::Planes, "planes", 320, 16, V::Unsigned},
     {F::DramPlaneStride, "dram_plane_stride", 352, 32, V::Unsigned},
     {F::OnchipPlaneStride, "plane_stride", 384, 32, V::Unsigned},
+    {F::ElemStride, "elem_stride", 416, 32, V::Unsigned},
 }};
 
 // GEMM: for i < m, j < n:

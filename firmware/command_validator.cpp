@@ -29,7 +29,16 @@ ErrorCode validateDma(const isa::Command& c, const ArchConfig& config, uint64_t 
     const uint64_t rows = c.get(Field::Rows), rowBytes = c.get(Field::RowBytes);
     const uint64_t planes = std::max<uint64_t>(1, c.get(Field::Planes));
     if (rows == 0 || rowBytes == 0) return ErrorCode::BadField;
-    const uint64_t dramPlane = blockExtent(rows, rowBytes, c.get(Field::DramStride));
+    const uint64_t elem = c.get(Field::ElemBytes), elemStride = c.get(Field::ElemStride);
+    const bool wholeElements = (elem == 1 || elem == 2 || elem == 4) && rowBytes % elem == 0;
+    // A strided row's DRAM side reaches from its first element to its last.
+    uint64_t dramRow = rowBytes;
+    if (elemStride != 0) {
+        const bool strideable = (wholeElements || elem == 8) && rowBytes % elem == 0;
+        if (c.get(Field::Transpose) || !strideable || elemStride < elem) return ErrorCode::BadField;
+        dramRow = blockExtent(rowBytes / elem, elem, elemStride);
+    }
+    const uint64_t dramPlane = blockExtent(rows, dramRow, c.get(Field::DramStride));
     const bool move = c.get(Field::OnchipMove) != 0;
     if (!fits(c.get(Field::DramAddr), blockExtent(planes, dramPlane, c.get(Field::DramPlaneStride)),
               move ? config.sram.sizeBytes : windowSize)) {
@@ -39,12 +48,10 @@ ErrorCode validateDma(const isa::Command& c, const ArchConfig& config, uint64_t 
     if (size == 0) return ErrorCode::BadField;
     uint64_t onchipPlane = blockExtent(rows, rowBytes, c.get(Field::OnchipStride));
     if (c.get(Field::Transpose)) {
-        const uint64_t elem = c.get(Field::ElemBytes);
-        if (!config.dma.transpose) return ErrorCode::BadField;
-        if ((elem != 1 && elem != 2 && elem != 4) || rowBytes % elem != 0) return ErrorCode::BadField;
+        if (!config.dma.transpose || !wholeElements) return ErrorCode::BadField;
         // The on-chip block is cols rows of rows*elem bytes.
         onchipPlane = blockExtent(rowBytes / elem, rows * elem, c.get(Field::OnchipStride));
-    } else if (c.get(Field::ElemBytes) != 0) {
+    } else if (elem != 0 && elemStride == 0) {
         return ErrorCode::BadField;
     }
     if (!fits(c.get(Field::OnchipAddr), blockExtent(planes, onchipPlane, c.get(Field::OnchipPlaneStride)), size)) {

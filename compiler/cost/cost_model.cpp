@@ -264,9 +264,14 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             if (g.piece->copy.fill) {
                 cost.cycles += vectorCycles(isa::VectorOp::Fill, static_cast<int64_t>(elements));
             } else {
-                cost.cycles += g.runInStride == 1
-                                   ? dmaCycles(static_cast<uint64_t>(g.rows), static_cast<uint64_t>(g.length) * elem, 0)
-                                   : dmaCycles(elements, elem, 0);
+                const auto rows = static_cast<uint64_t>(g.rows), length = static_cast<uint64_t>(g.length);
+                if (g.runInStride == 1) {
+                    cost.cycles += dmaCycles(rows, length * elem, 0);
+                } else if (g.runInStride > 1) {  // a strided run
+                    cost.cycles += stridedDmaCycles(rows, length, elem, static_cast<uint64_t>(g.runInStride) * elem, 0);
+                } else {  // one element per DMA row
+                    cost.cycles += dmaCycles(elements, elem, 0);
+                }
                 cost.bytes += elements * elem;
             }
             ++cost.commands;
@@ -340,7 +345,18 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     return e;
 }
 
+double CostModel::stridedDmaCycles(uint64_t rows, uint64_t elements, uint64_t elementBytes, uint64_t elementStride,
+                                   uint64_t rowStrideBytes) const {
+    if (elementStride >= config_.dma.burstBytes) return dmaCycles(rows * elements, elementBytes, elementStride);
+    return dmaCycles(rows, (elements - 1) * elementStride + elementBytes, rowStrideBytes);
+}
+
 double CostModel::transferCycles(const BlockTransfer& t, uint64_t elementBytes) const {
+    if (t.elementStride != 1) {
+        return stridedDmaCycles(static_cast<uint64_t>(t.planes * t.rows), static_cast<uint64_t>(t.rowElements),
+                                elementBytes, static_cast<uint64_t>(t.elementStride) * elementBytes,
+                                static_cast<uint64_t>(t.dramRowStride) * elementBytes);
+    }
     const bool rowsAdjacent = t.rows == 1 || t.dramRowStride == t.rowElements;
     const bool planesAdjacent = t.planes == 1 || t.dramPlaneStride == t.rows * t.rowElements;
     const auto rowBytes = static_cast<uint64_t>(t.rowElements) * elementBytes;
@@ -360,8 +376,13 @@ double CostModel::moveCycles(const BlockTransfer& t, uint64_t elementBytes) cons
     const bool planesAdjacent = t.planes == 1 || t.dramPlaneStride == t.rows * t.rowElements;
     const double rowBytes = static_cast<double>(t.rowElements * static_cast<int64_t>(elementBytes));
     const double burst = config_.dma.burstBytes;
+    const auto strideBytes = static_cast<double>(t.elementStride * static_cast<int64_t>(elementBytes));
     double bursts = 0;
-    if (rowsAdjacent && planesAdjacent) {
+    if (t.elementStride != 1) {  // a strided run: a burst per element, or per burst of its span
+        const double perRow = strideBytes >= burst ? static_cast<double>(t.rowElements)
+                                                   : std::ceil(static_cast<double>(t.rowSpan()) * static_cast<double>(elementBytes) / burst);
+        bursts = static_cast<double>(t.planes * t.rows) * perRow;
+    } else if (rowsAdjacent && planesAdjacent) {
         bursts = std::ceil(static_cast<double>(t.planes * t.rows) * rowBytes / burst);
     } else if (rowsAdjacent) {
         bursts = static_cast<double>(t.planes) * std::ceil(static_cast<double>(t.rows) * rowBytes / burst);

@@ -53,6 +53,11 @@ public:
     double firstByteCycles() const;
     /// The fraction of the DRAM channels a DMA's addresses reach (all, for an unknown stride).
     double channelShare(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const;
+    /// A DMA of `rows` strided rows of `elements` elements of `elementBytes`, `elementStride`
+    /// bytes apart (rows `rowStrideBytes` apart; 0: unknown): elements a burst or more apart
+    /// take a burst each, closer ones a burst per burst-sized span of the row.
+    double stridedDmaCycles(uint64_t rows, uint64_t elements, uint64_t elementBytes, uint64_t elementStride,
+                            uint64_t rowStrideBytes) const;
     /// One DMA transfer of a vector block, between DRAM and SRAM.
     double transferCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
     /// One DMA transfer of a vector block within SRAM: its bursts, issued by the DMA channels.

@@ -26,6 +26,7 @@ isa::Command dmaCommand(const DmaSpec& spec, uint32_t opId, uint32_t tileId) {
     if (spec.transposeElementBytes) {
         command.set(Field::Transpose, 1).set(Field::ElemBytes, spec.transposeElementBytes);
     }
+    if (spec.elementStride) command.set(Field::ElemStride, spec.elementStride).set(Field::ElemBytes, spec.elementBytes);
     return command;
 }
 

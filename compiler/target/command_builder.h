@@ -31,6 +31,9 @@ struct DmaSpec {
     uint64_t onchipAddress = 0;
     uint64_t rows = 1, rowBytes = 0, dramStride = 0, onchipStride = 0;
     uint64_t transposeElementBytes = 0;  ///< non-zero for a transposing DMA
+    /// A strided row (non-zero elementStride): elements of elementBytes, elementStride DRAM
+    /// bytes apart, side by side on chip.
+    uint64_t elementBytes = 0, elementStride = 0;
     uint64_t planes = 1, dramPlaneStride = 0, onchipPlaneStride = 0;  ///< a 3D transfer
 };
 

@@ -163,9 +163,11 @@ private:
             dma.planes = static_cast<uint64_t>(t.rows);
             dma.dramPlaneStride = static_cast<uint64_t>(t.rowInStride) * elem_;
             dma.onchipPlaneStride = rowStride * elem_;
-            if (t.runInStride == 1) {  // a contiguous run
-                dma.rowBytes = static_cast<uint64_t>(t.length) * elem_;
-            } else {  // one element per DMA row
+            dma.rowBytes = static_cast<uint64_t>(t.length) * elem_;
+            if (t.runInStride > 1) {  // a strided run, side by side on chip
+                dma.elementBytes = elem_;
+                dma.elementStride = static_cast<uint64_t>(t.runInStride) * elem_;
+            } else if (t.runInStride != 1) {  // one element per DMA row
                 dma.rows = static_cast<uint64_t>(t.length);
                 dma.rowBytes = elem_;
                 dma.dramStride = static_cast<uint64_t>(t.runInStride) * elem_;

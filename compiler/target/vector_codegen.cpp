@@ -51,6 +51,10 @@ private:
             spec.onchipAddress = base + static_cast<uint64_t>(t.onchipOffset) * elem;
             spec.rows = static_cast<uint64_t>(t.rows);
             spec.rowBytes = static_cast<uint64_t>(t.rowElements) * elem;
+            if (t.elementStride != 1) {
+                spec.elementBytes = elem;
+                spec.elementStride = static_cast<uint64_t>(t.elementStride) * elem;
+            }
             spec.dramStride = static_cast<uint64_t>(t.dramRowStride) * elem;
             spec.onchipStride = static_cast<uint64_t>(t.onchipRowStride) * elem;
             spec.planes = static_cast<uint64_t>(t.planes);

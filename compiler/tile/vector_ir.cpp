@@ -24,9 +24,14 @@ struct TransferDim {
 /// the planes and rows dims (split where they exceed the ISA's fields) and the run length.
 class TransferEmitter {
 public:
-    TransferEmitter(std::vector<TransferDim> outer, TransferDim planes, TransferDim rows,
-                    int64_t rowElements, std::vector<BlockTransfer>& out)
-        : outer_(std::move(outer)), planes_(planes), rows_(rows), rowElements_(rowElements), out_(out) {}
+    TransferEmitter(std::vector<TransferDim> outer, TransferDim planes, TransferDim rows, int64_t rowElements,
+                    int64_t elementStride, std::vector<BlockTransfer>& out)
+        : outer_(std::move(outer)),
+          planes_(planes),
+          rows_(rows),
+          rowElements_(rowElements),
+          elementStride_(elementStride),
+          out_(out) {}
 
     void emit(size_t depth, int64_t dram, int64_t onchip) {
         if (depth < outer_.size()) {
@@ -48,6 +53,7 @@ public:
                 t.dramRowStride = rows_.dramStride;
                 t.onchipRowStride = rows_.onchipStride;
                 t.rowElements = rowElements_;
+                t.elementStride = elementStride_;
                 out_.push_back(t);
             }
         }
@@ -56,7 +62,7 @@ public:
 private:
     std::vector<TransferDim> outer_;
     TransferDim planes_, rows_;
-    int64_t rowElements_;
+    int64_t rowElements_, elementStride_;
     std::vector<BlockTransfer>& out_;
 };
 
@@ -153,9 +159,12 @@ std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const Ve
         }
         merged.push_back(dim);
     }
-    int64_t rowElements = 1;
-    if (!merged.empty() && merged.back().dramStride == 1 && merged.back().onchipStride == 1) {
+    // The innermost dim is a run when it is contiguous on chip and steps forward in DRAM (a
+    // strided one gathers: a pooling window's or strided convolution's inputs).
+    int64_t rowElements = 1, elementStride = 1;
+    if (!merged.empty() && merged.back().dramStride >= 1 && merged.back().onchipStride == 1) {
         rowElements = merged.back().extent;
+        elementStride = merged.back().dramStride;
         merged.pop_back();
     }
     TransferDim rows, planes;
@@ -168,7 +177,7 @@ std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const Ve
         merged.pop_back();
     }
     std::vector<BlockTransfer> transfers;
-    TransferEmitter(std::move(merged), planes, rows, rowElements, transfers).emit(0, dram, 0);
+    TransferEmitter(std::move(merged), planes, rows, rowElements, elementStride, transfers).emit(0, dram, 0);
     return transfers;
 }
 

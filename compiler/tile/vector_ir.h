@@ -104,16 +104,21 @@ void forEachVectorBlockSize(const VectorProblem& problem, const VectorSchedule& 
                             const std::function<void(const VectorBlock&, int64_t count)>& visit);
 
 /// One DMA transfer of a block, in elements: `planes` x `rows` runs of `rowElements`
-/// contiguous elements. On chip, offsets are relative to the buffer's start.
+/// elements, `elementStride` apart in DRAM (1: contiguous) and contiguous on chip. On chip,
+/// offsets are relative to the buffer's start.
 struct BlockTransfer {
     int64_t dramOffset = 0, dramPlaneStride = 0, dramRowStride = 0;
     int64_t onchipOffset = 0, onchipPlaneStride = 0, onchipRowStride = 0;
     int64_t planes = 1, rows = 1, rowElements = 1;
+    int64_t elementStride = 1;
+    /// Elements from the first of a row to the last, in DRAM.
+    int64_t rowSpan() const { return (rowElements - 1) * elementStride + 1; }
 };
 
 /// The transfers that move a block of `view` to or from a buffer of `extent`, laid out row
 /// major on chip (a Block buffer as rows x cols, a Column buffer as rows, a Row buffer as
-/// cols). Adjacent dims are merged where both sides allow; rows and planes never exceed the
+/// cols). Adjacent dims are merged where both sides allow; a run's elements are contiguous on
+/// chip and evenly strided (by a positive stride) in DRAM; rows and planes never exceed the
 /// ISA's 16-bit fields.
 std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const VectorSchedule& schedule,
                                           const VectorBlock& block, const TensorView& view,

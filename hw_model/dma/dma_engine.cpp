@@ -28,12 +28,41 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
     const uint64_t elem = transpose ? command.get(Field::ElemBytes) : 1;
     const uint64_t burstBytes = config_.dma.burstBytes;
     const uint64_t farBase = command.get(Field::OnchipMove) ? 0 : window_.base;
+    std::vector<Burst> bursts;
+    if (const uint64_t elemStride = command.get(Field::ElemStride); elemStride != 0) {
+        // A strided row: a burst takes the elements that lie within one burst boundary and
+        // lands them side by side on chip.
+        const uint64_t e = command.get(Field::ElemBytes), cols = rowBytes / e;
+        for (uint64_t plane = 0; plane < planes; ++plane) {
+            const uint64_t dram = farBase + command.get(Field::DramAddr) + plane * command.get(Field::DramPlaneStride);
+            const uint64_t onchip = command.get(Field::OnchipAddr) + plane * command.get(Field::OnchipPlaneStride);
+            for (uint64_t row = 0; row < rows; ++row) {
+                const uint64_t rowStart = dram + row * dramStride, rowBuffer = (plane * rows + row) * rowBytes;
+                for (uint64_t c = 0; c < cols;) {
+                    const uint64_t first = rowStart + c * elemStride;
+                    const uint64_t boundary = (first / burstBytes + 1) * burstBytes;
+                    const uint64_t fit = boundary >= first + e ? 1 + (boundary - first - e) / elemStride : 1;
+                    const uint64_t count = std::min(fit, cols - c);
+                    Burst burst;
+                    burst.dramAddress = first;
+                    burst.bufferOffset = rowBuffer + c * e;
+                    burst.bytes = count * e;
+                    burst.elements = count;
+                    burst.elementStride = elemStride;
+                    burst.pieces[0] = {onchip + row * onchipStride + c * e, 1, count * e, count * e, burst.bufferOffset};
+                    burst.pieceCount = 1;
+                    bursts.push_back(burst);
+                    c += count;
+                }
+            }
+        }
+        return bursts;
+    }
 
     // Rows back to back in DRAM form one run: bursts then span rows and are full size.
     const bool linear = !transpose && dramStride == rowBytes;
     const uint64_t runs = linear ? 1 : rows;
     const uint64_t runBytes = linear ? rows * rowBytes : rowBytes;
-    std::vector<Burst> bursts;
     for (uint64_t plane = 0; plane < planes; ++plane) {
         const uint64_t dram = farBase + command.get(Field::DramAddr) + plane * command.get(Field::DramPlaneStride);
         const uint64_t onchip = command.get(Field::OnchipAddr) + plane * command.get(Field::OnchipPlaneStride);
@@ -92,8 +121,11 @@ void DmaEngine::execute(const isa::Command& command) {
     const uint64_t planes = std::max<uint64_t>(1, command.get(Field::Planes));
     const uint64_t rows = command.get(Field::Rows);
     const uint64_t rowBytes = command.get(Field::RowBytes);
+    // A strided row reaches from its first element to its last.
+    const uint64_t elem = command.get(Field::ElemBytes), elemStride = command.get(Field::ElemStride);
+    const uint64_t dramRow = elemStride != 0 && elem != 0 ? (rowBytes / elem - 1) * elemStride + elem : rowBytes;
     const uint64_t lastByte = command.get(Field::DramAddr) + (planes - 1) * command.get(Field::DramPlaneStride) +
-                              (rows - 1) * command.get(Field::DramStride) + rowBytes;
+                              (rows - 1) * command.get(Field::DramStride) + dramRow;
     // An on-chip move reads or writes SRAM where a transfer would touch DRAM.
     const bool move = command.get(Field::OnchipMove) != 0;
     const uint64_t farSize = move ? config_.sram.sizeBytes : window_.size;
@@ -137,9 +169,10 @@ void DmaEngine::execute(const isa::Command& command) {
             channel.inFlight.pop_front();
         }
         const sc_core::sc_time issue = channel.issue;
+        const uint64_t elementBytes = burst.bytes / burst.elements;
         const MemoryRequest dramRequest{load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND,
-                                        burst.dramAddress, at(staging, burst.bufferOffset), 1,
-                                        burst.bytes, burst.bytes};
+                                        burst.dramAddress, at(staging, burst.bufferOffset), burst.elements,
+                                        elementBytes, burst.elements > 1 ? burst.elementStride : elementBytes};
         // On chip, each piece of the burst is one access; the burst is done with the last.
         auto onchipAccess = [&](const sc_core::sc_time& when) {
             MemoryResponse done{when, 0};

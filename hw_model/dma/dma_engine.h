@@ -39,6 +39,8 @@ private:
         uint64_t dramAddress = 0;   ///< physical
         uint64_t bufferOffset = 0;  ///< of the burst's bytes inside the staging buffer
         uint64_t bytes = 0;
+        /// A strided row's burst: its elements, `elementStride` bytes apart in DRAM.
+        uint64_t elements = 1, elementStride = 0;
         /// A burst covers at most a row tail, whole rows and a row head on chip; a transposing
         /// burst scatters one element per on-chip row.
         std::array<OnchipPiece, 3> pieces{};
@@ -49,6 +51,7 @@ private:
 
     const ContextWindow& window_;
     std::vector<std::byte> staging_;
+
 };
 
 }  // namespace npusim::hw

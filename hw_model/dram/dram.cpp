@@ -90,7 +90,9 @@ void Dram::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    const uint64_t bytes = payload.get_data_length();
+    // A strided block (a DMA's gather) moves every byte from its first to its last over the
+    // bus: a burst is not sparse.
+    const uint64_t bytes = blockShapeOf(payload).extent();
     AccessTag* tag = AccessTag::of(payload);
     if (tag) (payload.is_read() ? bytesRead_ : bytesWritten_) += bytes;
 

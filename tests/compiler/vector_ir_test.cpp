@@ -20,7 +20,7 @@ std::set<std::pair<int64_t, int64_t>> coveredPairs(const std::vector<BlockTransf
         for (int64_t p = 0; p < t.planes; ++p) {
             for (int64_t r = 0; r < t.rows; ++r) {
                 for (int64_t e = 0; e < t.rowElements; ++e) {
-                    pairs.emplace(t.dramOffset + p * t.dramPlaneStride + r * t.dramRowStride + e,
+                    pairs.emplace(t.dramOffset + p * t.dramPlaneStride + r * t.dramRowStride + e * t.elementStride,
                                   t.onchipOffset + p * t.onchipPlaneStride + r * t.onchipRowStride + e);
                 }
             }
@@ -89,14 +89,33 @@ TEST(BlockTransfers, AColumnBufferHoldsOneElementPerRow) {
 }
 
 TEST(BlockTransfers, SplitRowCountsBeyondTheIsaField) {
-    // 100000 rows of one element each: more than a 16-bit rows field holds.
-    const VectorProblem p = problemOf({100000, 1}, 1);
+    // 100000 rows of two elements each, 4 apart: more than a 16-bit rows field holds.
+    const VectorProblem p = problemOf({100000, 2}, 1);
     const VectorSchedule s{0, 100000, false, {}};
     const VectorBlock block{{}, 0, 100000, 100000};
-    const auto transfers = blockTransfers(p, s, block, {0, 0, {2, 1}}, BufferExtent::Block);
+    const auto transfers = blockTransfers(p, s, block, {0, 0, {4, 1}}, BufferExtent::Block);
     ASSERT_EQ(transfers.size(), 2u);
     EXPECT_EQ(transfers[0].rows + transfers[1].rows, 100000);
-    EXPECT_EQ(coveredPairs(transfers).size(), 100000u);
+    EXPECT_EQ(coveredPairs(transfers).size(), 200000u);
+}
+
+TEST(BlockTransfers, AStridedRowIsOneRunOfEvenlySpacedElements) {
+    // A stride-2 window over x[8, 40]: 8 rows of 16 elements, every other one of each row's
+    // first 32 (rows 40 apart do not merge into one run).
+    const VectorProblem p = problemOf({8, 16}, 1);
+    const VectorSchedule s{0, 8, true, {}};
+    const VectorBlock block{{}, 0, 8, 8};
+    const auto transfers = blockTransfers(p, s, block, {0, 1, {40, 2}}, BufferExtent::Block);
+    ASSERT_EQ(transfers.size(), 1u);
+    EXPECT_EQ(transfers[0].rows, 8);
+    EXPECT_EQ(transfers[0].rowElements, 16);
+    EXPECT_EQ(transfers[0].elementStride, 2);
+    EXPECT_EQ(transfers[0].rowSpan(), 31);
+    std::set<std::pair<int64_t, int64_t>> expected;
+    for (int64_t r = 0; r < 8; ++r) {
+        for (int64_t c = 0; c < 16; ++c) expected.emplace(1 + r * 40 + 2 * c, r * 16 + c);
+    }
+    EXPECT_EQ(coveredPairs(transfers), expected);
 }
 
 TEST(VectorBlocks, CoverEveryRowOnce) {

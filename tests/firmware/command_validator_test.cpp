@@ -36,6 +36,11 @@ TEST_F(Validator, DmaOutsideTheContextWindow) {
               ErrorCode::DramOutOfWindow);
     EXPECT_EQ(check("dma.store dram=0x0 space=acc addr=0x0 rows=2 row_bytes=64 dram_stride=0x100000 stride=64"),
               ErrorCode::DramOutOfWindow);
+    // A strided row reaches 15 x 8 + 4 bytes: its last element is one byte past the window.
+    EXPECT_EQ(check("dma.load dram=0xfff85 space=sram addr=0x0 rows=1 row_bytes=64 stride=64 elem=4 elem_stride=8"),
+              ErrorCode::DramOutOfWindow);
+    EXPECT_EQ(check("dma.load dram=0xfff84 space=sram addr=0x0 rows=1 row_bytes=64 stride=64 elem=4 elem_stride=8"),
+              ErrorCode::None);
 }
 
 TEST_F(Validator, OnchipMovesStayInsideSram) {
@@ -69,6 +74,16 @@ TEST_F(Validator, FieldsTheUnitsCannotExecute) {
     EXPECT_EQ(check("gemm m=4 n=16 k=16 dtype=fp32 a_stride=16 b_stride=16 c_stride=16 a_zp=3"), ErrorCode::BadField);
     EXPECT_EQ(check("dma.load rows=2 row_bytes=6 dram_stride=6 stride=8 transpose=1 elem=4"), ErrorCode::BadField);
     EXPECT_EQ(check("dma.load rows=0 row_bytes=64 dram_stride=64 stride=64"), ErrorCode::BadField);
+    // Strided rows: whole elements of 1, 2, 4 or 8 bytes, at least an element apart, not transposed.
+    EXPECT_EQ(check("dma.load rows=2 row_bytes=64 dram_stride=256 stride=64 elem=4 elem_stride=8"), ErrorCode::None);
+    EXPECT_EQ(check("dma.load rows=2 row_bytes=64 dram_stride=256 stride=64 elem=8 elem_stride=16"), ErrorCode::None);
+    EXPECT_EQ(check("dma.load rows=2 row_bytes=64 dram_stride=256 stride=64 elem=3 elem_stride=6"), ErrorCode::BadField);
+    EXPECT_EQ(check("dma.load rows=2 row_bytes=64 dram_stride=256 stride=64 elem_stride=8"), ErrorCode::BadField);
+    EXPECT_EQ(check("dma.load rows=2 row_bytes=62 dram_stride=256 stride=64 elem=4 elem_stride=8"), ErrorCode::BadField);
+    EXPECT_EQ(check("dma.load rows=2 row_bytes=64 dram_stride=256 stride=64 elem=4 elem_stride=2"), ErrorCode::BadField);
+    EXPECT_EQ(check("dma.load rows=2 row_bytes=64 dram_stride=256 stride=64 elem=4 elem_stride=8 transpose=1"),
+              ErrorCode::BadField);
+    EXPECT_EQ(check("dma.load rows=2 row_bytes=64 dram_stride=64 stride=64 elem=4"), ErrorCode::BadField);
     EXPECT_EQ(check("vec func=add mode=full dtype=fp32 out=fp32 rows=2 cols=8 dst_stride=8 src0_stride=8 src1_stride=4"),
               ErrorCode::BadField);
 }

@@ -421,6 +421,44 @@ TEST_F(UnitTiming, RowsContiguousInDramMakeFullBursts) {
 namespace npusim::test {
 namespace {
 
+TEST_F(UnitTiming, AStridedRowGathersInBurstsOfItsSpan) {
+    std::vector<int32_t> data(64);
+    std::iota(data.begin(), data.end(), 0);
+    std::vector<int32_t> even(32);
+    for (size_t i = 0; i < even.size(); ++i) even[i] = data[2 * i];
+    uint64_t gather = 0, scatter = 0, elementwise = 0;
+    harness.run([&] {
+        harness.write(Memory::Dram, 0, bytesOf(data));
+        // One row of 32 fp32 elements, 8 bytes apart: every other element of the 256 bytes.
+        isa::Command load = dma(isa::Opcode::DmaLoad, 0, 0, 1, 128);
+        gather = harness.execute({load.set(Field::ElemBytes, 4).set(Field::ElemStride, 8)});
+        isa::Command store = dma(isa::Opcode::DmaStore, 0x1000, 0, 1, 128);
+        scatter = harness.execute({store.set(Field::ElemBytes, 4).set(Field::ElemStride, 8)});
+        // The same gather as 32 rows of one element.
+        isa::Command rows = dma(isa::Opcode::DmaLoad, 0, 0x400, 32, 4);
+        elementwise = harness.execute({rows.set(Field::DramStride, 8)});
+    });
+    EXPECT_EQ(valuesOf<int32_t>(harness.read(Memory::Sram, 0, 128)), even);
+    EXPECT_EQ(valuesOf<int32_t>(harness.read(Memory::Sram, 0x400, 128)), even);
+    const std::vector<int32_t> scattered = valuesOf<int32_t>(harness.read(Memory::Dram, 0x1000, 256));
+    for (size_t i = 0; i < even.size(); ++i) {
+        EXPECT_EQ(scattered[2 * i], even[i]);
+        EXPECT_EQ(scattered[2 * i + 1], 0);  // the gaps are left alone
+    }
+    // 4 bursts of 8 elements (those below each 64 B boundary), issued at 0..3: each moves the
+    // 60 B from its first element to its last over the DRAM bus (4688 ps, 3.75 cycles rounded
+    // up to the picosecond), back to back from cycle 80 to just after 95; the last lands its
+    // 32 B in SRAM (2 banks) in cycle 96: done at 97, as a contiguous 256 B load.
+    EXPECT_EQ(gather, 97u);
+    // The scatter reads SRAM at 0..3 (done 1..4); 0x1000 lies in bank 2 (2048 B rows, 8 banks),
+    // not yet open: burst 0's data is on the bus at 1 + 56 + 12 + 12 = 81, the four take
+    // 4 x 3.75 cycles: done just after 96, at 97.
+    EXPECT_EQ(scatter, 97u);
+    // One element per row is 32 bursts, issued a cycle apart into the open row: burst 31's
+    // data is on the bus at 31 + 56 + 12 = 99 and in SRAM at 101.
+    EXPECT_EQ(elementwise, 101u);
+}
+
 TEST_F(UnitTiming, DramRowHitsAndMisses) {
     uint64_t empty = 0, hit = 0, miss = 0;
     harness.run([&] {
