@@ -160,8 +160,7 @@ double CostModel::dmaCycles(uint64_t rows, uint64_t rowBytes, uint64_t strideByt
     const double issue = bursts * params_.burstCycles / channels;
     // Each DRAM channel the addresses reach serves a burst per cycle at most.
     const double served = bursts / std::max(1.0, share * config_.dram.channels);
-    const double latency = firstByteCycles();
-    return latency + std::max({transfer, window, issue, served});
+    return std::max({transfer, window, issue, served});
 }
 
 double CostModel::firstByteCycles() const {
@@ -301,6 +300,8 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 e.commands += cost.commands;
             }
         }
+        // The engine pipelines a block's transfers: the first byte's latency once.
+        if (e.dramBytes > bytesBefore) t.loads += firstByteCycles();
         t.loadTransfer = static_cast<double>(e.dramBytes - bytesBefore) / dmaBytesPerCycle();
         const uint64_t loadedBytes = e.dramBytes;
         const double array = arrayBlockCycles(p.operandType, block);
@@ -326,7 +327,8 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 e.dramBytes += static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;
                 e.commands += 2;
             }
-            t.stores += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, p.n * 4);
+            t.stores += firstByteCycles() +
+                        dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, p.n * 4);
             e.dramBytes += static_cast<uint64_t>(elements) * 4;
             ++e.commands;
         }
@@ -411,7 +413,10 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
     auto sizeOf = [&](const VectorBlock& block, int64_t count) {
         VectorBlocks::Size t;
         t.count = static_cast<double>(count);
-        auto transfers = [&](const TensorView& view, BufferExtent extent, DType dtype, double& cycles, double& transfer) {
+        // A stage's DRAM transfers pipeline in their engine: the first byte's latency once.
+        bool loadsDram = false, storesDram = false;
+        auto transfers = [&](const TensorView& view, BufferExtent extent, DType dtype, double& cycles, double& transfer,
+                             bool& dram) {
             const bool onChip = model.resident(view.value);
             for (const BlockTransfer& b : blockTransfers(p, s, block, view, extent)) {
                 ++t.commands;
@@ -419,6 +424,7 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
                     cycles += model.moveCycles(b, dtypeSize(dtype));
                     continue;
                 }
+                dram = true;
                 cycles += model.transferCycles(b, dtypeSize(dtype));
                 const uint64_t bytes = static_cast<uint64_t>(b.planes * b.rows * b.rowElements) * dtypeSize(dtype);
                 transfer += static_cast<double>(bytes) / model.dmaBytesPerCycle();
@@ -427,14 +433,16 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
         };
         for (const VectorLoad& load : p.loads) {
             const VectorBuffer& buffer = p.buffers[load.buffer];
-            transfers(load.view, buffer.extent, buffer.dtype, t.stages.loads, t.stages.loadTransfer);
+            transfers(load.view, buffer.extent, buffer.dtype, t.stages.loads, t.stages.loadTransfer, loadsDram);
         }
+        if (loadsDram) t.stages.loads += model.firstByteCycles();
         for (const VectorStore& store : p.stores) {
             const VectorBuffer& buffer = p.buffers[store.buffer];
-            transfers(store.view, buffer.extent, buffer.dtype, t.stages.stores, t.stages.storeTransfer);
+            transfers(store.view, buffer.extent, buffer.dtype, t.stages.stores, t.stages.storeTransfer, storesDram);
             t.stages.inPlace |= std::any_of(p.loads.begin(), p.loads.end(),
                                             [&](const VectorLoad& load) { return load.buffer == store.buffer; });
         }
+        if (storesDram) t.stages.stores += model.firstByteCycles();
         for (const VectorStep& step : p.steps) {
             t.stages.compute += model.vectorCycles(step.op, bufferElements(p, p.buffers[step.src0].extent, block.rows));
             ++t.commands;

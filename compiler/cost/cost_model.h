@@ -46,8 +46,10 @@ public:
     /// tile's stream; output stationary: each tile streams k steps and shifts out its m rows.
     double arrayBlockCycles(DType dtype, const GemmBlock& block) const;
     /// A DMA of `rows` rows of `rowBytes`, `strideBytes` apart in DRAM (one run when the stride
-    /// is the row; 0: unknown): latency plus the slowest of the DRAM transfer on the channels
-    /// it reaches, the DMA channels' burst issue and their outstanding-request window.
+    /// is the row; 0: unknown): the slowest of the DRAM transfer on the channels it reaches,
+    /// the DMA channels' burst issue and their outstanding-request window. The engine
+    /// pipelines consecutive DMAs, so the first byte's latency (firstByteCycles) is paid once
+    /// per stage of transfers, not per DMA.
     double dmaCycles(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const;
     /// The cycles from a DMA burst's issue to its first byte on the DRAM's bus.
     double firstByteCycles() const;

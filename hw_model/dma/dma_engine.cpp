@@ -15,7 +15,8 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& config, con
       dramSocket("dramSocket"),
       sramSocket("sramSocket"),
       accSocket("accSocket"),
-      window_(window) {}
+      window_(window),
+      channels_(config.dma.channels) {}
 
 std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command) const {
     using isa::Field;
@@ -144,15 +145,15 @@ void DmaEngine::execute(const isa::Command& command) {
 
     std::byte* const staging = staged(staging_, planes * rows * rowBytes);
     const uint64_t start = clock_.now();
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time cycle = clock_.period();
-    // Per channel: when it issues its next burst, and the completion times of its bursts in
-    // flight.
-    struct Channel {
-        sc_core::sc_time issue = sc_core::SC_ZERO_TIME;
-        std::deque<sc_core::sc_time> inFlight;
-    };
-    std::vector<Channel> channels(config_.dma.channels);
-    sc_core::sc_time finish = sc_core::SC_ZERO_TIME;
+    // The engine pipelines its commands: this one's bursts issue behind the previous one's,
+    // each channel from where it stood, its window still holding their bursts in flight.
+    for (Channel& channel : channels_) {
+        channel.issue = std::max(channel.issue, now);
+        while (!channel.inFlight.empty() && channel.inFlight.front() <= now) channel.inFlight.pop_front();
+    }
+    sc_core::sc_time finish = now;
     uint64_t dramContention = 0, sramConflicts = 0;
     uint64_t& farContention = move ? sramConflicts : dramContention;
     const std::vector<Burst> bursts = planBursts(command);
@@ -163,12 +164,12 @@ void DmaEngine::execute(const isa::Command& command) {
                             injectedFault(FaultKind::SramFlip);
     for (size_t b = 0; b < bursts.size(); ++b) {
         const Burst& burst = bursts[b];
-        Channel& channel = channels[b % channels.size()];
+        Channel& channel = channels_[b % channels_.size()];
         if (channel.inFlight.size() == config_.dma.maxOutstanding) {
             channel.issue = std::max(channel.issue, channel.inFlight.front());
             channel.inFlight.pop_front();
         }
-        const sc_core::sc_time issue = channel.issue;
+        const sc_core::sc_time issue = channel.issue - now;  // from now
         const uint64_t elementBytes = burst.bytes / burst.elements;
         const MemoryRequest dramRequest{load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND,
                                         burst.dramAddress, at(staging, burst.bufferOffset), burst.elements,
@@ -200,25 +201,42 @@ void DmaEngine::execute(const isa::Command& command) {
             sramConflicts += first.contentionCycles;
             farContention += second.contentionCycles;
         }
-        channel.inFlight.push_back(second.done);
-        finish = std::max(finish, second.done);
+        channel.inFlight.push_back(now + second.done);
+        finish = std::max(finish, now + second.done);
         channel.issue += cycle;  // one new request per cycle and channel
     }
     if (flipOnchip) faults()->flipOnchip(space == isa::MemorySpace::Accumulator, bursts.front().pieces[0].address);
-    sc_core::wait(clock_.cycles(clock_.toCyclesCeil(finish)));
 
-    // Waiting caused by other masters is stall time; the rest of the command is busy.
-    const uint64_t end = clock_.now();
-    // Bursts wait side by side: the command lost about the summed waits over the number of
-    // bursts in flight together.
+    // The command's time on the unit's timeline: from where the previous one's left off (or
+    // now) until its last burst is done. Waiting caused by other masters is stall time: the
+    // bursts wait side by side, so the command lost about the summed waits over the number
+    // of bursts in flight together; the rest is busy.
+    const uint64_t end = std::max(clock_.toCyclesCeil(finish), start);
+    const uint64_t from = std::min(std::max(start, recordedUntil_), end);
     const uint64_t concurrent = std::max<uint64_t>(
         1, std::min<uint64_t>(uint64_t{config_.dma.maxOutstanding} * config_.dma.channels, bursts.size()));
-    const uint64_t dramStall = std::min(dramContention / concurrent, end - start);
-    const uint64_t sramStall = std::min(sramConflicts / concurrent, end - start - dramStall);
-    trace_.stall(trace::StallReason::DramContention, command, start, start + dramStall);
-    trace_.stall(trace::StallReason::SramBankConflict, command, start + dramStall,
-                 start + dramStall + sramStall);
-    trace_.busy(command, start + dramStall + sramStall, end, planes * rows * rowBytes);
+    const uint64_t dramStall = std::min(dramContention / concurrent, end - from);
+    const uint64_t sramStall = std::min(sramConflicts / concurrent, end - from - dramStall);
+    trace_.stall(trace::StallReason::DramContention, command, from, from + dramStall);
+    trace_.stall(trace::StallReason::SramBankConflict, command, from + dramStall, from + dramStall + sramStall);
+    trace_.busy(command, from + dramStall + sramStall, end, planes * rows * rowBytes);
+    recordedUntil_ = std::max(recordedUntil_, end);
+    doneAt_ = std::max(doneAt_, end);
+
+    // The engine takes its next command once this one's bursts have all issued.
+    sc_core::sc_time issued = now;
+    for (const Channel& channel : channels_) issued = std::max(issued, channel.issue);
+    sc_core::wait(clock_.cycles(clock_.toCyclesCeil(issued - now)));
+}
+
+void DmaEngine::drain(const sc_core::sc_event* arrival) {
+    const uint64_t now = clock_.now();
+    if (doneAt_ <= now) return;
+    if (arrival) {
+        sc_core::wait(clock_.cycles(doneAt_ - now), *arrival);
+    } else {
+        sc_core::wait(clock_.cycles(doneAt_ - now));
+    }
 }
 
 }  // namespace npusim::hw

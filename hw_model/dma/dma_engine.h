@@ -6,6 +6,8 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -27,7 +29,12 @@ public:
               CommandProcessor& processor, const ContextWindow& window, isa::Queue queue,
               trace::Recorder* recorder, bool functional);
 
+    /// Issues the command's bursts behind those of the commands before it and returns when
+    /// the last has issued: the engine pipelines commands, their bursts in flight together
+    /// within each channel's window. A semaphore signal after a command waits for it (drain).
     void execute(const isa::Command& command) override;
+    void drain(const sc_core::sc_event* arrival) override;
+    uint64_t busyUntil() const override { return recordedUntil_; }
 
 private:
     /// Where part of a burst's bytes go on chip: rows x rowBytes at stride.
@@ -49,9 +56,18 @@ private:
 
     std::vector<Burst> planBursts(const isa::Command& command) const;
 
+    /// A channel: when it issues its next burst, and the completion times of its bursts in
+    /// flight (absolute).
+    struct Channel {
+        sc_core::sc_time issue = sc_core::SC_ZERO_TIME;
+        std::deque<sc_core::sc_time> inFlight;
+    };
+
     const ContextWindow& window_;
     std::vector<std::byte> staging_;
-
+    std::vector<Channel> channels_;
+    uint64_t doneAt_ = 0;         ///< the cycle the last burst issued so far is done
+    uint64_t recordedUntil_ = 0;  ///< the unit's timeline is recorded up to this cycle
 };
 
 }  // namespace npusim::hw

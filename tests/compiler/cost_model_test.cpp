@@ -126,7 +126,7 @@ TEST(CostModel, BlocksInPlaceWaitForTheirSlot) {
             const double blocks = e.features[static_cast<size_t>(CostFeature::Blocks)];
             const uint64_t bytes = e.dramBytes / static_cast<uint64_t>(blocks) / 2;  // loaded, then stored
             ASSERT_EQ(static_cast<uint64_t>(blocks) * bytes * 2, 2u * 256 * 2048 * 4);
-            const double chain = 2 * model.dmaCycles(1, bytes, bytes) +
+            const double chain = 2 * (model.firstByteCycles() + model.dmaCycles(1, bytes, bytes)) +
                                  model.vectorCycles(isa::VectorOp::Relu, static_cast<int64_t>(bytes / 4));
             EXPECT_GE(e.totalCycles, std::ceil(blocks / (doubleBuffer ? 2 : 1)) * chain - 1e-6) << blocks << " blocks";
             EXPECT_LE(e.totalCycles, blocks * chain + e.overheadCycles + 1e-6) << blocks << " blocks";

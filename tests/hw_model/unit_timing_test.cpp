@@ -240,6 +240,27 @@ TEST_F(UnitTiming, SemaphoreOrdersQueuesAndRecordsTheWait) {
     EXPECT_EQ(waited, 97u);
 }
 
+TEST_F(UnitTiming, ADmaEnginePipelinesItsCommandsAndASignalWaitsForThem) {
+    uint64_t cycles = 0;
+    harness.run([&] {
+        cycles = harness.execute({dma(isa::Opcode::DmaLoad, 0, 0, 1, 256), dma(isa::Opcode::DmaLoad, 256, 0x400, 1, 256),
+                                  semaphore(isa::Opcode::SemSignal, isa::Queue::Load, 3),
+                                  semaphore(isa::Opcode::SemWait, isa::Queue::Tensor, 3),
+                                  gemm(DType::Int8, 64, 16, 16, 0, 0x1000, false)});
+    });
+    // The first load's bursts issue at 0..3 and the second's at 4..7, behind them in the same
+    // open DRAM row, not after the first load's 97 cycles: the bus moves all eight back to
+    // back over [80, 112) and the last is in SRAM at 113. The signal waits for that; the GEMM
+    // (110 cycles) follows.
+    EXPECT_EQ(cycles, 113u + 110u);
+    // The load engine is busy from 0 to 113 without a gap or an overlap.
+    uint64_t busy = 0;
+    for (const trace::Event& e : harness.trace().events()) {
+        if (e.type == trace::EventType::Command && e.opcode == isa::Opcode::DmaLoad) busy += e.end - e.start;
+    }
+    EXPECT_EQ(busy, 113u);
+}
+
 }  // namespace
 }  // namespace npusim::test
 
