@@ -363,6 +363,9 @@ double CostModel::transferCycles(const BlockTransfer& t, uint64_t elementBytes) 
     const bool planesAdjacent = t.planes == 1 || t.dramPlaneStride == t.rows * t.rowElements;
     const auto rowBytes = static_cast<uint64_t>(t.rowElements) * elementBytes;
     const auto rows = static_cast<uint64_t>(t.planes * t.rows);
+    if (t.rows > 1 && t.dramRowStride == 0) {  // one row repeated: read once per plane
+        return dmaCycles(static_cast<uint64_t>(t.planes), rowBytes, static_cast<uint64_t>(t.dramPlaneStride) * elementBytes);
+    }
     if (rowsAdjacent && planesAdjacent) return dmaCycles(rows, rowBytes, rowBytes);
     if (rowsAdjacent) {  // each plane is one run
         return dmaCycles(static_cast<uint64_t>(t.planes), rowBytes * static_cast<uint64_t>(t.rows),

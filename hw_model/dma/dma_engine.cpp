@@ -60,9 +60,11 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
         return bursts;
     }
 
-    // Rows back to back in DRAM form one run: bursts then span rows and are full size.
+    // Rows back to back in DRAM form one run: bursts then span rows and are full size. A load
+    // repeating one row (dram_stride 0) reads it once and writes it to every on-chip row.
     const bool linear = !transpose && dramStride == rowBytes;
-    const uint64_t runs = linear ? 1 : rows;
+    const bool broadcast = command.opcode == isa::Opcode::DmaLoad && !transpose && dramStride == 0 && rows > 1;
+    const uint64_t runs = linear || broadcast ? 1 : rows;
     const uint64_t runBytes = linear ? rows * rowBytes : rowBytes;
     for (uint64_t plane = 0; plane < planes; ++plane) {
         const uint64_t dram = farBase + command.get(Field::DramAddr) + plane * command.get(Field::DramPlaneStride);
@@ -103,6 +105,10 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
                         offset += piece.rows * piece.rowBytes;
                         left -= piece.rows * piece.rowBytes;
                     }
+                }
+                if (broadcast) {
+                    burst.copies = rows;
+                    burst.copyStride = onchipStride;
                 }
                 bursts.push_back(burst);
                 done += bytes;
@@ -177,15 +183,17 @@ void DmaEngine::execute(const isa::Command& command) {
         // On chip, each piece of the burst is one access; the burst is done with the last.
         auto onchipAccess = [&](const sc_core::sc_time& when) {
             MemoryResponse done{when, 0};
-            for (int i = 0; i < burst.pieceCount; ++i) {
-                const OnchipPiece& piece = burst.pieces[static_cast<size_t>(i)];
-                const MemoryResponse response = memory_.access(
-                    forwardPath(onchip),
-                    {load ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, piece.address,
-                     at(staging, piece.bufferOffset), piece.rows, piece.rowBytes, piece.stride},
-                    tag, when, trace_.name(), onchipError);
-                done.done = std::max(done.done, response.done);
-                done.contentionCycles += response.contentionCycles;
+            for (uint64_t copy = 0; copy < burst.copies; ++copy) {
+                for (int i = 0; i < burst.pieceCount; ++i) {
+                    const OnchipPiece& piece = burst.pieces[static_cast<size_t>(i)];
+                    const MemoryResponse response = memory_.access(
+                        forwardPath(onchip),
+                        {load ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, piece.address + copy * burst.copyStride,
+                         at(staging, piece.bufferOffset), piece.rows, piece.rowBytes, piece.stride},
+                        tag, when, trace_.name(), onchipError);
+                    done.done = std::max(done.done, response.done);
+                    done.contentionCycles += response.contentionCycles;
+                }
             }
             return done;
         };

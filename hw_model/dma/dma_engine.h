@@ -48,6 +48,8 @@ private:
         uint64_t bytes = 0;
         /// A strided row's burst: its elements, `elementStride` bytes apart in DRAM.
         uint64_t elements = 1, elementStride = 0;
+        /// A broadcast load's burst: written on chip `copies` times, `copyStride` apart.
+        uint64_t copies = 1, copyStride = 0;
         /// A burst covers at most a row tail, whole rows and a row head on chip; a transposing
         /// burst scatters one element per on-chip row.
         std::array<OnchipPiece, 3> pieces{};

@@ -480,6 +480,22 @@ TEST_F(UnitTiming, AStridedRowGathersInBurstsOfItsSpan) {
     EXPECT_EQ(elementwise, 101u);
 }
 
+TEST_F(UnitTiming, ALoadRepeatingOneRowReadsItOnce) {
+    std::vector<int32_t> data(16);
+    std::iota(data.begin(), data.end(), 5);
+    uint64_t cycles = 0;
+    harness.run([&] {
+        harness.write(Memory::Dram, 0, bytesOf(data));
+        isa::Command load = dma(isa::Opcode::DmaLoad, 0, 0, 4, 64);
+        cycles = harness.execute({load.set(Field::DramStride, 0)});  // one 64 B row, four times
+    });
+    for (uint64_t row = 0; row < 4; ++row) EXPECT_EQ(valuesOf<int32_t>(harness.read(Memory::Sram, row * 64, 64)), data);
+    // One burst: its data on the bus over [80, 84), then written to the four on-chip rows
+    // (banks 0-3, 4-7, 8-11, 12-15: no two in one bank) in one cycle: 85, not the 97 of four
+    // bursts of the same bytes.
+    EXPECT_EQ(cycles, 85u);
+}
+
 TEST_F(UnitTiming, DramRowHitsAndMisses) {
     uint64_t empty = 0, hit = 0, miss = 0;
     harness.run([&] {
