@@ -266,7 +266,7 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 const auto rows = static_cast<uint64_t>(g.rows), length = static_cast<uint64_t>(g.length);
                 if (g.runInStride == 1) {
                     cost.cycles += dmaCycles(rows, length * elem, 0);
-                } else if (g.runInStride > 1) {  // a strided run
+                } else if (g.runInStride > 1 && g.runInStride <= maxElementStride(config_, elem, resident(g.piece->source))) {
                     cost.cycles += stridedDmaCycles(rows, length, elem, static_cast<uint64_t>(g.runInStride) * elem, 0);
                 } else {  // one element per DMA row
                     cost.cycles += dmaCycles(elements, elem, 0);
@@ -421,7 +421,8 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
         auto transfers = [&](const TensorView& view, BufferExtent extent, DType dtype, double& cycles, double& transfer,
                              bool& dram) {
             const bool onChip = model.resident(view.value);
-            for (const BlockTransfer& b : blockTransfers(p, s, block, view, extent)) {
+            const int64_t maxStride = maxElementStride(model.config(), dtypeSize(dtype), onChip);
+            for (const BlockTransfer& b : blockTransfers(p, s, block, view, extent, maxStride)) {
                 ++t.commands;
                 if (onChip) {
                     cycles += model.moveCycles(b, dtypeSize(dtype));

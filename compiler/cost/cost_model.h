@@ -71,6 +71,7 @@ public:
     double commandOverheadCycles(uint64_t commands) const;
 
     const CostParams& params() const { return params_; }
+    const ArchConfig& config() const { return config_; }
     /// Whether the weights are fitted rather than the analytical defaults.
     bool calibrated() const {
         const CostParams defaults;

@@ -60,7 +60,7 @@ std::vector<CodeSegment> generateSegments(const TileProgram& program, const Memo
         if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
             emitGemm(*gemm, plan, config, *planner);
         } else {
-            emitVector(std::get<VectorTiles>(op), plan, *planner);
+            emitVector(std::get<VectorTiles>(op), plan, config, *planner);
         }
     }
     closeNpuSegment();

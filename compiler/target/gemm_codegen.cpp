@@ -8,6 +8,7 @@
 #include "compiler/target/command_builder.h"
 #include "compiler/target/op_codegen.h"
 #include "compiler/tile/gemm_gather.h"
+#include "compiler/tile/vector_ir.h"
 
 namespace npusim::compiler {
 namespace {
@@ -164,7 +165,8 @@ private:
             dma.dramPlaneStride = static_cast<uint64_t>(t.rowInStride) * elem_;
             dma.onchipPlaneStride = rowStride * elem_;
             dma.rowBytes = static_cast<uint64_t>(t.length) * elem_;
-            if (t.runInStride > 1) {  // a strided run, side by side on chip
+            const bool resident = plan_.tensor(t.piece->source).resident();
+            if (t.runInStride > 1 && t.runInStride <= maxElementStride(config_, elem_, resident)) {  // a strided run
                 dma.elementBytes = elem_;
                 dma.elementStride = static_cast<uint64_t>(t.runInStride) * elem_;
             } else if (t.runInStride != 1) {  // one element per DMA row

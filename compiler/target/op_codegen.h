@@ -10,6 +10,6 @@ namespace npusim::compiler {
 
 void emitGemm(const GemmTiles& tiles, const MemoryPlan& plan, const ArchConfig& config,
               SyncPlanner& out);
-void emitVector(const VectorTiles& tiles, const MemoryPlan& plan, SyncPlanner& out);
+void emitVector(const VectorTiles& tiles, const MemoryPlan& plan, const ArchConfig& config, SyncPlanner& out);
 
 }  // namespace npusim::compiler

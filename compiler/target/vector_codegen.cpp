@@ -16,8 +16,8 @@ isa::Operand1Mode operandMode(BufferExtent dst, BufferExtent src1) {
 class KernelEmitter {
 public:
     KernelEmitter(const VectorKernel& kernel, const std::vector<std::vector<uint32_t>>& slots,
-                  const MemoryPlan& plan, SyncPlanner& out)
-        : p_(kernel.problem), s_(kernel.schedule), slots_(slots), plan_(plan), out_(out) {}
+                  const MemoryPlan& plan, const ArchConfig& config, SyncPlanner& out)
+        : p_(kernel.problem), s_(kernel.schedule), slots_(slots), plan_(plan), config_(config), out_(out) {}
 
     void emit(uint32_t& tile) {
         forEachVectorBlock(p_, s_, [&](const VectorBlock& block) {
@@ -41,7 +41,8 @@ private:
         const uint64_t dramBase = plan_.tensor(view.value).offset;
         const Access accesses[] = {{bufferResource(slotOf(buffer, slot)), load},
                                    {tensorResource(plan_, view.value), !load}};
-        for (const BlockTransfer& t : blockTransfers(p_, s_, block, view, b.extent)) {
+        const int64_t maxStride = maxElementStride(config_, elem, plan_.tensor(view.value).resident());
+        for (const BlockTransfer& t : blockTransfers(p_, s_, block, view, b.extent, maxStride)) {
             DmaSpec spec;
             spec.load = load;
             spec.kind = p_.kind != isa::CommandKind::Compute ? p_.kind
@@ -98,16 +99,17 @@ private:
     const VectorSchedule& s_;
     const std::vector<std::vector<uint32_t>>& slots_;
     const MemoryPlan& plan_;
+    const ArchConfig& config_;
     SyncPlanner& out_;
 };
 
 }  // namespace
 
-void emitVector(const VectorTiles& tiles, const MemoryPlan& plan, SyncPlanner& out) {
+void emitVector(const VectorTiles& tiles, const MemoryPlan& plan, const ArchConfig& config, SyncPlanner& out) {
     const OpBuffers& roles = plan.opBuffers.at(tiles.opId);
     uint32_t tile = 0;
     for (size_t k = 0; k < tiles.kernels.size(); ++k) {
-        KernelEmitter(tiles.kernels[k], roles.vector.at(k), plan, out).emit(tile);
+        KernelEmitter(tiles.kernels[k], roles.vector.at(k), plan, config, out).emit(tile);
     }
 }
 

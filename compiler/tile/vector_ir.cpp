@@ -2,6 +2,7 @@
 #include "compiler/tile/vector_ir.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace npusim::compiler {
 namespace {
@@ -127,7 +128,7 @@ void forEachVectorBlockSize(const VectorProblem& problem, const VectorSchedule& 
 
 std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const VectorSchedule& schedule,
                                           const VectorBlock& block, const TensorView& view,
-                                          BufferExtent extent) {
+                                          BufferExtent extent, int64_t maxElementStride) {
     const auto blockDim = static_cast<size_t>(schedule.blockDim);
     const auto rowDims = static_cast<size_t>(problem.rowDims());
     int64_t dram = view.offset + block.start * view.strides[blockDim];
@@ -162,7 +163,8 @@ std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const Ve
     // The innermost dim is a run when it is contiguous on chip and steps forward in DRAM (a
     // strided one gathers: a pooling window's or strided convolution's inputs).
     int64_t rowElements = 1, elementStride = 1;
-    if (!merged.empty() && merged.back().dramStride >= 1 && merged.back().onchipStride == 1) {
+    if (!merged.empty() && merged.back().dramStride >= 1 && merged.back().dramStride <= maxElementStride &&
+        merged.back().onchipStride == 1) {
         rowElements = merged.back().extent;
         elementStride = merged.back().dramStride;
         merged.pop_back();
@@ -179,6 +181,12 @@ std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const Ve
     std::vector<BlockTransfer> transfers;
     TransferEmitter(std::move(merged), planes, rows, rowElements, elementStride, transfers).emit(0, dram, 0);
     return transfers;
+}
+
+int64_t maxElementStride(const ArchConfig& config, uint64_t elementBytes, bool onChip) {
+    if (onChip) return std::numeric_limits<int64_t>::max();
+    const double bytes = config.dram.bytesPerCycle / config.dma.channels;
+    return std::max<int64_t>(1, static_cast<int64_t>(bytes / static_cast<double>(elementBytes)));
 }
 
 std::optional<VectorProblem> splitColumns(const VectorProblem& problem, int64_t limit) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/arch_config.h"
 #include "arch/dtype.h"
 #include "arch/isa.h"
 #include "compiler/graph/graph.h"
@@ -118,11 +119,16 @@ struct BlockTransfer {
 /// The transfers that move a block of `view` to or from a buffer of `extent`, laid out row
 /// major on chip (a Block buffer as rows x cols, a Column buffer as rows, a Row buffer as
 /// cols). Adjacent dims are merged where both sides allow; a run's elements are contiguous on
-/// chip and evenly strided (by a positive stride) in DRAM; rows and planes never exceed the
-/// ISA's 16-bit fields.
+/// chip and evenly strided in DRAM, at most `maxElementStride` apart; rows and planes never
+/// exceed the ISA's 16-bit fields.
 std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const VectorSchedule& schedule,
                                           const VectorBlock& block, const TensorView& view,
-                                          BufferExtent extent);
+                                          BufferExtent extent, int64_t maxElementStride);
+/// The farthest apart, in elements of `elementBytes`, a run's elements may lie in DRAM for one
+/// strided DMA row to beat a row per element: on chip (a resident tensor), any distance; from
+/// DRAM, while the bytes a strided row spans move no slower than its elements would issue a
+/// burst each on the DMA's channels (stride x channels <= DRAM bytes per cycle).
+int64_t maxElementStride(const ArchConfig& config, uint64_t elementBytes, bool onChip);
 
 /// Elements of a buffer for a block of `rows` rows.
 int64_t bufferElements(const VectorProblem& problem, BufferExtent extent, int64_t rows);

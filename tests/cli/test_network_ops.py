@@ -84,6 +84,30 @@ class DepthwiseConvolutionTest(NpusimTestCase):
         self.assertNotIn("im2col", self.ok("compile", path, "--emit", "tile").lower())
 
 
+class StridedWindowTest(NpusimTestCase):
+    """Strided windows (a stride-2 max pool, a stride-2 convolution) gather their inputs in
+    strided DMA rows (dma.load elem_stride), and their outputs stay exact."""
+
+    def model(self, name, node, inputs, channels, initializers=()):
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, channels, 16, 16])
+        return save(self.tmp, name, [node], inputs, [y], initializers)
+
+    def test_windows_load_in_strided_rows_and_match_the_reference(self):
+        rng = np.random.default_rng(3)
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 32, 32])
+        pool = self.model("pool", helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                                                   pads=[1, 1, 1, 1]), [x], 8)
+        w = numpy_helper.from_array(rng.standard_normal((16, 8, 3, 3)).astype(np.float32), "w")
+        conv = self.model("conv", helper.make_node("Conv", ["x", "w"], ["y"], strides=[2, 2], pads=[1, 1, 1, 1]), [x], 16,
+                          [w])
+        for path in (pool, conv):
+            with self.subTest(model=path.stem):
+                isa = self.ok("compile", path, "--arch", "edge", "--emit", "isa", "-o", path.with_suffix(".npuart"))
+                # fp32 elements two apart: rows whose elements lie 8 bytes apart in DRAM.
+                self.assertRegex(isa, r"dma\.load [^\n]* elem=4 [^\n]*elem_stride=8")
+                self.assertIn("passed", self.ok("run", path, "--arch", "edge", "--check"))
+
+
 class EinsumTest(NpusimTestCase):
     def model(self, name, equation, shapes):
         operands = [f"x{i}" for i in range(len(shapes))]

@@ -2,6 +2,7 @@
 // cover exactly the block's elements, and the builder picks operand modes and reuses buffers.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <set>
 
 #include "compiler/tile/index_space.h"
@@ -12,6 +13,9 @@ namespace npusim::compiler {
 namespace {
 
 using isa::VectorOp;
+
+/// Runs whose elements lie any distance apart (a resident tensor's).
+constexpr int64_t kAnyStride = std::numeric_limits<int64_t>::max();
 
 /// Every (dram element, on-chip element) pair the transfers move.
 std::set<std::pair<int64_t, int64_t>> coveredPairs(const std::vector<BlockTransfer>& transfers) {
@@ -59,7 +63,7 @@ TEST(BlockTransfers, AContiguousBlockIsOneRun) {
     const VectorProblem p = problemOf({8, 16}, 1);
     const VectorSchedule s{0, 4, true, {}};
     const VectorBlock block{{}, 4, 4, 4};
-    const auto transfers = blockTransfers(p, s, block, {0, 0, {16, 1}}, BufferExtent::Block);
+    const auto transfers = blockTransfers(p, s, block, {0, 0, {16, 1}}, BufferExtent::Block, kAnyStride);
     ASSERT_EQ(transfers.size(), 1u);
     EXPECT_EQ(transfers[0].dramOffset, 64);
     EXPECT_EQ(transfers[0].rowElements, 64);
@@ -71,7 +75,7 @@ TEST(BlockTransfers, ATransposedViewMovesEveryElementOfTheBlock) {
     const VectorProblem p = problemOf({5, 3}, 1);
     const VectorSchedule s{0, 2, true, {}};
     const VectorBlock block{{}, 2, 2, 2};
-    const auto transfers = blockTransfers(p, s, block, {0, 0, {1, 5}}, BufferExtent::Block);
+    const auto transfers = blockTransfers(p, s, block, {0, 0, {1, 5}}, BufferExtent::Block, kAnyStride);
     std::set<std::pair<int64_t, int64_t>> expected;
     for (int64_t i = 0; i < 2; ++i) {
         for (int64_t j = 0; j < 3; ++j) expected.emplace(j * 5 + (2 + i), i * 3 + j);
@@ -84,7 +88,7 @@ TEST(BlockTransfers, AColumnBufferHoldsOneElementPerRow) {
     const VectorProblem p = problemOf({4, 6}, 1);
     const VectorSchedule s{0, 4, true, {}};
     const VectorBlock block{{}, 0, 4, 4};
-    const auto transfers = blockTransfers(p, s, block, {0, 0, {1, 0}}, BufferExtent::Column);
+    const auto transfers = blockTransfers(p, s, block, {0, 0, {1, 0}}, BufferExtent::Column, kAnyStride);
     EXPECT_EQ(coveredPairs(transfers), (std::set<std::pair<int64_t, int64_t>>{{0, 0}, {1, 1}, {2, 2}, {3, 3}}));
 }
 
@@ -93,7 +97,7 @@ TEST(BlockTransfers, SplitRowCountsBeyondTheIsaField) {
     const VectorProblem p = problemOf({100000, 2}, 1);
     const VectorSchedule s{0, 100000, false, {}};
     const VectorBlock block{{}, 0, 100000, 100000};
-    const auto transfers = blockTransfers(p, s, block, {0, 0, {4, 1}}, BufferExtent::Block);
+    const auto transfers = blockTransfers(p, s, block, {0, 0, {4, 1}}, BufferExtent::Block, kAnyStride);
     ASSERT_EQ(transfers.size(), 2u);
     EXPECT_EQ(transfers[0].rows + transfers[1].rows, 100000);
     EXPECT_EQ(coveredPairs(transfers).size(), 200000u);
@@ -105,7 +109,7 @@ TEST(BlockTransfers, AStridedRowIsOneRunOfEvenlySpacedElements) {
     const VectorProblem p = problemOf({8, 16}, 1);
     const VectorSchedule s{0, 8, true, {}};
     const VectorBlock block{{}, 0, 8, 8};
-    const auto transfers = blockTransfers(p, s, block, {0, 1, {40, 2}}, BufferExtent::Block);
+    const auto transfers = blockTransfers(p, s, block, {0, 1, {40, 2}}, BufferExtent::Block, kAnyStride);
     ASSERT_EQ(transfers.size(), 1u);
     EXPECT_EQ(transfers[0].rows, 8);
     EXPECT_EQ(transfers[0].rowElements, 16);
@@ -116,6 +120,35 @@ TEST(BlockTransfers, AStridedRowIsOneRunOfEvenlySpacedElements) {
         for (int64_t c = 0; c < 16; ++c) expected.emplace(1 + r * 40 + 2 * c, r * 16 + c);
     }
     EXPECT_EQ(coveredPairs(transfers), expected);
+}
+
+TEST(BlockTransfers, ElementsFartherApartThanTheLimitAreRowsOfTheirOwn) {
+    // A channel's element of x[16, 49]: 16 elements 49 apart, beyond a limit of 20 (from DRAM,
+    // each is then a burst of its own).
+    const VectorProblem p = problemOf({1, 16}, 1);
+    const VectorSchedule s{0, 1, true, {}};
+    const VectorBlock block{{}, 0, 1, 1};
+    const auto rows = blockTransfers(p, s, block, {0, 3, {0, 49}}, BufferExtent::Block, 20);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].rows, 16);
+    EXPECT_EQ(rows[0].rowElements, 1);
+    EXPECT_EQ(rows[0].dramRowStride, 49);
+    const auto run = blockTransfers(p, s, block, {0, 3, {0, 49}}, BufferExtent::Block, 49);
+    ASSERT_EQ(run.size(), 1u);
+    EXPECT_EQ(run[0].rowElements, 16);
+    EXPECT_EQ(run[0].elementStride, 49);
+    EXPECT_EQ(coveredPairs(rows), coveredPairs(run));
+}
+
+TEST(BlockTransfers, TheStrideLimitFollowsTheDramBandwidthPerDmaChannel) {
+    // server: 327.68 DRAM bytes a cycle over 4 channels, 81 bytes: 20 fp32 elements.
+    const ArchConfig server = loadArchConfig("server", {});
+    EXPECT_EQ(maxElementStride(server, 4, false), 20);
+    EXPECT_EQ(maxElementStride(server, 4, true), kAnyStride);
+    // edge: 16 bytes a cycle on one channel: 4 fp32 elements, 16 int8 ones.
+    const ArchConfig edge = loadArchConfig("edge", {});
+    EXPECT_EQ(maxElementStride(edge, 4, false), 4);
+    EXPECT_EQ(maxElementStride(edge, 1, false), 16);
 }
 
 TEST(VectorBlocks, CoverEveryRowOnce) {
