@@ -33,11 +33,16 @@ void OutputFiles::makeDirectory(const std::filesystem::path& directory) {
 }
 
 void OutputFiles::stage(const std::filesystem::path& file, std::string_view content) {
+    stage(file, [&](std::ostream& out) { out.write(content.data(), static_cast<std::streamsize>(content.size())); });
+}
+
+void OutputFiles::stage(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write) {
     std::filesystem::path temporary = file;
     temporary += ".tmp." + std::to_string(::getpid());
     staged_.emplace_back(temporary, file);
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    write(out);
+    out.flush();
     if (!out) throw RunError("cannot write '" + file.string() + "'");
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <iosfwd>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -22,6 +24,8 @@ public:
     void makeDirectory(const std::filesystem::path& directory);
     /// Stages a file; throws RunError when it cannot be written.
     void stage(const std::filesystem::path& file, std::string_view content);
+    /// Stages a file `write` streams into.
+    void stage(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write);
     /// Moves every staged file to its final name.
     void commit();
 

@@ -31,7 +31,7 @@ void stageReportData(OutputFiles& files, const std::filesystem::path& directory,
                      const reports::RunRecord& run) {
     files.makeDirectory(directory);
     files.stage(directory / "report.json", reports::reportToJson(report));
-    files.stage(directory / "trace.json", reports::traceToChromeJson(run));
+    files.stage(directory / "trace.json", [&](std::ostream& out) { reports::writeChromeTrace(out, run); });
     files.stage(directory / "report.md", reports::reportToMarkdown(report));
 }
 

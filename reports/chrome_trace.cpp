@@ -1,10 +1,12 @@
 // trace.json in Chrome trace-event format: one track (tid) per unit (and the host CPU, when the
 // run has CPU segments), complete events ("X") named by op and command (host: copy_in, kernel,
 // copy_out), timestamps in microseconds of simulated time; counter tracks of the DRAM
-// bandwidth the DMAs use and of the SRAM the compiler's plan has in use.
+// bandwidth the DMAs use and of the SRAM the compiler's plan has in use. Written an event a line,
+// as it is built: a run of millions of commands never holds its trace as JSON in memory.
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <ostream>
 
 #include <nlohmann/json.hpp>
 
@@ -13,17 +15,22 @@
 
 namespace npusim::reports {
 
-std::string traceToChromeJson(const RunRecord& run) {
+void writeChromeTrace(std::ostream& out, const RunRecord& run) {
     using Json = nlohmann::ordered_json;
+    out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+    bool opening = true;
+    const auto emit = [&](const Json& event) {
+        out << (opening ? "\n" : ",\n") << event.dump();
+        opening = false;
+    };
     const double microsecondsPerCycle = 1e6 / run.config.clockHz;
     std::vector<std::string> opNames;
     for (const OpRecord& op : run.manifest.ops) {
         if (opNames.size() <= op.opId) opNames.resize(op.opId + 1);
         opNames[op.opId] = op.name;
     }
-    Json events = Json::array();
     for (size_t unit = 0; unit < run.trace.units().size(); ++unit) {
-        events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", unit}, {"name", "thread_name"},
+        emit({{"ph", "M"}, {"pid", 1}, {"tid", unit}, {"name", "thread_name"},
                           {"args", {{"name", run.trace.units()[unit].name}}}});
     }
     for (const trace::Event& e : run.trace.events()) {
@@ -37,7 +44,7 @@ std::string traceToChromeJson(const RunRecord& run) {
             category = "host_" + std::string(trace::eventTypeName(e.type));
             name = op + " " + std::string(trace::eventTypeName(e.type));
         }
-        events.push_back({{"ph", "X"},
+        emit({{"ph", "X"},
                           {"pid", 1},
                           {"tid", e.unit},
                           {"name", name},
@@ -71,7 +78,7 @@ std::string traceToChromeJson(const RunRecord& run) {
         const double secondsPerWindow = static_cast<double>(window) / run.config.clockHz;
         for (size_t w = 0; w <= bytes.size(); ++w) {
             const double gbps = w < bytes.size() ? bytes[w] / secondsPerWindow / 1e9 : 0.0;
-            events.push_back({{"ph", "C"},
+            emit({{"ph", "C"},
                               {"pid", 1},
                               {"name", "DRAM bandwidth"},
                               {"ts", static_cast<double>(first + w * window) * microsecondsPerCycle},
@@ -91,16 +98,13 @@ std::string traceToChromeJson(const RunRecord& run) {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     if (!occupancy.empty()) occupancy.emplace_back(runEnd, 0);
     for (const auto& [cycle, bytes] : occupancy) {
-        events.push_back({{"ph", "C"},
+        emit({{"ph", "C"},
                           {"pid", 1},
                           {"name", "SRAM occupancy"},
                           {"ts", static_cast<double>(cycle) * microsecondsPerCycle},
                           {"args", {{"bytes", bytes}}}});
     }
-    Json trace;
-    trace["traceEvents"] = events;
-    trace["displayTimeUnit"] = "ns";
-    return trace.dump() + "\n";
+    out << "\n]}\n";
 }
 
 }  // namespace npusim::reports

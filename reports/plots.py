@@ -28,6 +28,32 @@ PLOTS = ("timeline.png", "utilization.png", "roofline.png", "op_cycles.png")
 STALL_COLOURS = {"semaphore_wait": "#f0a030", "queue_full": "#c05050", "dram_contention": "#8060c0",
                  "sram_bank_conflict": "#40a0a0"}
 MAX_SLICES = 20000  # slices drawn on the timeline; longer runs are sampled evenly
+TRACE_HEADER = '{"displayTimeUnit":"ns","traceEvents":['  # the first line of a trace npusim wrote
+
+
+def read_trace(path):
+    """The trace's track names and an even sample of at most 2 x MAX_SLICES of its slices. A
+    trace npusim wrote holds an event a line and is read line by line, so a run of millions of
+    commands is never in memory whole; any other is read as one JSON document."""
+    with open(path) as f:
+        if f.readline().strip() != TRACE_HEADER:
+            f.seek(0)
+            return json.load(f)["traceEvents"]
+        events, slices, step, seen = [], [], 1, 0
+        for line in f:
+            line = line.strip().rstrip(",")
+            if not line or line == "]}":
+                continue
+            event = json.loads(line)
+            if event["ph"] == "M":
+                events.append(event)
+            elif event["ph"] == "X":
+                if seen % step == 0:
+                    slices.append(event)
+                seen += 1
+                if len(slices) > 2 * MAX_SLICES:
+                    slices, step = slices[::2], step * 2
+        return events + slices
 
 
 def timeline(trace, report, path):
@@ -127,20 +153,17 @@ def main(argv):
         print("usage: plots.py REPORT_DIR", file=sys.stderr)
         return 2
     directory = argv[1]
-    loaded = {}
-    for name in ("report.json", "trace.json"):
-        path = os.path.join(directory, name)
-        try:
-            with open(path) as f:
-                loaded[name] = json.load(f)
-        except (OSError, ValueError) as error:
-            print(f"plots: cannot read {path}: {error}", file=sys.stderr)
-            return 2
-    report = loaded["report.json"]
+    path = os.path.join(directory, "report.json")
     try:
-        trace = loaded["trace.json"]["traceEvents"]
+        with open(path) as f:
+            report = json.load(f)
+        path = os.path.join(directory, "trace.json")
+        trace = read_trace(path)
+    except (OSError, ValueError) as error:
+        print(f"plots: cannot read {path}: {error}", file=sys.stderr)
+        return 2
     except (KeyError, TypeError):
-        print(f"plots: {os.path.join(directory, 'trace.json')} has no traceEvents", file=sys.stderr)
+        print(f"plots: {path} has no traceEvents", file=sys.stderr)
         return 2
     def draw(staging):
         timeline(trace, report, os.path.join(staging, "timeline.png"))

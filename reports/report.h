@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -177,7 +178,8 @@ std::string reportToMarkdown(const Report& report);
 /// A self-contained page: report.md's sections with the plots (timeline, utilization,
 /// op_cycles, roofline) embedded.
 std::string reportToHtml(const Report& report, const std::vector<Plot>& plots);
-/// Chrome trace-event JSON (opens in Perfetto): one track per unit, slices named by op and kind.
-std::string traceToChromeJson(const RunRecord& run);
+/// Writes Chrome trace-event JSON (opens in Perfetto) to `out`, an event a line: one track per
+/// unit, slices named by op and kind.
+void writeChromeTrace(std::ostream& out, const RunRecord& run);
 
 }  // namespace npusim::reports

@@ -21,7 +21,7 @@ class ModelZoo(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             rows_file = Path(tmp) / "rows.json"
             result = subprocess.run([sys.executable, ZOO, "--build", build, "--cache", Path(tmp) / "models",
-                                     "--models", MODELS, "--presets", "edge", "--json", rows_file],
+                                     "--models", MODELS, "--presets", "edge", "--per-op", "--json", rows_file],
                                     capture_output=True, text=True, timeout=1200)
             self.assertEqual(result.returncode, 0, result.stderr)
             rows = json.loads(rows_file.read_text())
