@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-
 namespace npusim {
 
 TilePhases tilePhases(const TensorUnitConfig& t, DType dtype, uint64_t m, uint64_t k, bool accumulate) {
