@@ -52,6 +52,7 @@ Json opToJson(const OpRecord& op) {
             {"dtype", dtypeName(op.dtype)}, {"macs", op.macs}, {"min_dram_bytes", op.minDramBytes},
             {"unit_bounds", {{"array", op.bounds.array}, {"vector", op.bounds.vector}, {"load", op.bounds.load},
                              {"store", op.bounds.store}}},
+            {"estimate", {{"cycles", op.estimatedCycles}, {"largest", op.estimateLargest}}},
             {"spills", spills}, {"sram_bytes", op.sramBytes}, {"note", op.note},
             {"commands", op.commands}, {"command_bytes", op.commandBytes}};
 }
@@ -70,12 +71,14 @@ TensorBinding bindingFromJson(const Json& j) {
 OpRecord opFromJson(const Json& j) {
     OpRecord op{j.at("op_id").get<uint32_t>(), j.at("name").get<std::string>(),
                 j.at("type").get<std::string>(), dtypeFromJson(j.at("dtype")),
-                j.at("macs").get<uint64_t>(), j.at("min_dram_bytes").get<uint64_t>(), {}, {},
+                j.at("macs").get<uint64_t>(), j.at("min_dram_bytes").get<uint64_t>(), {}, 0, "", {},
                 j.at("sram_bytes").get<uint64_t>(), j.at("note").get<std::string>(),
                 j.at("commands").get<uint64_t>(), j.at("command_bytes").get<uint64_t>()};
     const Json& bounds = j.at("unit_bounds");
     op.bounds = {bounds.at("array").get<uint64_t>(), bounds.at("vector").get<uint64_t>(),
                  bounds.at("load").get<uint64_t>(), bounds.at("store").get<uint64_t>()};
+    op.estimatedCycles = j.at("estimate").at("cycles").get<double>();
+    op.estimateLargest = j.at("estimate").at("largest").get<std::string>();
     for (const Json& spill : j.at("spills")) {
         op.spills.push_back({spill.at("tensor").get<std::string>(), spill.at("bytes").get<uint64_t>(),
                              spill.at("sram_to_keep").get<uint64_t>()});

@@ -61,6 +61,10 @@ struct OpRecord {
     uint64_t macs = 0;
     uint64_t minDramBytes = 0;  ///< compulsory traffic: its tensors that live in DRAM, once
     UnitBounds bounds;
+    /// The cost model's cycles for the op's schedule, and the largest term of the estimate
+    /// (compute, memory, transfer, exposed, dispatch, per_block, per_op; "" without one).
+    double estimatedCycles = 0;
+    std::string estimateLargest;
     std::vector<SpillRecord> spills;  ///< spilled intermediates the op stores or reloads
     /// SRAM in use while the op runs: its buffer slots and the resident intermediates live across it.
     uint64_t sramBytes = 0;

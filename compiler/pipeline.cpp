@@ -11,6 +11,7 @@
 #include "arch/error.h"
 #include "arch/isa_loops.h"
 #include "compiler/cost/cost_model.h"
+#include "compiler/cost/cost_params.h"
 #include "compiler/cpu/llvm_emitter.h"
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/graph/data_dependent.h"
@@ -30,7 +31,21 @@
 namespace npusim::compiler {
 namespace {
 
-OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const ArchConfig& config, const Node& node, uint32_t opId,
+/// The largest weighted term of an estimate, by name ("" when it is all zero).
+std::string largestTerm(const CostEstimate& e, const CostParams& params) {
+    std::string name;
+    double largest = 0;
+    for (size_t f = 0; f < kCostFeatures; ++f) {
+        const double term = params.weights[f] * e.features[f];
+        if (term > largest) {
+            largest = term;
+            name = std::string(costFeatureName(static_cast<CostFeature>(f)));
+        }
+    }
+    return name;
+}
+
+OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const CostModel& model, const Node& node, uint32_t opId,
                   uint64_t sramInUse, const TileOp& tiles) {
     OpRecord record;
     record.opId = opId;
@@ -47,7 +62,10 @@ OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const ArchConfig& 
     // producers' inputs instead of their results; resident intermediates never reach DRAM.
     // Spills are listed in the order the op meets them.
     const ReachedBytes reachedByDirection = reachedBytes(graph, tiles);
-    record.bounds = unitBounds(tiles, reachedByDirection, config);
+    record.bounds = unitBounds(tiles, reachedByDirection, model.config());
+    const CostEstimate estimate = model.estimateTileOp(tiles);
+    record.estimatedCycles = estimate.totalCycles;
+    record.estimateLargest = largestTerm(estimate, model.params());
     const std::map<ValueId, uint64_t> reached = reachedByDirection.either(graph);
     std::set<ValueId> storage, values;
     std::map<ValueId, uint64_t> covered;  ///< by storage: the bytes of it the op reaches
@@ -213,7 +231,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     for (const TileOp& op : c.tiles.ops) opIds.push_back(tileOpId(op));
     const std::vector<uint64_t> sramInUse = c.memory.sramInUse(opIds);
     for (size_t position = 0; position < c.tiles.ops.size(); ++position) {
-        m.ops.push_back(opRecord(c.graph, c.memory, config, c.graph.nodes.at(opIds[position]), opIds[position],
+        m.ops.push_back(opRecord(c.graph, c.memory, costModel, c.graph.nodes.at(opIds[position]), opIds[position],
                                  sramInUse[position], c.tiles.ops[position]));
     }
     addSegments(c, modelName, options.loops);

@@ -159,9 +159,21 @@ std::optional<Finding> lowUtilizationFinding(const OpReport& op, const OpRecord&
     return f;
 }
 
+/// What an estimate's largest term stands for (the cost model's CostFeature names).
+std::string estimateTermMeaning(const std::string& term) {
+    if (term == "compute") return "the units' work";
+    if (term == "memory") return "its DMA commands' latency and burst issue";
+    if (term == "transfer") return "its DRAM transfers at full bandwidth";
+    if (term == "exposed") return "first loads and last stores that no compute hides";
+    if (term == "dispatch") return "the control core's dispatch of its commands";
+    if (term == "per_block") return "synchronisation per block";
+    return "a fixed cost per op";
+}
+
 /// An op that takes at least twice its shape-aware bound: the unit whose busy time most exceeds
-/// what the op's shape needs of it says where the cycles went.
-std::optional<Finding> belowBoundFinding(const OpReport& op) {
+/// what the op's shape needs of it says where the cycles went, and the cost model's estimate
+/// what it expected of the schedule.
+std::optional<Finding> belowBoundFinding(const OpReport& op, const OpRecord& record) {
     const ShapeBound& b = op.shape;
     if (op.cycles == 0 || op.bound == "host" || b.attainableCycles <= 0 || b.efficiency >= 0.5) return std::nullopt;
     const auto lost = static_cast<uint64_t>(static_cast<double>(op.cycles) - b.attainableCycles);
@@ -209,6 +221,10 @@ std::optional<Finding> belowBoundFinding(const OpReport& op) {
                      std::to_string(op.stallCycles) + " stall cycles) or on dispatch (" + std::to_string(op.dispatchCycles) + ")";
         f.hint = "larger blocks that overlap loads with compute, or fewer, longer commands";
     }
+    if (!record.estimateLargest.empty()) {
+        f.message += "; the cost model expected " + wholeText(record.estimatedCycles) + " cycles for its schedule, most of them " +
+                     estimateTermMeaning(record.estimateLargest);
+    }
     return f;
 }
 
@@ -226,7 +242,7 @@ std::vector<Finding> findFailures(const Report& report, const RunRecord& run) {
         const OpRecord& record = *records.at(op.opId);
         for (std::optional<Finding> f : {bankConflictFinding(op, run.config), syncStallFinding(op), dispatchFinding(op, run.config),
                                          memoryBoundFinding(op, record, run.config), lowUtilizationFinding(op, record, run.config),
-                                         belowBoundFinding(op)}) {
+                                         belowBoundFinding(op, record)}) {
             if (f) findings.push_back(std::move(*f));
         }
     }
