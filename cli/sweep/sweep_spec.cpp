@@ -1,12 +1,11 @@
 #include "cli/sweep/sweep_spec.h"
 
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "arch/arch_config.h"
 #include "arch/error.h"
+#include "arch/read_file.h"
 
 namespace npusim::cli {
 namespace {
@@ -42,14 +41,11 @@ void apply(SweepPoint& point, const std::string& key, const Json& value, const s
 }  // namespace
 
 SweepSpec readSweepSpec(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    if (!in) throw InputError("cannot read sweep spec '" + file.string() + "'");
-    std::stringstream text;
-    text << in.rdbuf();
+    const std::string text = readWholeFile(file, "sweep spec");
     const std::string origin = "sweep spec '" + file.string() + "'";
     Json j;
     try {
-        j = Json::parse(text.str(), nullptr, true, true);
+        j = Json::parse(text, nullptr, true, true);
     } catch (const Json::exception& e) {  // a syntax error, or a number out of range
         throw InputError(origin + " is not valid JSON: " + e.what());
     }

@@ -1,12 +1,11 @@
 #include "compiler/cost/cost_params.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "arch/error.h"
+#include "arch/read_file.h"
 
 namespace npusim::compiler {
 
@@ -26,14 +25,11 @@ std::string_view costFeatureName(CostFeature feature) {
 }
 
 CostParams readCostParams(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    if (!in) throw InputError("cannot read cost parameters '" + file.string() + "'");
-    std::stringstream text;
-    text << in.rdbuf();
+    const std::string text = readWholeFile(file, "cost parameters");
     const std::string origin = "cost parameters '" + file.string() + "'";
     CostParams params;
     try {
-        const Json j = Json::parse(text.str());
+        const Json j = Json::parse(text);
         params.archHash = j.at("arch_hash").get<std::string>();
         const Json& weights = j.at("weights");
         for (size_t i = 0; i < kCostFeatures; ++i) {
