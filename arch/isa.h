@@ -135,6 +135,7 @@ enum class Field : uint8_t {
     DstStride,     ///< elements between dst rows
     Src0Stride,    ///< elements between src0 rows
     Src1Stride,    ///< elements between src1 rows (Full mode)
+    Src0ColStride, ///< elements between src0 columns (0 and 1: contiguous rows)
     Immediate,     ///< 32 raw bits: fp32 or int32 by dtype
     Immediate2,    ///< a second immediate (clip's maximum, a zero point)
     OutDType,      ///< element type written by the vector unit
@@ -176,7 +177,7 @@ inline constexpr int kStepFieldCount = 10;
 inline constexpr int kStepsPerDescriptor = 4;
 
 /// The most payload fields an opcode has (vec).
-inline constexpr size_t kMaxPayloadFields = 17;
+inline constexpr size_t kMaxPayloadFields = 18;
 /// Where each opcode keeps each field in Command's values (-1: the opcode has no such field);
 /// built from the ISA table.
 using FieldSlots = std::array<std::array<int8_t, kFieldCount>, 256>;

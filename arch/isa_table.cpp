@@ -76,12 +76,12 @@ constexpr std::array<FieldLayout, 13> kGemmFields = {{
     {F::BZeroPoint, "b_zp", 320, 16, V::Signed},
 }};
 
-// VECTOR: for r < rows, c < cols:
-//           dst[r*dst_stride + c] = func(src0[r*src0_stride + c], operand1(r, c))
+// VECTOR: for r < rows, c < cols (s = max(src0_col_stride, 1)):
+//           dst[r*dst_stride + c] = func(src0[r*src0_stride + c*s], operand1(r, c))
 //         operand1 by mode: full src1[r*src1_stride + c], row src1[c], column src1[r],
 //         scalar src1[0], imm the imm field. Reductions write dst[r*dst_stride] once per row.
 //         src elements are `dtype`, dst elements `out` (docs/ISA.md lists the pairs).
-constexpr std::array<FieldLayout, 17> kVectorFields = {{
+constexpr std::array<FieldLayout, 18> kVectorFields = {{
     {F::VectorOp, "func", 96, 8, V::Enum, kVectorOpNames},
     {F::DType, "dtype", 104, 4, V::Enum, kDTypeNames},
     {F::Operand1Mode, "mode", 108, 3, V::Enum, kOperand1ModeNames},
@@ -99,6 +99,7 @@ constexpr std::array<FieldLayout, 17> kVectorFields = {{
     {F::Src1Stride, "src1_stride", 288, 16, V::Unsigned},
     {F::Immediate, "imm", 320, 32, V::Hex},
     {F::Immediate2, "imm2", 352, 32, V::Hex},
+    {F::Src0ColStride, "src0_col_stride", 384, 16, V::Unsigned},
 }};
 
 // SEM_SIGNAL: on queue q, after its earlier commands: sem[s] += 1

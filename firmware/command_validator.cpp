@@ -101,12 +101,14 @@ ErrorCode validateVector(const isa::Command& c, const ArchConfig& config) {
     const uint64_t dstCols = reduction ? 1 : cols;
     if (c.get(Field::DstStride) < dstCols || c.get(Field::Src0Stride) < cols) return ErrorCode::BadField;
     const uint64_t in = dtypeSize(dtype), outSize = dtypeSize(out);
+    // A src0 row spans its columns at their stride.
+    const uint64_t src0Span = (cols - 1) * std::max<uint64_t>(c.get(Field::Src0ColStride), 1) + 1;
     auto inSpace = [&](Field space, Field address, uint64_t extent) {
         const uint64_t size = spaceSize(config, c.get(space));
         return size != 0 && fits(c.get(address), extent, size);
     };
     if (!inSpace(Field::DstSpace, Field::DstAddr, blockExtent(rows, dstCols * outSize, c.get(Field::DstStride) * outSize)) ||
-        !inSpace(Field::Src0Space, Field::Src0Addr, blockExtent(rows, cols * in, c.get(Field::Src0Stride) * in))) {
+        !inSpace(Field::Src0Space, Field::Src0Addr, blockExtent(rows, src0Span * in, c.get(Field::Src0Stride) * in))) {
         return ErrorCode::OnchipOutOfRange;
     }
     uint64_t src1Extent = 0;

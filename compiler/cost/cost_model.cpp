@@ -418,11 +418,10 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
         t.count = static_cast<double>(count);
         // A stage's DRAM transfers pipeline in their engine: the first byte's latency once.
         bool loadsDram = false, storesDram = false;
-        auto transfers = [&](const TensorView& view, BufferExtent extent, DType dtype, double& cycles, double& transfer,
-                             bool& dram) {
-            const bool onChip = model.resident(view.value);
+        auto transfers = [&](const VectorLoad& access, DType dtype, double& cycles, double& transfer, bool& dram) {
+            const bool onChip = model.resident(access.view.value);
             const int64_t maxStride = maxElementStride(model.config(), dtypeSize(dtype), onChip);
-            for (const BlockTransfer& b : blockTransfers(p, s, block, view, extent, maxStride)) {
+            for (const BlockTransfer& b : loadTransfers(p, s, block, access, maxStride)) {
                 ++t.commands;
                 if (onChip) {
                     cycles += model.moveCycles(b, dtypeSize(dtype));
@@ -436,20 +435,26 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
             }
         };
         for (const VectorLoad& load : p.loads) {
-            const VectorBuffer& buffer = p.buffers[load.buffer];
-            transfers(load.view, buffer.extent, buffer.dtype, t.stages.loads, t.stages.loadTransfer, loadsDram);
+            transfers(load, p.buffers[load.buffer].dtype, t.stages.loads, t.stages.loadTransfer, loadsDram);
         }
         if (loadsDram) t.stages.loads += model.firstByteCycles();
         for (const VectorStore& store : p.stores) {
-            const VectorBuffer& buffer = p.buffers[store.buffer];
-            transfers(store.view, buffer.extent, buffer.dtype, t.stages.stores, t.stages.storeTransfer, storesDram);
+            transfers({store.view, store.buffer, {}}, p.buffers[store.buffer].dtype, t.stages.stores, t.stages.storeTransfer,
+                      storesDram);
             t.stages.inPlace |= std::any_of(p.loads.begin(), p.loads.end(),
                                             [&](const VectorLoad& load) { return load.buffer == store.buffer; });
         }
         if (storesDram) t.stages.stores += model.firstByteCycles();
         for (const VectorStep& step : p.steps) {
-            t.stages.compute += model.vectorCycles(step.op, bufferElements(p, p.buffers[step.src0].extent, block.rows));
-            ++t.commands;
+            if (!step.window) {
+                t.stages.compute += model.vectorCycles(step.op, bufferElements(p, p.buffers[step.src0], block.rows));
+                ++t.commands;
+                continue;
+            }
+            for (const WindowCommand& c : windowCommands(p, step, block.rows)) {
+                t.stages.compute += model.vectorCycles(step.op, c.rows * c.cols);
+                ++t.commands;
+            }
         }
         return t;
     };
@@ -459,6 +464,13 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
         (first ? blocks.full : blocks.tail) = sizeOf(block, count);
         first = false;
     });
+    // Plane buffers' padding, written once per slot the first blocks use.
+    const double fills = std::min(s.doubleBuffer ? 2.0 : 1.0, blocks.full.count + blocks.tail.count);
+    for (const VectorLoad& load : p.loads) {
+        if (!load.plane) continue;
+        const int64_t elements = bufferElements(p, p.buffers[load.buffer], blockCapacityRows(p, s));
+        blocks.full.stages.compute += fills * model.vectorCycles(isa::VectorOp::Fill, elements) / blocks.full.count;
+    }
     return blocks;
 }
 

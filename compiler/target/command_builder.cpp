@@ -52,6 +52,7 @@ isa::Command vectorCommand(const VectorSpec& spec, uint32_t opId, uint32_t tileI
         .set(Field::DstStride, spec.dstStride)
         .set(Field::Src0Stride, spec.src0Stride)
         .set(Field::Src1Stride, spec.src1Stride)
+        .set(Field::Src0ColStride, spec.src0ColStride)
         .set(Field::Immediate, spec.immediate)
         .set(Field::Immediate2, spec.immediate2);
     return command;

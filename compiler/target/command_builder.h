@@ -52,6 +52,7 @@ struct VectorSpec {
                      src1Space = isa::MemorySpace::Sram;
     uint64_t dst = 0, src0 = 0, src1 = 0;
     uint64_t rows = 1, cols = 1, dstStride = 0, src0Stride = 0, src1Stride = 0;
+    uint64_t src0ColStride = 0;  ///< src0's columns this many elements apart (0, 1: contiguous)
     uint32_t immediate = 0, immediate2 = 0;
 };
 

@@ -20,12 +20,25 @@ public:
         : p_(kernel.problem), s_(kernel.schedule), slots_(slots), plan_(plan), config_(config), out_(out) {}
 
     void emit(uint32_t& tile) {
+        const size_t slots = slots_.front().size();
+        size_t blocks = 0;
         forEachVectorBlock(p_, s_, [&](const VectorBlock& block) {
-            const size_t slot = tile % slots_.front().size();
-            for (const VectorLoad& load : p_.loads) transfer(block, load.view, load.buffer, slot, true, tile);
-            for (const VectorStep& step : p_.steps) compute(block, step, slot, tile);
-            for (const VectorStore& store : p_.stores) transfer(block, store.view, store.buffer, slot, false, tile);
+            const size_t slot = tile % slots;
+            for (const VectorLoad& load : p_.loads) {
+                // A plane buffer's padding is written once per slot: its loads write only the planes.
+                if (load.plane && blocks < slots) fillPadding(load, slot, tile);
+                transfer(block, load, load.buffer, slot, true, tile);
+            }
+            for (const VectorStep& step : p_.steps) {
+                if (step.window) {
+                    computeWindow(block, step, slot, tile);
+                } else {
+                    compute(block, step, slot, tile);
+                }
+            }
+            for (const VectorStore& store : p_.stores) transfer(block, {store.view, store.buffer, {}}, store.buffer, slot, false, tile);
             ++tile;
+            ++blocks;
         });
     }
 
@@ -33,8 +46,9 @@ private:
     uint32_t slotOf(uint32_t buffer, size_t slot) const { return slots_.at(buffer).at(slot); }
     uint64_t address(uint32_t buffer, size_t slot) const { return plan_.buffers.at(slotOf(buffer, slot)).offset; }
 
-    void transfer(const VectorBlock& block, const TensorView& view, uint32_t buffer, size_t slot, bool load,
+    void transfer(const VectorBlock& block, const VectorLoad& access, uint32_t buffer, size_t slot, bool load,
                   uint32_t tile) {
+        const TensorView& view = access.view;
         const VectorBuffer& b = p_.buffers[buffer];
         const uint64_t elem = dtypeSize(b.dtype);
         const uint64_t base = address(buffer, slot);
@@ -42,7 +56,7 @@ private:
         const Access accesses[] = {{bufferResource(slotOf(buffer, slot)), load},
                                    {tensorResource(plan_, view.value), !load}};
         const int64_t maxStride = maxElementStride(config_, elem, plan_.tensor(view.value).resident());
-        for (const BlockTransfer& t : blockTransfers(p_, s_, block, view, b.extent, maxStride)) {
+        for (const BlockTransfer& t : loadTransfers(p_, s_, block, access, maxStride)) {
             DmaSpec spec;
             spec.load = load;
             spec.kind = p_.kind != isa::CommandKind::Compute ? p_.kind
@@ -68,7 +82,7 @@ private:
 
     void compute(const VectorBlock& block, const VectorStep& step, size_t slot, uint32_t tile) {
         const BufferExtent src0 = p_.buffers[step.src0].extent, dst = p_.buffers[step.dst].extent;
-        const auto cols = static_cast<uint64_t>(p_.cols());
+        const auto cols = static_cast<uint64_t>(p_.blockCols());
         const auto rows = static_cast<uint64_t>(block.rows);
         VectorSpec v;
         v.op = step.op;
@@ -93,6 +107,54 @@ private:
                                      {bufferResource(slotOf(step.src0, slot)), false}};
         if (step.src1) accesses.push_back({bufferResource(slotOf(*step.src1, slot)), false});
         out_.add(vectorCommand(v, p_.opId, tile), accesses);
+    }
+
+    /// Fills a plane buffer's slot, every row the schedule's blocks may use, with the padding value.
+    void fillPadding(const VectorLoad& load, size_t slot, uint32_t tile) {
+        const VectorBuffer& b = p_.buffers[load.buffer];
+        VectorSpec v;
+        v.op = isa::VectorOp::Fill;
+        v.dtype = b.dtype;
+        v.dst = v.src0 = address(load.buffer, slot);
+        v.rows = static_cast<uint64_t>(blockCapacityRows(p_, s_));
+        v.cols = static_cast<uint64_t>(b.width);
+        v.dstStride = v.src0Stride = v.cols;
+        v.mode = isa::Operand1Mode::Immediate;
+        v.immediate = load.plane->padBits;
+        const Access accesses[] = {{bufferResource(slotOf(load.buffer, slot)), true}};
+        out_.add(vectorCommand(v, p_.opId, tile), accesses);
+    }
+
+    /// A windowed step: one command per windowCommands entry.
+    void computeWindow(const VectorBlock& block, const VectorStep& step, size_t slot, uint32_t tile) {
+        const uint64_t in = dtypeSize(p_.buffers[step.src0].dtype), out = dtypeSize(p_.buffers[step.dst].dtype);
+        std::vector<Access> accesses{{bufferResource(slotOf(step.dst, slot)), true},
+                                     {bufferResource(slotOf(step.src0, slot)), false}};
+        if (step.src1) accesses.push_back({bufferResource(slotOf(*step.src1, slot)), false});
+        for (const WindowCommand& c : windowCommands(p_, step, block.rows)) {
+            VectorSpec v;
+            v.op = step.op;
+            v.dtype = p_.buffers[step.src0].dtype;
+            v.outDType = p_.buffers[step.dst].dtype;
+            v.dst = address(step.dst, slot) + static_cast<uint64_t>(c.dst) * out;
+            v.src0 = address(step.src0, slot) + static_cast<uint64_t>(c.src0) * in;
+            v.rows = static_cast<uint64_t>(c.rows);
+            v.cols = static_cast<uint64_t>(c.cols);
+            v.dstStride = static_cast<uint64_t>(c.dstStride);
+            v.src0Stride = static_cast<uint64_t>(c.src0Stride);
+            v.src0ColStride = static_cast<uint64_t>(c.src0ColStride);
+            if (step.src1) {
+                v.mode = c.src1Scalar ? isa::Operand1Mode::Scalar
+                                      : operandMode(BufferExtent::Block, p_.buffers[*step.src1].extent);
+                v.src1 = address(*step.src1, slot) + static_cast<uint64_t>(c.src1) * in;
+                v.src1Stride = static_cast<uint64_t>(c.src1Stride);
+            } else if (step.immediate) {
+                v.mode = isa::Operand1Mode::Immediate;
+                v.immediate = *step.immediate;
+            }
+            v.immediate2 = step.immediate2;
+            out_.add(vectorCommand(v, p_.opId, tile), accesses);
+        }
     }
 
     const VectorProblem& p_;

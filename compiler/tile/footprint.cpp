@@ -48,11 +48,10 @@ GemmFootprint gemmFootprint(const GemmProblem& p, const GemmSchedule& s, const A
 }
 
 std::vector<uint64_t> vectorBufferBytes(const VectorProblem& p, const VectorSchedule& s) {
-    int64_t rows = s.blockExtent;
-    for (int d = s.blockDim + 1; d < p.rowDims(); ++d) rows *= p.dims[static_cast<size_t>(d)];
+    const int64_t rows = blockCapacityRows(p, s);
     std::vector<uint64_t> bytes;
     for (const VectorBuffer& buffer : p.buffers) {
-        bytes.push_back(static_cast<uint64_t>(bufferElements(p, buffer.extent, rows)) * dtypeSize(buffer.dtype));
+        bytes.push_back(static_cast<uint64_t>(bufferElements(p, buffer, rows)) * dtypeSize(buffer.dtype));
     }
     return bytes;
 }

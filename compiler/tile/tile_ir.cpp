@@ -74,6 +74,15 @@ const char* extentName(BufferExtent extent) {
     return "?";
 }
 
+std::string join(const std::vector<int64_t>& values) {
+    std::string text;
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (i) text += ",";
+        text += std::to_string(values[i]);
+    }
+    return text;
+}
+
 std::string viewText(const TensorView& view, const Graph& graph) {
     std::string text = "%";
     text += graph.value(view.value).name;
@@ -81,13 +90,7 @@ std::string viewText(const TensorView& view, const Graph& graph) {
         text += "+";
         text += std::to_string(view.offset);
     }
-    text += " strides [";
-    for (size_t d = 0; d < view.strides.size(); ++d) {
-        if (d) text += ",";
-        text += std::to_string(view.strides[d]);
-    }
-    text += "]";
-    return text;
+    return text + " strides [" + join(view.strides) + "]";
 }
 
 void printVector(std::ostringstream& out, const VectorTiles& tiles, const Graph& graph) {
@@ -107,13 +110,21 @@ void printVector(std::ostringstream& out, const VectorTiles& tiles, const Graph&
         const std::string indent(static_cast<size_t>(s.blockDim) + 3, ' ');
         for (size_t b = 0; b < p.buffers.size(); ++b) {
             out << indent << "buffer v" << b << " " << dtypeName(p.buffers[b].dtype) << " "
-                << extentName(p.buffers[b].extent) << "\n";
+                << extentName(p.buffers[b].extent);
+            if (p.buffers[b].width > 0) out << " width " << p.buffers[b].width;
+            out << "\n";
         }
         for (const VectorLoad& load : p.loads) {
-            out << indent << "load v" << load.buffer << " <- " << viewText(load.view, graph) << "\n";
+            out << indent << "load v" << load.buffer << " <- " << viewText(load.view, graph);
+            if (load.plane) {
+                out << " plane [" << join(load.plane->extents) << "] at " << load.plane->onchipOffset << " strides ["
+                    << join(load.plane->onchipStrides) << "] pad 0x" << std::hex << load.plane->padBits << std::dec;
+            }
+            out << "\n";
         }
         for (const VectorStep& step : p.steps) {
             out << indent << "v" << step.dst << " = " << isa::vectorOpName(step.op) << " v" << step.src0;
+            if (step.window) out << " window " << step.window->offset << " [" << join(step.window->strides) << "]";
             if (step.src1) out << ", v" << *step.src1;
             if (step.immediate) out << ", imm 0x" << std::hex << *step.immediate << std::dec;
             if (step.immediate2) out << ", imm2 0x" << std::hex << step.immediate2 << std::dec;

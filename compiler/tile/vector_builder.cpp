@@ -50,7 +50,7 @@ VectorBuilder::VectorBuilder(uint32_t opId, std::string name, Shape dims, int co
 }
 
 uint32_t VectorBuilder::newBuffer(DType dtype, BufferExtent extent) {
-    problem_.buffers.push_back({dtype, extent});
+    problem_.buffers.push_back({dtype, extent, 0});
     loadOf_.emplace_back();
     return static_cast<uint32_t>(problem_.buffers.size() - 1);
 }
@@ -64,15 +64,37 @@ uint32_t VectorBuilder::load(const TensorView& view, DType dtype) {
                                                  : BufferExtent::Block;
     const uint32_t buffer = newBuffer(dtype, extent);
     loadOf_[buffer] = problem_.loads.size();
-    problem_.loads.push_back({view, buffer});
+    problem_.loads.push_back({view, buffer, std::nullopt});
     return buffer;
 }
 
 uint32_t VectorBuilder::loadBlock(const TensorView& view, DType dtype) {
     const uint32_t buffer = newBuffer(dtype, BufferExtent::Block);
     loadOf_[buffer] = problem_.loads.size();
-    problem_.loads.push_back({view, buffer});
+    problem_.loads.push_back({view, buffer, std::nullopt});
     return buffer;
+}
+
+uint32_t VectorBuilder::loadPlane(const TensorView& rows, DType dtype, PlaneLayout plane, int64_t width) {
+    const uint32_t buffer = newBuffer(dtype, BufferExtent::Block);
+    problem_.buffers[buffer].width = width;
+    loadOf_[buffer] = problem_.loads.size();
+    problem_.loads.push_back({rows, buffer, std::move(plane)});
+    return buffer;
+}
+
+uint32_t VectorBuilder::window(isa::VectorOp op, uint32_t plane, WindowRead read, std::optional<uint32_t> src1) {
+    const DType dtype = dtypeOf(plane);
+    if (!isa::vectorSupports(op, dtype, dtype)) {
+        throw VectorUnsupported("the vector unit has no " + std::string(isa::vectorOpName(op)) + " on " +
+                                std::string(dtypeName(dtype)));
+    }
+    if (src1 && (dtypeOf(*src1) != dtype || extentOf(*src1) == BufferExtent::Row)) {
+        throw std::logic_error("vector builder: a window's operand must be a block or column of its type");
+    }
+    const uint32_t dst = newBuffer(dtype, BufferExtent::Block);
+    problem_.steps.push_back({op, dst, plane, src1, std::nullopt, 0, std::move(read)});
+    return dst;
 }
 
 uint32_t VectorBuilder::widened(uint32_t buffer) {
@@ -105,7 +127,7 @@ uint32_t VectorBuilder::step(isa::VectorOp op, uint32_t dst, uint32_t src0,
         if (out != in) message += " to " + std::string(dtypeName(out));
         throw VectorUnsupported(message);
     }
-    problem_.steps.push_back({op, dst, src0, src1, imm, imm2});
+    problem_.steps.push_back({op, dst, src0, src1, imm, imm2, std::nullopt});
     return dst;
 }
 
@@ -208,7 +230,7 @@ void reuseDeadBuffers(VectorProblem& p) {
         const VectorBuffer& want = p.buffers[logical];
         auto free = std::find_if(live.begin(), live.end(), [&](const auto& entry) {
             return now && entry.first <= *now && buffers[entry.second].dtype == want.dtype &&
-                   buffers[entry.second].extent == want.extent &&
+                   buffers[entry.second].extent == want.extent && buffers[entry.second].width == want.width &&
                    std::none_of(live.begin(), live.end(), [&](const auto& other) {
                        return other.second == entry.second && other.first > *now;
                    });

@@ -35,6 +35,13 @@ public:
     /// Loads a view as a whole block whatever its broadcasting (the DMA repeats elements).
     uint32_t loadBlock(const TensorView& view, DType dtype);
 
+    /// Loads, per row of the block, one plane laid out as `plane` says into a padded row of
+    /// `width` elements; `rows` addresses the row dims (its column strides are 0).
+    uint32_t loadPlane(const TensorView& rows, DType dtype, PlaneLayout plane, int64_t width);
+    /// dst = op(window of `plane`, src1) into a new Block buffer: src1 a Block or Column buffer
+    /// of the plane's type, or none.
+    uint32_t window(isa::VectorOp op, uint32_t plane, WindowRead read, std::optional<uint32_t> src1);
+
     /// A new Block buffer of `dtype` whose every element has the low bytes of `bits`.
     uint32_t fill(DType dtype, uint32_t bits);
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 namespace npusim::compiler {
 namespace {
@@ -67,6 +68,55 @@ private:
     std::vector<BlockTransfer>& out_;
 };
 
+/// The transfers of a block whose dims (outermost first) have these extents and strides: dims
+/// of one index dropped, neighbours that step alike on both sides merged, the innermost a
+/// strided run where the DMA allows, the next two rows and planes, any others iterated.
+std::vector<BlockTransfer> transfersOf(const std::vector<TransferDim>& dims, int64_t dram, int64_t onchip,
+                                       int64_t maxElementStride) {
+    std::vector<TransferDim> merged;
+    for (const TransferDim& dim : dims) {
+        if (dim.extent == 1) continue;
+        if (!merged.empty()) {
+            TransferDim& last = merged.back();
+            if (last.dramStride == dim.dramStride * dim.extent &&
+                last.onchipStride == dim.onchipStride * dim.extent) {
+                last = {last.extent * dim.extent, dim.dramStride, dim.onchipStride};
+                continue;
+            }
+        }
+        merged.push_back(dim);
+    }
+    // The innermost dim is a run when it is contiguous on chip and steps forward in DRAM (a
+    // strided one gathers: a pooling window's or strided convolution's inputs).
+    int64_t rowElements = 1, elementStride = 1;
+    if (!merged.empty() && merged.back().dramStride >= 1 && merged.back().dramStride <= maxElementStride &&
+        merged.back().onchipStride == 1) {
+        rowElements = merged.back().extent;
+        elementStride = merged.back().dramStride;
+        merged.pop_back();
+    }
+    TransferDim rows, planes;
+    if (!merged.empty()) {
+        rows = merged.back();
+        merged.pop_back();
+    }
+    if (!merged.empty()) {
+        planes = merged.back();
+        merged.pop_back();
+    }
+    std::vector<BlockTransfer> transfers;
+    TransferEmitter(std::move(merged), planes, rows, rowElements, elementStride, transfers).emit(0, dram, onchip);
+    return transfers;
+}
+
+/// The DRAM element at which a block of `view` starts.
+int64_t blockOrigin(const VectorSchedule& schedule, const VectorBlock& block, const TensorView& view) {
+    const auto blockDim = static_cast<size_t>(schedule.blockDim);
+    int64_t dram = view.offset + block.start * view.strides[blockDim];
+    for (size_t d = 0; d < blockDim; ++d) dram += block.prefix[d] * view.strides[d];
+    return dram;
+}
+
 }  // namespace
 
 int64_t VectorProblem::rows() const {
@@ -77,11 +127,20 @@ int64_t VectorProblem::cols() const {
     return product(dims, static_cast<size_t>(rowDims()), dims.size());
 }
 
-int64_t bufferElements(const VectorProblem& problem, BufferExtent extent, int64_t rows) {
-    switch (extent) {
-        case BufferExtent::Block: return rows * problem.cols();
+int64_t VectorProblem::blockCols() const {
+    return colPitch.empty() ? cols() : dims[static_cast<size_t>(rowDims())] * colPitch.front();
+}
+
+int64_t blockCapacityRows(const VectorProblem& problem, const VectorSchedule& schedule) {
+    const auto blockDim = static_cast<size_t>(schedule.blockDim);
+    return schedule.blockExtent * product(problem.dims, blockDim + 1, static_cast<size_t>(problem.rowDims()));
+}
+
+int64_t bufferElements(const VectorProblem& problem, const VectorBuffer& buffer, int64_t rows) {
+    switch (buffer.extent) {
+        case BufferExtent::Block: return rows * (buffer.width > 0 ? buffer.width : problem.blockCols());
         case BufferExtent::Column: return rows;
-        case BufferExtent::Row: return problem.cols();
+        case BufferExtent::Row: return problem.blockCols();
     }
     return 0;
 }
@@ -131,56 +190,151 @@ std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const Ve
                                           BufferExtent extent, int64_t maxElementStride) {
     const auto blockDim = static_cast<size_t>(schedule.blockDim);
     const auto rowDims = static_cast<size_t>(problem.rowDims());
-    int64_t dram = view.offset + block.start * view.strides[blockDim];
-    for (size_t d = 0; d < blockDim; ++d) dram += block.prefix[d] * view.strides[d];
-
-    // The block's dims, outermost first, with the on-chip layout of the buffer's part of it.
+    // The block's dims, outermost first, with the on-chip layout of the buffer's part of it:
+    // dense, or the column dims at their pitch in padded block rows.
     std::vector<TransferDim> dims;
+    std::vector<size_t> problemDim;
     for (size_t d = blockDim; d < problem.dims.size(); ++d) {
         const bool isRowDim = d < rowDims;
         if ((extent == BufferExtent::Column && !isRowDim) || (extent == BufferExtent::Row && isRowDim)) continue;
         dims.push_back({d == blockDim ? block.extent : problem.dims[d], view.strides[d], 0});
+        problemDim.push_back(d);
     }
     int64_t onchipStride = 1;
+    for (size_t i = dims.size(); i-- > 0;) {
+        if (!problem.colPitch.empty() && problemDim[i] >= rowDims) {
+            dims[i].onchipStride = problem.colPitch[problemDim[i] - rowDims];
+            onchipStride = problem.blockCols();
+            continue;
+        }
+        dims[i].onchipStride = onchipStride;
+        onchipStride *= dims[i].extent;
+    }
+    return transfersOf(dims, blockOrigin(schedule, block, view), 0, maxElementStride);
+}
+
+std::vector<BlockTransfer> loadTransfers(const VectorProblem& problem, const VectorSchedule& schedule,
+                                         const VectorBlock& block, const VectorLoad& load, int64_t maxElementStride) {
+    const VectorBuffer& buffer = problem.buffers[load.buffer];
+    if (!load.plane) return blockTransfers(problem, schedule, block, load.view, buffer.extent, maxElementStride);
+    // The block's row dims, each row a padded plane, then the plane's dims.
+    const PlaneLayout& plane = *load.plane;
+    std::vector<TransferDim> dims;
+    for (auto d = static_cast<size_t>(schedule.blockDim); d < static_cast<size_t>(problem.rowDims()); ++d) {
+        dims.push_back({d == static_cast<size_t>(schedule.blockDim) ? block.extent : problem.dims[d], load.view.strides[d], 0});
+    }
+    int64_t onchipStride = buffer.width;
     for (size_t i = dims.size(); i-- > 0;) {
         dims[i].onchipStride = onchipStride;
         onchipStride *= dims[i].extent;
     }
-    // Drop single-index dims and merge neighbours that step alike on both sides.
-    std::vector<TransferDim> merged;
-    for (const TransferDim& dim : dims) {
-        if (dim.extent == 1) continue;
-        if (!merged.empty()) {
-            TransferDim& last = merged.back();
-            if (last.dramStride == dim.dramStride * dim.extent &&
-                last.onchipStride == dim.onchipStride * dim.extent) {
-                last = {last.extent * dim.extent, dim.dramStride, dim.onchipStride};
-                continue;
+    for (size_t i = 0; i < plane.extents.size(); ++i) {
+        dims.push_back({plane.extents[i], plane.dramStrides[i], plane.onchipStrides[i]});
+    }
+    return transfersOf(dims, blockOrigin(schedule, block, load.view), plane.onchipOffset, maxElementStride);
+}
+
+bool denseWalk(const VectorProblem& problem, const TensorView& view, int64_t elements) {
+    if (view.offset != 0 || elementCount(problem.dims) != elements) return false;
+    int64_t stride = 1;
+    for (size_t d = problem.dims.size(); d-- > 0;) {
+        if (problem.dims[d] != 1 && view.strides[d] != stride) return false;
+        stride *= problem.dims[d];
+    }
+    return true;
+}
+
+bool hasWindows(const VectorProblem& problem) {
+    return std::any_of(problem.loads.begin(), problem.loads.end(), [](const VectorLoad& load) { return load.plane.has_value(); });
+}
+
+std::vector<WindowCommand> windowCommands(const VectorProblem& problem, const VectorStep& step, int64_t blockRows) {
+    const WindowRead& window = step.window.value();
+    const auto colDims = static_cast<size_t>(problem.colDims);
+    const Shape cols(problem.dims.end() - problem.colDims, problem.dims.end());
+    const int64_t width = problem.buffers[step.src0].width, blockCols = problem.blockCols();
+    const int64_t last = cols.back();
+    const int64_t outer = product(cols, 0, colDims - 1);
+    const std::optional<BufferExtent> src1 =
+        step.src1 ? std::optional(problem.buffers[*step.src1].extent) : std::nullopt;
+    // Per command, the offsets of the column index (j_1, ..., j_{c-1}, 0) in the block's row
+    // and in the plane, for the dims [begin, end) of the column dims before the last.
+    std::vector<WindowCommand> commands;
+    const auto visit = [&](size_t end, const std::function<void(int64_t dst, int64_t src0)>& each) {
+        std::vector<int64_t> index(end, 0);
+        while (true) {
+            int64_t dst = 0, src0 = window.offset;
+            for (size_t i = 0; i < end; ++i) {
+                dst = dst * cols[i] + index[i];
+                src0 += index[i] * window.strides[i];
+            }
+            for (size_t i = end; i + 1 < colDims; ++i) dst *= cols[i];
+            each(dst * last, src0);
+            size_t d = end;
+            while (d > 0 && ++index[d - 1] == cols[d - 1]) index[--d] = 0;
+            if (d == 0) return;
+        }
+    };
+    if (!problem.colPitch.empty()) {
+        // The block's rows keep the planes' pitch: the tap is one run over every column dim.
+        for (size_t i = 0; i < colDims; ++i) {
+            if (window.strides[i] != window.strides.back() * problem.colPitch[i]) {
+                throw std::logic_error("a window not along the padded block rows");
             }
         }
-        merged.push_back(dim);
+        WindowCommand c;
+        c.src0 = window.offset;
+        c.src0ColStride = window.strides.back();
+        c.rows = blockRows;
+        c.cols = 1;
+        for (size_t i = 0; i < colDims; ++i) c.cols += (cols[i] - 1) * problem.colPitch[i];
+        c.dstStride = problem.blockCols();
+        c.src0Stride = width;
+        if (src1 == BufferExtent::Block) c.src1Stride = c.dstStride;
+        return {c};
     }
-    // The innermost dim is a run when it is contiguous on chip and steps forward in DRAM (a
-    // strided one gathers: a pooling window's or strided convolution's inputs).
-    int64_t rowElements = 1, elementStride = 1;
-    if (!merged.empty() && merged.back().dramStride >= 1 && merged.back().dramStride <= maxElementStride &&
-        merged.back().onchipStride == 1) {
-        rowElements = merged.back().extent;
-        elementStride = merged.back().dramStride;
-        merged.pop_back();
+    if (colDims >= 2 && blockRows * product(cols, 0, colDims - 2) < outer) {
+        // Rows along the second-to-last column dim, a command per block row and outer index.
+        const int64_t rowsPerCommand = cols[colDims - 2];
+        for (int64_t r = 0; r < blockRows; ++r) {
+            visit(colDims - 2, [&](int64_t dst, int64_t src0) {
+                WindowCommand c;
+                c.dst = r * blockCols + dst;
+                c.src0 = r * width + src0;
+                c.rows = rowsPerCommand;
+                c.cols = last;
+                c.dstStride = last;
+                c.src0Stride = window.strides[colDims - 2];
+                c.src0ColStride = window.strides.back();
+                if (src1 == BufferExtent::Column) {
+                    c.src1 = r;
+                    c.src1Scalar = true;
+                } else if (src1) {
+                    c.src1 = c.dst;
+                    c.src1Stride = last;
+                }
+                commands.push_back(c);
+            });
+        }
+        return commands;
     }
-    TransferDim rows, planes;
-    if (!merged.empty()) {
-        rows = merged.back();
-        merged.pop_back();
-    }
-    if (!merged.empty()) {
-        planes = merged.back();
-        merged.pop_back();
-    }
-    std::vector<BlockTransfer> transfers;
-    TransferEmitter(std::move(merged), planes, rows, rowElements, elementStride, transfers).emit(0, dram, 0);
-    return transfers;
+    // The block's rows as the rows, a command per index of the column dims before the last.
+    visit(colDims - 1, [&](int64_t dst, int64_t src0) {
+        WindowCommand c;
+        c.dst = dst;
+        c.src0 = src0;
+        c.rows = blockRows;
+        c.cols = last;
+        c.dstStride = blockCols;
+        c.src0Stride = width;
+        c.src0ColStride = window.strides.back();
+        if (src1 == BufferExtent::Block) {
+            c.src1 = dst;
+            c.src1Stride = blockCols;
+        }
+        commands.push_back(c);
+    });
+    return commands;
 }
 
 int64_t maxElementStride(const ArchConfig& config, uint64_t elementBytes, bool onChip) {
@@ -190,7 +344,7 @@ int64_t maxElementStride(const ArchConfig& config, uint64_t elementBytes, bool o
 }
 
 std::optional<VectorProblem> splitColumns(const VectorProblem& problem, int64_t limit) {
-    if (problem.colDims != 1 || limit < 1) return std::nullopt;
+    if (problem.colDims != 1 || limit < 1 || !problem.colPitch.empty()) return std::nullopt;
     const bool reduces = std::any_of(problem.steps.begin(), problem.steps.end(), [](const VectorStep& step) {
         return step.op == isa::VectorOp::ReduceSum || step.op == isa::VectorOp::ReduceMax;
     });

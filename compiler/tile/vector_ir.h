@@ -36,13 +36,29 @@ struct TensorView {
 struct VectorBuffer {
     DType dtype = DType::Fp32;
     BufferExtent extent = BufferExtent::Block;
+    /// Elements per row of a Block buffer that holds a padded plane (a PlaneLayout load's);
+    /// 0: the problem's columns.
+    int64_t width = 0;
+};
+
+/// How a load lays one plane of a tensor into each row of its buffer: the plane's `extents`
+/// (its spatial dims, `dramStrides` apart in the tensor) land at `onchipOffset` with
+/// `onchipStrides` in the row, and every other element of the row holds `padBits` (written
+/// when the kernel first uses the buffer). A sliding window then reads the padded plane.
+struct PlaneLayout {
+    Shape extents;
+    std::vector<int64_t> dramStrides, onchipStrides;
+    int64_t onchipOffset = 0;
+    uint32_t padBits = 0;
 };
 
 /// A DRAM view loaded into a buffer. A Column buffer's view must not vary along the column
-/// dims, a Row buffer's not along the row dims.
+/// dims, a Row buffer's not along the row dims. With a plane, the view addresses the row dims
+/// only (its column strides are 0) and the plane gives each row's elements.
 struct VectorLoad {
     TensorView view;
     uint32_t buffer = 0;
+    std::optional<PlaneLayout> plane;
 };
 
 /// A buffer stored through a DRAM view; a Column buffer stores one element per row.
@@ -51,14 +67,23 @@ struct VectorStore {
     TensorView view;
 };
 
+/// A sliding window's tap over a plane buffer: for column index (j_1, ..., j_c) of the block,
+/// element `offset + sum(j_i * strides[i])` of the buffer's row.
+struct WindowRead {
+    int64_t offset = 0;
+    std::vector<int64_t> strides;
+};
+
 /// One vector command per block: dst = op(src0, operand1), where operand1 is src1 (read in the
-/// mode its extent gives) or the immediate. Reductions read a Block and write a Column.
+/// mode its extent gives) or the immediate. Reductions read a Block and write a Column. A
+/// windowed step reads src0, a plane buffer, through its window (windowCommands).
 struct VectorStep {
     isa::VectorOp op = isa::VectorOp::Copy;
     uint32_t dst = 0, src0 = 0;
     std::optional<uint32_t> src1;
     std::optional<uint32_t> immediate;  ///< fp32 or int32 bits, as the ISA's `imm`
     uint32_t immediate2 = 0;
+    std::optional<WindowRead> window;
 };
 
 /// The math of one vector-unit kernel. `dims` lists the row dims, then `colDims` column dims;
@@ -73,10 +98,14 @@ struct VectorProblem {
     std::vector<VectorLoad> loads;
     std::vector<VectorStep> steps;
     std::vector<VectorStore> stores;
+    /// On-chip strides of the column dims when a block's rows are padded: a window kernel's
+    /// rows keep its input planes' pitch, so that each tap is one run. Empty: dense.
+    std::vector<int64_t> colPitch;
 
     int rowDims() const { return static_cast<int>(dims.size()) - colDims; }
     int64_t rows() const;  ///< product of the row dims
     int64_t cols() const;  ///< product of the column dims
+    int64_t blockCols() const;  ///< elements of a row of a Block buffer on chip (cols(), or padded)
 };
 
 /// How the rows are cut into blocks: dims before `blockDim` are iterated one index at a time,
@@ -130,8 +159,42 @@ std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const Ve
 /// burst each on the DMA's channels (stride x channels <= DRAM bytes per cycle).
 int64_t maxElementStride(const ArchConfig& config, uint64_t elementBytes, bool onChip);
 
+/// The transfers of a load for a block: blockTransfers, or with a plane, each row's plane at
+/// its place in the padded row.
+std::vector<BlockTransfer> loadTransfers(const VectorProblem& problem, const VectorSchedule& schedule,
+                                         const VectorBlock& block, const VectorLoad& load, int64_t maxElementStride);
+
+/// Rows in a full block of the schedule: what each buffer slot holds.
+int64_t blockCapacityRows(const VectorProblem& problem, const VectorSchedule& schedule);
+
 /// Elements of a buffer for a block of `rows` rows.
-int64_t bufferElements(const VectorProblem& problem, BufferExtent extent, int64_t rows);
+int64_t bufferElements(const VectorProblem& problem, const VectorBuffer& buffer, int64_t rows);
+
+/// Whether a view walks its whole tensor of `elements` in row-major order over the problem's
+/// index space.
+bool denseWalk(const VectorProblem& problem, const TensorView& view, int64_t elements);
+
+/// True when the problem reads a plane through a window (it has a PlaneLayout load): its
+/// buffers are not all of the block's shape, so it fuses with no other kernel.
+bool hasWindows(const VectorProblem& problem);
+
+/// One vector command of a windowed step, in elements relative to each buffer's start: `rows`
+/// rows of `cols` with these row strides. `src1Scalar`: a Column src1 read as one value per
+/// command (the ISA's scalar mode) because the command's rows are not the block's.
+struct WindowCommand {
+    int64_t dst = 0, src0 = 0, src1 = 0;
+    int64_t rows = 1, cols = 1, dstStride = 0, src0Stride = 0, src1Stride = 0;
+    int64_t src0ColStride = 1;  ///< the window's stride along the last column dim
+    bool src1Scalar = false;
+};
+
+/// The commands of windowed step `step` on a block of `blockRows` rows, in the orientation that
+/// takes fewer: the block's rows as the command's rows (one command per index of the column
+/// dims before the last), or the second-to-last column dim as the rows (one command per block
+/// row and index of the dims before it). The last column dim is each command's row, read at
+/// the window's stride. With padded block rows (colPitch), the whole tap is one command: the
+/// window's strides must then be its last stride times the pitch.
+std::vector<WindowCommand> windowCommands(const VectorProblem& problem, const VectorStep& step, int64_t blockRows);
 
 /// The problem with its column dim cut into (extent / inner) rows of `inner` columns, `inner`
 /// the largest divisor of the extent not above `limit`: the same math in shorter rows, for

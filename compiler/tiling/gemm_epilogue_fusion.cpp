@@ -9,18 +9,6 @@
 namespace npusim::compiler {
 namespace {
 
-/// Whether a view walks its whole tensor of `elements` in row-major order over the problem's
-/// index space.
-bool denseWalk(const VectorProblem& p, const TensorView& view, int64_t elements) {
-    if (view.offset != 0 || elementCount(p.dims) != elements) return false;
-    int64_t stride = 1;
-    for (size_t d = p.dims.size(); d-- > 0;) {
-        if (p.dims[d] != 1 && view.strides[d] != stride) return false;
-        stride *= p.dims[d];
-    }
-    return true;
-}
-
 /// The kernel's steps as an epilogue on `dtype` results: a chain from the loaded buffer to the
 /// stored one through one-operand steps; nullopt otherwise.
 std::optional<std::vector<EpilogueStep>> epilogueOf(const VectorProblem& p, DType dtype) {
@@ -67,7 +55,7 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph) {
         auto* reader = std::get_if<VectorTiles>(&op);
         if (!reader || reader->kernels.size() != 1) continue;
         const VectorProblem& p = reader->kernels[0].problem;
-        if (p.loads.size() != 1 || p.stores.size() != 1) continue;
+        if (p.loads.size() != 1 || p.stores.size() != 1 || hasWindows(p)) continue;
         const ValueId storage = storageOf(p.loads[0].view.value);
         const auto producer = producers.find(storage);
         if (producer == producers.end() || readers[storage] != 1 || outputs.contains(storage)) continue;

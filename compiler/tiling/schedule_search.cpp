@@ -70,7 +70,7 @@ std::optional<GemmSchedule> searchGemmSchedules(const GemmProblem& p, const Arch
 /// Calls `visit` with every vector schedule that fits (estimate not yet filled).
 template <class Visit>
 void forEachVectorSchedule(const VectorProblem& p, const ArchConfig& config, Visit visit) {
-    if (p.cols() > kMaxField16) return;
+    if (p.blockCols() > kMaxField16) return;
     int64_t wholeRows = p.rows();
     for (int blockDim = 0; blockDim < p.rowDims(); ++blockDim) {
         const int64_t extent = p.dims[static_cast<size_t>(blockDim)];

@@ -2,6 +2,7 @@
 #include "compiler/tiling/tiling.h"
 
 #include <algorithm>
+#include <variant>
 
 #include "compiler/graph/op_table.h"
 #include "compiler/tiling/mapping.h"
@@ -29,16 +30,12 @@ TileOp lowerGemm(const Graph& graph, const Node& node, uint32_t opId, const Arch
     return tiles;
 }
 
-TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const ArchConfig& config,
-                   const CostModel& model, const FixedSchedules& fixed) {
-    std::vector<VectorProblem> problems;
-    try {
-        problems = vectorProblemsFor(graph, node, opId);
-    } catch (const VectorUnsupported& e) {
-        opError(node, e.what());
-    }
-    if (problems.empty()) opError(node, "the NPU has no lowering for this op");
-    VectorTiles tiles{opId, {}, std::nullopt};
+/// Schedules each problem (cutting rows too long for the SRAM where the math allows); the
+/// kernels, or the first problem no blocking fits.
+std::variant<std::vector<VectorKernel>, std::string> scheduleKernels(std::vector<VectorProblem> problems,
+                                                                      const ArchConfig& config, const CostModel& model,
+                                                                      const FixedSchedules& fixed) {
+    std::vector<VectorKernel> kernels;
     for (VectorProblem& problem : problems) {
         std::optional<VectorSchedule> schedule = fixed.vector;
         if (schedule) {
@@ -46,17 +43,44 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
         } else {
             schedule = chooseVectorSchedule(problem, config, model);
         }
-        // Rows too long for the SRAM are cut into shorter ones where the math allows.
         for (int64_t limit = problem.cols() / 2; !schedule && limit >= 1; limit /= 2) {
             std::optional<VectorProblem> split = splitColumns(problem, limit);
             if (!split) break;
             schedule = chooseVectorSchedule(*split, config, model);
             if (schedule) problem = std::move(*split);
         }
-        if (!schedule) opError(node, "no blocking of its " + problem.name + " kernel fits " + kib(config.sram.sizeBytes) + " SRAM");
-        tiles.kernels.push_back({std::move(problem), *schedule});
+        if (!schedule) return "no blocking of its " + problem.name + " kernel fits " + kib(config.sram.sizeBytes) + " SRAM";
+        kernels.push_back({std::move(problem), *schedule});
     }
-    return tiles;
+    return kernels;
+}
+
+double estimatedCycles(const std::vector<VectorKernel>& kernels) {
+    double cycles = 0;
+    for (const VectorKernel& kernel : kernels) cycles += kernel.schedule.estimate.totalCycles;
+    return cycles;
+}
+
+TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const ArchConfig& config,
+                   const CostModel& model, const FixedSchedules& fixed) {
+    std::vector<VectorProblem> problems, windows;
+    try {
+        problems = vectorProblemsFor(graph, node, opId);
+        windows = windowProblemsFor(graph, node, opId);
+    } catch (const VectorUnsupported& e) {
+        opError(node, e.what());
+    }
+    if (problems.empty()) opError(node, "the NPU has no lowering for this op");
+    auto kernels = scheduleKernels(std::move(problems), config, model, fixed);
+    // A window kernel over padded planes replaces the box kernels where the cost model expects it faster.
+    for (VectorProblem& window : windows) {
+        auto windowed = scheduleKernels({std::move(window)}, config, model, fixed);
+        const auto* chosen = std::get_if<std::vector<VectorKernel>>(&windowed);
+        const auto* best = std::get_if<std::vector<VectorKernel>>(&kernels);
+        if (chosen && (!best || estimatedCycles(*chosen) < estimatedCycles(*best))) kernels = std::move(windowed);
+    }
+    if (const auto* error = std::get_if<std::string>(&kernels)) opError(node, *error);
+    return VectorTiles{opId, std::move(std::get<std::vector<VectorKernel>>(kernels)), std::nullopt};
 }
 
 /// The op as a CPU segment, when the NPU cannot run it (`reason`) and a CPU kernel exists.

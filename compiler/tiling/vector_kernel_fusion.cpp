@@ -66,13 +66,45 @@ VectorProblem withRowDims(const VectorProblem& p, const Shape& rows) {
     return out;
 }
 
+/// An elementwise reader of a window kernel's result re-expressed in the window kernel's index
+/// space (and padded block rows): when the producer stores its result densely and the reader
+/// reads and writes only whole blocks, each view walking its tensor densely, every view becomes
+/// the producer's store view of its own tensor (the same element order). nullopt otherwise.
+std::optional<VectorProblem> inWindowSpace(const VectorProblem& producer, VectorProblem reader) {
+    const TensorView& result = producer.stores.at(0).view;
+    const int64_t elements = elementCount(producer.dims);
+    if (!denseWalk(producer, result, elements) || !reader.colPitch.empty()) return std::nullopt;
+    const auto dense = [&](const TensorView& view, uint32_t buffer) {
+        return reader.buffers[buffer].extent == BufferExtent::Block && denseWalk(reader, view, elements);
+    };
+    for (const VectorLoad& load : reader.loads) {
+        if (load.plane || !dense(load.view, load.buffer)) return std::nullopt;
+    }
+    for (const VectorStore& store : reader.stores) {
+        if (!dense(store.view, store.buffer)) return std::nullopt;
+    }
+    for (const VectorStep& step : reader.steps) {
+        if (reader.buffers[step.dst].extent != BufferExtent::Block) return std::nullopt;
+    }
+    reader.dims = producer.dims;
+    reader.colDims = producer.colDims;
+    reader.colPitch = producer.colPitch;
+    for (VectorLoad& load : reader.loads) load.view.strides = result.strides;
+    for (VectorStore& store : reader.stores) store.view.strides = result.strides;
+    return reader;
+}
+
 /// The reader's program with the producer's prepended: the producer's result buffer stands in
 /// for every load of `value` in the reader; nullopt when the two do not line up. Kernels whose
 /// rows are the same but whose row dims are cut differently are brought to a common cut.
 std::optional<VectorProblem> merged(VectorProblem producer, VectorProblem reader, ValueId value) {
-    if (producer.stores.size() != 1 || producer.colDims != reader.colDims || producer.cols() != reader.cols()) {
-        return std::nullopt;
+    if (producer.stores.size() != 1 || hasWindows(reader)) return std::nullopt;
+    if (hasWindows(producer)) {
+        std::optional<VectorProblem> aligned = inWindowSpace(producer, std::move(reader));
+        if (!aligned) return std::nullopt;
+        reader = std::move(*aligned);
     }
+    if (producer.colDims != reader.colDims || producer.cols() != reader.cols()) return std::nullopt;
     if (producer.dims != reader.dims) {
         const Shape producerRows(producer.dims.begin(), producer.dims.begin() + producer.rowDims());
         const Shape readerRows(reader.dims.begin(), reader.dims.begin() + reader.rowDims());
@@ -107,7 +139,7 @@ std::optional<VectorProblem> merged(VectorProblem producer, VectorProblem reader
         if (load.view.value == value) {
             rename[load.buffer] = store.buffer;
         } else {
-            m.loads.push_back({load.view, rename[load.buffer]});
+            m.loads.push_back({load.view, rename[load.buffer], std::nullopt});
         }
     }
     m.steps = producer.steps;

@@ -68,6 +68,12 @@ void forEachWindowBox(const ops::WindowGeometry& geometry, std::span<const int64
 /// windows read the same taps; empty when `node` is none.
 std::vector<VectorProblem> depthwiseProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
 
+/// A depthwise convolution (one output channel per input channel) or a max or average pool
+/// as one kernel over padded input planes, each kernel tap a window the vector unit reads on
+/// chip (lower_window.cpp): one problem per block-row layout worth trying; none when `node` is
+/// none of these or its shape does not fit (planes beyond the vector command's fields).
+std::vector<VectorProblem> windowProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
+
 /// A view of a DRAM tensor: which tensor and the element its index (0, 0, ...) reads.
 struct ViewOrigin {
     ValueId value = kNoValue;

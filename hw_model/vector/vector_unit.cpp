@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "hw_model/common/memory_access.h"
 
@@ -33,7 +34,10 @@ void VectorUnit::execute(const isa::Command& command) {
     const bool reduction = isa::isReduction(block.op);
     const uint64_t dstRowBytes = (reduction ? 1 : block.cols) * out;
     const uint64_t src1Elements = operand1Elements(block.mode, block.rows, block.cols);
-    std::byte* const src0 = staged(src0_, elements * in);
+    // A strided src0 row is read over its whole span, then its elements are packed.
+    const uint64_t colStride = std::max<uint64_t>(command.get(Field::Src0ColStride), 1);
+    const uint64_t src0RowBytes = ((block.cols - 1) * colStride + 1) * in;
+    std::byte* const src0 = staged(src0_, block.rows * src0RowBytes);
     std::byte* const src1 = staged(src1_, src1Elements * in);
     std::byte* const dst = staged(dst_, block.rows * dstRowBytes);
 
@@ -49,10 +53,15 @@ void VectorUnit::execute(const isa::Command& command) {
     const bool readsSrc0 = block.op != isa::VectorOp::Fill;
     const MemoryResponse first =
         readsSrc0 ? memory_.access(socketFor(Field::Src0Space),
-                                   {tlm::TLM_READ_COMMAND, command.get(Field::Src0Addr), src0, block.rows, rowBytes,
+                                   {tlm::TLM_READ_COMMAND, command.get(Field::Src0Addr), src0, block.rows, src0RowBytes,
                                     command.get(Field::Src0Stride) * in},
                                    tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange)
                   : MemoryResponse{sc_core::SC_ZERO_TIME, 0};
+    if (src0 && colStride > 1) {
+        for (uint64_t i = 0; i < elements; ++i) {
+            std::memmove(src0 + i * in, src0 + (i / block.cols) * src0RowBytes + (i % block.cols) * colStride * in, in);
+        }
+    }
     sc_core::sc_time operandsDone = first.done;
     uint64_t contention = first.contentionCycles;
     if (src1Elements > 0) {

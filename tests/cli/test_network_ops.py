@@ -85,8 +85,9 @@ class DepthwiseConvolutionTest(NpusimTestCase):
 
 
 class StridedWindowTest(NpusimTestCase):
-    """Strided windows (a stride-2 max pool, a stride-2 convolution) gather their inputs in
-    strided DMA rows (dma.load elem_stride), and their outputs stay exact."""
+    """Strided windows gather their inputs: a stride-2 convolution's patches in strided DMA rows
+    (dma.load elem_stride), a stride-2 max pool's taps by the vector unit from the padded input
+    planes it loaded once (vec src0_col_stride); their outputs stay exact."""
 
     def model(self, name, node, inputs, channels, initializers=()):
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, channels, 16, 16])
@@ -100,11 +101,12 @@ class StridedWindowTest(NpusimTestCase):
         w = numpy_helper.from_array(rng.standard_normal((16, 8, 3, 3)).astype(np.float32), "w")
         conv = self.model("conv", helper.make_node("Conv", ["x", "w"], ["y"], strides=[2, 2], pads=[1, 1, 1, 1]), [x], 16,
                           [w])
-        for path in (pool, conv):
+        # fp32 elements two apart: rows whose elements lie 8 bytes apart in DRAM, or every
+        # second element of a padded plane's row on chip.
+        for path, gather in ((pool, r"vec [^\n]*src0_col_stride=2"), (conv, r"dma\.load [^\n]* elem=4 [^\n]*elem_stride=8")):
             with self.subTest(model=path.stem):
                 isa = self.ok("compile", path, "--arch", "edge", "--emit", "isa", "-o", path.with_suffix(".npuart"))
-                # fp32 elements two apart: rows whose elements lie 8 bytes apart in DRAM.
-                self.assertRegex(isa, r"dma\.load [^\n]* elem=4 [^\n]*elem_stride=8")
+                self.assertRegex(isa, gather)
                 self.assertIn("passed", self.ok("run", path, "--arch", "edge", "--check"))
 
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "compiler/tile/index_space.h"
@@ -238,6 +239,105 @@ TEST(VectorBuilder, RejectsWhatTheVectorUnitCannotDo) {
     VectorBuilder b(0, "int exp", {1, 8}, 1);
     const uint32_t x = b.load({1, 0, {0, 1}}, DType::Int32);
     EXPECT_THROW(b.unary(VectorOp::Exp, x), VectorUnsupported);
+}
+
+/// A 3x3, stride-2 window with padding 1 over [1, 4, 8, 8] planes: 4x4 outputs, the input
+/// planes in rows of 10x10 (one row and column of padding before, one after), the window's
+/// taps 2 padded rows (20 elements) apart per output row and 2 elements per output column.
+struct StridedWindow {
+    VectorProblem problem;
+    uint32_t plane = 0, result = 0;
+    static constexpr int64_t kWidth = 100;
+
+    explicit StridedWindow(bool weights = false) {
+        VectorBuilder b(0, "window", {1, 4, 4, 4}, 2);
+        const PlaneLayout layout{{8, 8}, {8, 1}, {10, 1}, 11, fp32Bits(-1.0f)};
+        plane = b.loadPlane({1, 0, {256, 64, 0, 0}}, DType::Fp32, layout, kWidth);
+        // The running max of the tap at (0, 0) and the tap at (2, 1), or the tap against a column.
+        const uint32_t src1 = weights ? b.load({2, 0, {0, 1, 0, 0}}, DType::Fp32)
+                                      : b.window(VectorOp::Copy, plane, {0, {20, 2}}, std::nullopt);
+        result = b.window(VectorOp::Max, plane, {21, {20, 2}}, src1);
+        b.store(result, {3, 0, {64, 16, 4, 1}});
+        problem = b.finish();
+    }
+};
+
+TEST(WindowIr, APlaneLoadPlacesEachPlaneInItsPaddedRow) {
+    const StridedWindow w;
+    const VectorSchedule s{1, 4, true, {}};
+    VectorBlock block;
+    block.prefix = {0};
+    block.extent = block.rows = 4;
+    const auto transfers = loadTransfers(w.problem, s, block, w.problem.loads[0], kAnyStride);
+    ASSERT_EQ(transfers.size(), 1u);  // 4 planes of 8 rows of 8 elements
+    std::set<std::pair<int64_t, int64_t>> expected;
+    for (int64_t c = 0; c < 4; ++c) {
+        for (int64_t h = 0; h < 8; ++h) {
+            for (int64_t x = 0; x < 8; ++x) expected.emplace(c * 64 + h * 8 + x, c * StridedWindow::kWidth + 11 + h * 10 + x);
+        }
+    }
+    EXPECT_EQ(coveredPairs(transfers), expected);
+    EXPECT_EQ(bufferElements(w.problem, w.problem.buffers[w.plane], 4), 400);
+    EXPECT_TRUE(hasWindows(w.problem));
+}
+
+TEST(WindowIr, CommandsTakeTheBlockRowsOrTheOutputRowsWhicheverIsFewer) {
+    const StridedWindow w;
+    const VectorStep& step = w.problem.steps.back();
+    // Four channels: one command per output row, the channels as its rows.
+    const std::vector<WindowCommand> byChannel = windowCommands(w.problem, step, 4);
+    ASSERT_EQ(byChannel.size(), 4u);
+    for (int64_t i = 0; i < 4; ++i) {
+        const WindowCommand& c = byChannel[static_cast<size_t>(i)];
+        EXPECT_EQ(c.dst, i * 4);
+        EXPECT_EQ(c.src0, 21 + i * 20);
+        EXPECT_EQ(c.src1, i * 4);  // the running max, a block like dst
+        EXPECT_EQ(c.rows, 4);
+        EXPECT_EQ(c.cols, 4);
+        EXPECT_EQ(c.dstStride, 16);
+        EXPECT_EQ(c.src0Stride, StridedWindow::kWidth);
+        EXPECT_EQ(c.src0ColStride, 2);
+    }
+    // One channel: one command with the output rows as its rows.
+    const std::vector<WindowCommand> byRow = windowCommands(w.problem, step, 1);
+    ASSERT_EQ(byRow.size(), 1u);
+    EXPECT_EQ(byRow[0].rows, 4);
+    EXPECT_EQ(byRow[0].dstStride, 4);
+    EXPECT_EQ(byRow[0].src0Stride, 20);
+    EXPECT_EQ(byRow[0].src0ColStride, 2);
+}
+
+TEST(WindowIr, AColumnOperandIsOneScalarPerCommandWhenTheRowsAreOutputRows) {
+    const StridedWindow w(true);
+    const std::vector<WindowCommand> byRow = windowCommands(w.problem, w.problem.steps.back(), 2);
+    ASSERT_EQ(byRow.size(), 2u);  // 2 channels < 4 output rows
+    EXPECT_TRUE(byRow[1].src1Scalar);
+    EXPECT_EQ(byRow[1].src1, 1);  // channel 1's value
+    EXPECT_EQ(byRow[1].dst, 16);
+    EXPECT_EQ(byRow[1].src0, StridedWindow::kWidth + 21);
+}
+
+TEST(WindowIr, PaddedBlockRowsMakeEachTapOneRunAndStoreAroundThePadding) {
+    StridedWindow w;
+    w.problem.colPitch = {10, 1};  // output row i at 10 i: the window's 20 = 2 x 10
+    EXPECT_EQ(w.problem.blockCols(), 40);
+    const std::vector<WindowCommand> commands = windowCommands(w.problem, w.problem.steps.back(), 4);
+    ASSERT_EQ(commands.size(), 1u);
+    EXPECT_EQ(commands[0].cols, 3 * 10 + 3 + 1);
+    EXPECT_EQ(commands[0].dstStride, 40);
+    EXPECT_EQ(commands[0].src0ColStride, 2);
+    const VectorSchedule s{1, 4, true, {}};
+    VectorBlock block;
+    block.prefix = {0};
+    block.extent = block.rows = 4;
+    std::set<std::pair<int64_t, int64_t>> expected;
+    for (int64_t c = 0; c < 4; ++c) {
+        for (int64_t h = 0; h < 4; ++h) {
+            for (int64_t x = 0; x < 4; ++x) expected.emplace(c * 16 + h * 4 + x, c * 40 + h * 10 + x);
+        }
+    }
+    const VectorStore& store = w.problem.stores[0];
+    EXPECT_EQ(coveredPairs(blockTransfers(w.problem, s, block, store.view, BufferExtent::Block, kAnyStride)), expected);
 }
 
 }  // namespace

@@ -1,0 +1,211 @@
+// Sliding windows over padded planes: depthwise convolutions and pools with each block of
+// channels' input planes loaded once, whole, into rows padded with the window's padding value
+// (0 for a convolution, the lowest value for a max pool); every kernel tap is then a window of
+// those rows that the vector unit reads in place. Beside the box kernels (lower_depthwise.cpp,
+// poolProblems), which load each tap as its own strided view, this moves each input element
+// once and in long runs; the cost model chooses between the two (tiling.cpp).
+#include <limits>
+
+#include "compiler/graph/convolution.h"
+#include "compiler/graph/op_support.h"
+#include "compiler/tiling/vector_lowering.h"
+
+namespace npusim::compiler {
+namespace {
+
+using isa::VectorOp;
+
+/// The ISA's 16-bit rows, cols and stride fields of a vector command.
+constexpr int64_t kMaxVectorField = 0xffff;
+
+/// A window's padded plane: the input's spatial block at `padBegin` in a plane of `padded`
+/// extents, large enough for every tap of every output position.
+struct PaddedPlane {
+    Shape padded;
+    std::vector<int64_t> pitch;  ///< row-major strides of the padded plane
+    int64_t size = 1;
+};
+
+std::optional<PaddedPlane> paddedPlane(const ops::WindowGeometry& g) {
+    PaddedPlane plane;
+    for (size_t i = 0; i < g.input.size(); ++i) {
+        if (g.padBegin[i] < 0 || g.padEnd[i] < 0) return std::nullopt;
+        // Every output position must read at least one input element (none lies wholly in padding).
+        for (int64_t o = 0; o < g.output[i]; ++o) {
+            bool reads = false;
+            for (int64_t k = 0; k < g.kernel[i] && !reads; ++k) {
+                const int64_t at = o * g.strides[i] - g.padBegin[i] + k * g.dilations[i];
+                reads = at >= 0 && at < g.input[i];
+            }
+            if (!reads) return std::nullopt;
+        }
+        const int64_t reach = (g.output[i] - 1) * g.strides[i] + (g.kernel[i] - 1) * g.dilations[i] + 1;
+        plane.padded.push_back(std::max(g.padBegin[i] + g.input[i] + g.padEnd[i], reach));
+    }
+    plane.pitch = ops::rowMajorStrides(plane.padded);
+    plane.size = elementCount(plane.padded);
+    return plane;
+}
+
+/// The problem's frame: dims [N, C, output spatial...] with the spatial dims as columns, the
+/// plane load of X and the window of each kernel tap. nullopt when the vector commands' fields
+/// cannot hold the planes.
+struct WindowFrame {
+    Shape dims;
+    int colDims = 0;
+    PlaneLayout layout;
+    TensorView rows;  ///< X's row dims, [N, C]
+    int64_t width = 0;
+    std::vector<WindowRead> taps;  ///< in row-major kernel order
+    /// The block-row layouts to try: dense (empty), and when the window's strides allow, the
+    /// padded rows (VectorProblem::colPitch) in which each tap is one run.
+    std::vector<std::vector<int64_t>> layouts;
+};
+
+std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry& g, uint32_t padBits) {
+    const std::optional<PaddedPlane> plane = paddedPlane(g);
+    const size_t spatial = g.input.size();
+    if (!plane || spatial == 0) return std::nullopt;
+    WindowFrame f;
+    f.dims = {x[0], x[1]};
+    f.dims.insert(f.dims.end(), g.output.begin(), g.output.end());
+    f.colDims = static_cast<int>(spatial);
+    f.width = plane->size;
+    const int64_t outputPlane = elementCount(g.output);
+    if (x[0] * x[1] > kMaxVectorField || f.width > kMaxVectorField || outputPlane > kMaxVectorField) return std::nullopt;
+
+    const std::vector<int64_t> in = ops::rowMajorStrides(x);
+    f.rows = {kNoValue, 0, {in[0], in[1]}};
+    f.rows.strides.resize(f.dims.size(), 0);
+    f.layout.extents = g.input;
+    f.layout.dramStrides.assign(in.begin() + 2, in.end());
+    f.layout.onchipStrides = plane->pitch;
+    for (size_t i = 0; i < spatial; ++i) f.layout.onchipOffset += g.padBegin[i] * plane->pitch[i];
+    f.layout.padBits = padBits;
+
+    std::vector<int64_t> strides(spatial);
+    for (size_t i = 0; i < spatial; ++i) {
+        strides[i] = g.strides[i] * plane->pitch[i];
+        if (strides[i] > kMaxVectorField) return std::nullopt;
+    }
+    // Padded rows: output index j along dim i at j * strides[i] / strides.back(), so that the
+    // tap's elements are one run at the window's last stride.
+    f.layouts.emplace_back();
+    std::vector<int64_t> pitch(spatial);
+    bool padded = true;
+    for (size_t i = 0; i < spatial; ++i) {
+        padded = padded && strides[i] % strides.back() == 0;
+        pitch[i] = strides[i] / strides.back();
+    }
+    int64_t run = 1;
+    for (size_t i = 0; i < spatial; ++i) run += (g.output[i] - 1) * pitch[i];
+    if (padded && g.output[0] * pitch[0] <= kMaxVectorField && run <= kMaxVectorField) f.layouts.push_back(pitch);
+    ops::forEachPosition(g.kernel, [&](const std::vector<int64_t>& k) {
+        int64_t offset = 0;
+        for (size_t i = 0; i < spatial; ++i) offset += k[i] * g.dilations[i] * plane->pitch[i];
+        f.taps.push_back({offset, strides});
+    });
+    return f;
+}
+
+/// The problem of one block-row layout: dims and the plane load of X.
+VectorBuilder frameBuilder(uint32_t opId, std::string name, const WindowFrame& f, ValueId x, uint32_t& plane) {
+    VectorBuilder b(opId, std::move(name), f.dims, f.colDims);
+    TensorView rows = f.rows;
+    rows.value = x;
+    plane = b.loadPlane(rows, DType::Fp32, f.layout, f.width);
+    return b;
+}
+
+VectorProblem finished(VectorBuilder& b, uint32_t result, const Graph& graph, const Node& node,
+                       const std::vector<int64_t>& layout) {
+    b.store(result, {node.outputs[0], 0, ops::rowMajorStrides(graph.value(node.outputs[0]).shape)});
+    VectorProblem problem = b.finish();
+    problem.colPitch = layout;
+    return problem;
+}
+
+/// Y = B + sum over taps of W[c, tap] * window(tap), in the reference's order (bias first).
+VectorProblem depthwiseWindow(const Graph& graph, const Node& node, uint32_t opId, const WindowFrame& f,
+                              const std::vector<int64_t>& layout) {
+    uint32_t plane = 0;
+    VectorBuilder b = frameBuilder(opId, "depthwise_window", f, node.inputs[0], plane);
+    // W[c, 0, taps...] and B[c]: one value per row (channel) of the block.
+    const auto taps = static_cast<int64_t>(f.taps.size());
+    auto column = [&](ValueId value, int64_t offset, int64_t stride) {
+        TensorView view{value, offset, {0, stride}};
+        view.strides.resize(f.dims.size(), 0);
+        return b.load(view, DType::Fp32);
+    };
+    uint32_t sum = b.window(VectorOp::Mul, plane, f.taps[0], column(node.inputs[1], 0, taps));
+    if (node.inputs.size() > 2 && node.inputs[2] != kNoValue) sum = b.binary(VectorOp::Add, sum, column(node.inputs[2], 0, 1));
+    for (int64_t t = 1; t < taps; ++t) {
+        const uint32_t product = b.window(VectorOp::Mul, plane, f.taps[static_cast<size_t>(t)], column(node.inputs[1], t, taps));
+        sum = b.binary(VectorOp::Add, sum, product);
+    }
+    return finished(b, sum, graph, node, layout);
+}
+
+/// The max, or the sum scaled by 1 / `divisor`, of the taps' windows.
+VectorProblem poolWindow(const Graph& graph, const Node& node, uint32_t opId, const WindowFrame& f,
+                         const std::vector<int64_t>& layout, std::optional<int64_t> divisor) {
+    uint32_t plane = 0;
+    VectorBuilder b = frameBuilder(opId, divisor ? "average_pool_window" : "max_pool_window", f, node.inputs[0], plane);
+    uint32_t result = b.window(VectorOp::Copy, plane, f.taps[0], std::nullopt);
+    for (size_t t = 1; t < f.taps.size(); ++t) {
+        result = b.window(divisor ? VectorOp::Add : VectorOp::Max, plane, f.taps[t], result);
+    }
+    if (divisor) result = b.scalar(VectorOp::Mul, result, 1.0f / static_cast<float>(*divisor));
+    return finished(b, result, graph, node, layout);
+}
+
+std::vector<VectorProblem> depthwiseWindows(const Graph& graph, const Node& node, uint32_t opId) {
+    const Value& x = graph.value(node.inputs[0]);
+    const Value& w = graph.value(node.inputs[1]);
+    const ops::ConvShape conv = ops::convShape(node, x.shape, w.shape);
+    if (conv.outChannels != conv.group) return {};  // a channel multiplier: the box kernels
+    std::optional<WindowFrame> f = windowFrame(x.shape, conv.window, 0);
+    if (!f) return {};
+    std::vector<VectorProblem> problems;
+    for (const std::vector<int64_t>& layout : f->layouts) problems.push_back(depthwiseWindow(graph, node, opId, *f, layout));
+    return problems;
+}
+
+std::vector<VectorProblem> poolWindows(const Graph& graph, const Node& node, uint32_t opId) {
+    const Value& x = graph.value(node.inputs[0]);
+    if (x.dtype != DType::Fp32 || x.shape.size() < 3) return {};
+    const Shape spatial(x.shape.begin() + 2, x.shape.end());
+    const ops::WindowGeometry g =
+        ops::windowGeometry(node, spatial, ops::intListAttr(node, "kernel_shape"), node.intAttr("ceil_mode", 0) != 0);
+    const bool max = node.kind == OpKind::MaxPool;
+    if (!max) {
+        // An average over a constant count: no padding, or padding that counts and no window
+        // reaching past it (ceil_mode's last windows).
+        const bool padded = std::any_of(g.padBegin.begin(), g.padBegin.end(), [](int64_t p) { return p != 0; }) ||
+                            std::any_of(g.padEnd.begin(), g.padEnd.end(), [](int64_t p) { return p != 0; });
+        if (padded && node.intAttr("count_include_pad", 0) == 0) return {};
+        for (size_t i = 0; i < spatial.size(); ++i) {
+            const int64_t reach = (g.output[i] - 1) * g.strides[i] + (g.kernel[i] - 1) * g.dilations[i] + 1;
+            if (reach > g.padBegin[i] + g.input[i] + g.padEnd[i]) return {};
+        }
+    }
+    const std::optional<WindowFrame> f =
+        windowFrame(x.shape, g, max ? fp32Bits(-std::numeric_limits<float>::infinity()) : 0);
+    if (!f) return {};
+    std::vector<VectorProblem> problems;
+    for (const std::vector<int64_t>& layout : f->layouts) {
+        problems.push_back(poolWindow(graph, node, opId, *f, layout, max ? std::nullopt : std::optional(elementCount(g.kernel))));
+    }
+    return problems;
+}
+}  // namespace
+
+std::vector<VectorProblem> windowProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
+    if (ops::isDepthwiseConvolution(graph, node)) return depthwiseWindows(graph, node, opId);
+    if ((node.kind == OpKind::MaxPool && node.outputs.size() == 1) || node.kind == OpKind::AveragePool) {
+        return poolWindows(graph, node, opId);
+    }
+    return {};
+}
+
+}  // namespace npusim::compiler
