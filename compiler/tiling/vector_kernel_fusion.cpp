@@ -131,18 +131,26 @@ std::optional<VectorProblem> merged(VectorProblem producer, VectorProblem reader
     const auto shift = static_cast<uint32_t>(producer.buffers.size());
     m.buffers = producer.buffers;
     m.buffers.insert(m.buffers.end(), reader.buffers.begin(), reader.buffers.end());
-    // Reader buffers move up by `shift`; those loaded from `value` become the producer's result.
+    // Reader buffers move up by `shift`; the first loaded from `value` becomes the producer's
+    // result. Any other load of it (a reader that fused two readers of `value`, such as x and
+    // sigmoid(x) of a SiLU) becomes a copy of the result: the reader may overwrite the first in
+    // place before it reads the others.
     std::vector<uint32_t> rename(reader.buffers.size());
     for (uint32_t b = 0; b < rename.size(); ++b) rename[b] = b + shift;
     m.loads = producer.loads;
+    m.steps = producer.steps;
+    bool renamed = false;
     for (const VectorLoad& load : reader.loads) {
-        if (load.view.value == value) {
-            rename[load.buffer] = store.buffer;
-        } else {
+        if (load.view.value != value) {
             m.loads.push_back({load.view, rename[load.buffer], std::nullopt});
+        } else if (!renamed) {
+            rename[load.buffer] = store.buffer;
+            renamed = true;
+        } else {
+            m.steps.push_back({isa::VectorOp::Copy, rename[load.buffer], store.buffer, std::nullopt, std::nullopt, 0,
+                               std::nullopt});
         }
     }
-    m.steps = producer.steps;
     for (VectorStep step : reader.steps) {
         step.dst = rename[step.dst];
         step.src0 = rename[step.src0];

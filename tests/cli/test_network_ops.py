@@ -76,6 +76,38 @@ class DepthwiseConvolutionTest(NpusimTestCase):
                     self.ok("run", path, "--arch", arch, "--inputs", inputs, "--outputs", out, "--check")
                     np.testing.assert_allclose(np.load(out / "y.npy"), expected, rtol=1e-4, atol=1e-4)
 
+    def test_an_activation_after_it_fuses_into_its_window_kernel_and_stays_exact(self):
+        # MobileNet's ReLU6 and EfficientNet's SiLU (x * sigmoid(x): the convolution's result is
+        # read twice by the fused kernel).
+        channels, size = 24, 20
+        w = RNG.standard_normal((channels, 1, 3, 3)).astype(np.float32)
+        b = RNG.standard_normal(channels).astype(np.float32)
+        x = RNG.standard_normal((1, channels, size, size)).astype(np.float32)
+        conv = depthwise_reference(x, w, b, 1, 1, 1).astype(np.float64)
+        lo = numpy_helper.from_array(np.array(0, np.float32), "lo")
+        hi = numpy_helper.from_array(np.array(6, np.float32), "hi")
+        cases = {
+            "relu6": ([helper.make_node("Clip", ["c", "lo", "hi"], ["y"])], [lo, hi], np.clip(conv, 0, 6)),
+            "silu": ([helper.make_node("Sigmoid", ["c"], ["s"]), helper.make_node("Mul", ["c", "s"], ["y"])], [],
+                     conv / (1 + np.exp(-conv))),
+        }
+        inputs = self.tmp / "act.in"
+        inputs.mkdir()
+        np.save(inputs / "x.npy", x)
+        for name, (nodes, constants, expected) in cases.items():
+            dw = helper.make_node("Conv", ["x", "w", "b"], ["c"], group=channels, kernel_shape=[3, 3], pads=[1] * 4)
+            path = save(self.tmp, name, [dw, *nodes],
+                        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, size, size])],
+                        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, channels, size, size])],
+                        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b"), *constants])
+            for arch in ("edge", "server"):
+                with self.subTest(activation=name, arch=arch):
+                    tile = self.ok("compile", path, "--arch", arch, "--emit", "tile", "-o", self.tmp / f"{name}.npuart")
+                    self.assertRegex(tile, r"tile\.vector @\S+ op=\d+ depthwise_window\+")
+                    out = self.tmp / f"{name}.{arch}.out"
+                    self.ok("run", path, "--arch", arch, "--inputs", inputs, "--outputs", out)
+                    np.testing.assert_allclose(np.load(out / "y.npy"), expected.astype(np.float32), rtol=1e-4, atol=1e-4)
+
     def test_a_depthwise_convolution_is_one_vector_op(self):
         path, _, _ = self.model(32, 28, 3, 1, 1, 1, 1)
         rows = self.ok("compile", path, "--arch", "edge", "--mapping").splitlines()[1:]
