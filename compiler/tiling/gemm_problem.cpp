@@ -41,6 +41,23 @@ void batchOffsets(const Shape& aBatch, const Shape& bBatch, int64_t aMatrix, int
     }
 }
 
+/// Batches that share one B matrix and whose A matrices lie one after another are one GEMM
+/// with their rows stacked: [batch, m, k] x [k, n] is [batch * m, k] x [k, n], and the results
+/// lie in the same order. B (a weight, typically) is then loaded once per block, not once per
+/// batch: a transformer's projections over activations laid out [seq, 1, d] (batch = seq, m = 1).
+void foldBroadcastBatches(GemmProblem& p) {
+    if (p.batch == 1) return;
+    const std::vector<int64_t>& a = p.a.batchOffsets;
+    const std::vector<int64_t>& b = p.b.batchOffsets;
+    for (int64_t i = 0; i < p.batch; ++i) {
+        if (b[static_cast<size_t>(i)] != b[0] || a[static_cast<size_t>(i)] != i * p.m * p.k) return;
+    }
+    p.m *= p.batch;
+    p.batch = 1;
+    p.a.batchOffsets = {0};
+    p.b.batchOffsets = {b[0]};
+}
+
 int32_t constantZeroPoint(const Graph& graph, const Node& node, size_t index, const char* which) {
     const Value* value = optionalValue(graph, node, index);
     if (!value) return 0;
@@ -104,6 +121,7 @@ GemmProblem gemmProblemFor(const Graph& graph, const Node& node, uint32_t opId,
         p.n = bShape.back();
         batchOffsets(Shape(aShape.begin(), aShape.end() - 2), Shape(bShape.begin(), bShape.end() - 2),
                      p.m * p.k, p.k * p.n, p);
+        foldBroadcastBatches(p);
     }
 
     if (node.kind == OpKind::MatMulInteger) {

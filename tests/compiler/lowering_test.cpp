@@ -118,6 +118,27 @@ TEST(Lowering, BatchedMatMulBroadcastsOperandOffsets) {
     expectValidStream(lower(graph, edge), edge);
 }
 
+TEST(Lowering, BatchesSharingOneBStackTheirRowsIntoOneGemm) {
+    // A projection over activations laid out [seq, 1, d]: 197 batches of one row each, one
+    // weight. Stacked, the weight's blocks load once, not once per batch.
+    const ArchConfig edge = loadArchConfig("edge", {});
+    Graph graph = singleOpGraph(OpKind::MatMul, {Tensor::zeros(DType::Fp32, {197, 1, 64}),
+                                                 Tensor::zeros(DType::Fp32, {64, 32})});
+    makeConstant(graph, 1);
+    const GemmProblem p = gemmProblemFor(graph, graph.nodes[0], 0, edge);
+    EXPECT_EQ(p.batch, 1);
+    EXPECT_EQ(p.m, 197);
+    EXPECT_EQ(p.a.batchOffsets, (std::vector<int64_t>{0}));
+    EXPECT_EQ(p.b.batchOffsets, (std::vector<int64_t>{0}));
+    expectValidStream(lower(graph, edge), edge);
+
+    // Batches with a B each, or sharing A, stay batches.
+    const Graph own = singleOpGraph(OpKind::MatMul, {Tensor::zeros(DType::Fp32, {3, 2, 4}), Tensor::zeros(DType::Fp32, {3, 4, 5})});
+    EXPECT_EQ(gemmProblemFor(own, own.nodes[0], 0, edge).batch, 3);
+    const Graph shared = singleOpGraph(OpKind::MatMul, {Tensor::zeros(DType::Fp32, {2, 4}), Tensor::zeros(DType::Fp32, {3, 4, 5})});
+    EXPECT_EQ(gemmProblemFor(shared, shared.nodes[0], 0, edge).batch, 3);
+}
+
 }  // namespace
 }  // namespace npusim::compiler
 
