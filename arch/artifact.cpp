@@ -39,8 +39,8 @@ T getLittleEndian(std::span<const std::byte> in, size_t offset) {
 }
 
 Json bindingToJson(const TensorBinding& b) {
-    return {{"name", b.name}, {"dtype", dtypeName(b.dtype)}, {"shape", b.shape}, {"dram_offset", b.dramOffset},
-            {"symbols", b.symbols}};
+    return {{"name", b.name},        {"dtype", dtypeName(b.dtype)}, {"shape", b.shape}, {"dram_offset", b.dramOffset},
+            {"symbols", b.symbols}, {"image_offset", b.imageOffset}};
 }
 
 Json opToJson(const OpRecord& op) {
@@ -65,7 +65,8 @@ DType dtypeFromJson(const Json& j) {
 
 TensorBinding bindingFromJson(const Json& j) {
     return {j.at("name").get<std::string>(), dtypeFromJson(j.at("dtype")), j.at("shape").get<Shape>(),
-            j.at("dram_offset").get<uint64_t>(), j.at("symbols").get<std::vector<std::string>>()};
+            j.at("dram_offset").get<uint64_t>(), j.at("symbols").get<std::vector<std::string>>(),
+            j.at("image_offset").get<int64_t>()};
 }
 
 OpRecord opFromJson(const Json& j) {

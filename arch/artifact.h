@@ -16,7 +16,7 @@
 
 namespace npusim {
 
-inline constexpr uint32_t kArtifactFormatVersion = 7;
+inline constexpr uint32_t kArtifactFormatVersion = 8;
 
 /// Device memory the runtime keeps beside a context's window for command buffers: a stream
 /// that does not fit runs as a chain of jobs of at most this many bytes each. A compiler that
@@ -31,6 +31,9 @@ struct TensorBinding {
     uint64_t dramOffset = 0;
     /// Per dim, the model's symbol for it ("" for a fixed dim); empty when every dim is fixed.
     std::vector<std::string> symbols;
+    /// A CPU segment's weight input: where its bytes are in the weights section, which the
+    /// host reads instead of copying them out of device memory (-1: not a weight).
+    int64_t imageOffset = -1;
     bool operator==(const TensorBinding&) const = default;
 };
 

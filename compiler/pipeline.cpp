@@ -157,7 +157,13 @@ void addSegments(Compilation& c, const std::string& modelName, bool loops) {
             record.kernel = host.host.kernel.name;
             record.opId = host.opId;
             record.operations = cpu::operationCount(host.host.kernel);
-            for (ValueId id : host.host.inputs) record.inputs.push_back(binding(c.graph, c.memory, id));
+            for (ValueId id : host.host.inputs) {
+                TensorBinding input = binding(c.graph, c.memory, id);
+                if (const std::optional<uint64_t> image = c.memory.weightImageOffset(id)) {
+                    input.imageOffset = static_cast<int64_t>(*image);
+                }
+                record.inputs.push_back(std::move(input));
+            }
             for (ValueId id : host.host.outputs) record.outputs.push_back(binding(c.graph, c.memory, id));
             kernels.push_back(host.host.kernel);
         }

@@ -23,7 +23,7 @@ void checkInWindow(const TensorBinding& binding, uint64_t windowBytes, const std
 }
 
 /// InputError unless every streamed weight of a segment comes from the weights section and
-/// lands inside the window.
+/// lands inside the window, and every weight its CPU kernel reads lies in the section.
 void checkUploads(const SegmentRecord& segment, uint64_t sectionBytes, uint64_t windowBytes) {
     for (const WeightUpload& upload : segment.uploads) {
         if (upload.source > sectionBytes || upload.bytes > sectionBytes - upload.source ||
@@ -32,6 +32,15 @@ void checkUploads(const SegmentRecord& segment, uint64_t sectionBytes, uint64_t 
                              " bytes from +" + std::to_string(upload.source) + " to +" + std::to_string(upload.dramOffset) +
                              ") lies outside the " + std::to_string(sectionBytes) + "-byte weights section or the " +
                              std::to_string(windowBytes) + "-byte DRAM window");
+        }
+    }
+    for (const TensorBinding& input : segment.inputs) {
+        const uint64_t bytes = static_cast<uint64_t>(elementCount(input.shape)) * dtypeSize(input.dtype);
+        if (input.imageOffset >= 0 && (static_cast<uint64_t>(input.imageOffset) > sectionBytes ||
+                                       bytes > sectionBytes - static_cast<uint64_t>(input.imageOffset))) {
+            throw InputError("the weight '" + input.name + "' a CPU segment reads (" + std::to_string(bytes) +
+                             " bytes at +" + std::to_string(input.imageOffset) + ") lies outside the " +
+                             std::to_string(sectionBytes) + "-byte weights section");
         }
     }
 }
@@ -265,8 +274,16 @@ uint64_t Runtime::runOnHost(const LoadedModel& model, const SegmentRecord& segme
     std::vector<Tensor> tensors;
     uint64_t copied = 0;
     const uint64_t copyIn = driver_.nowCycles();
+    // A weight the host already holds (the artifact's weights section) is read there; the
+    // other inputs are copied out of device memory.
     for (const TensorBinding& binding : segment.inputs) {
         Tensor& tensor = tensors.emplace_back(Tensor::zeros(binding.dtype, binding.shape));
+        if (binding.imageOffset >= 0) {
+            const std::vector<std::byte>& weights = model.artifact.sections.at(kWeightsSection);
+            const auto image = std::span(weights).subspan(static_cast<size_t>(binding.imageOffset), tensor.bytes.size());
+            std::copy(image.begin(), image.end(), tensor.bytes.begin());
+            continue;
+        }
         driver_.read(model.context, binding.dramOffset, tensor.bytes);
         copied += tensor.bytes.size();
     }

@@ -45,6 +45,17 @@ const TensorHome& MemoryPlan::tensor(ValueId value) const {
     return tensors[it->second];
 }
 
+std::optional<uint64_t> MemoryPlan::weightImageOffset(ValueId value) const {
+    const TensorHome& home = tensor(value);
+    if (home.role != TensorRole::Weight) return std::nullopt;
+    for (const WeightPhase& phase : weightPhases) {
+        for (const StreamedWeight& weight : phase.uploads) {
+            if (weight.value == home.storage) return weight.imageOffset;
+        }
+    }
+    return home.offset - weightsOffset;
+}
+
 TensorHome& MemoryPlan::tensor(ValueId value) {
     return const_cast<TensorHome&>(std::as_const(*this).tensor(value));
 }

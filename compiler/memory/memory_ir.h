@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -106,6 +107,9 @@ struct MemoryPlan {
     /// Throws std::out_of_range when the value has no home.
     const TensorHome& tensor(ValueId value) const;
     TensorHome& tensor(ValueId value);
+    /// Where a weight's bytes are in the weights image (a streamed weight's upload source, or a
+    /// resident one's place); nullopt for a value that is not a weight.
+    std::optional<uint64_t> weightImageOffset(ValueId value) const;
     /// Per op position (`opIds` in execution order), bytes of SRAM in use while the op runs:
     /// its own buffer slots and the resident intermediates live across it.
     std::vector<uint64_t> sramInUse(const std::vector<uint32_t>& opIds) const;

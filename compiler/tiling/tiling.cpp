@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "compiler/graph/op_table.h"
+#include "compiler/tile/footprint.h"
 #include "compiler/tiling/mapping.h"
 #include "compiler/tiling/vector_lowering.h"
 
@@ -89,9 +90,12 @@ std::optional<TileOp> lowerToHost(const Graph& graph, const Node& node, uint32_t
     std::optional<cpu::HostKernel> kernel = cpu::hostKernelFor(graph, node, opId);
     if (!kernel) return std::nullopt;
     HostTiles host{opId, std::move(*kernel), reason, {}};
+    // The host reads weights from its own copy; other inputs and the outputs cross device memory.
     uint64_t copied = 0;
-    for (const cpu::Buffer& buffer : host.host.kernel.buffers) {
-        if (!buffer.scratch) copied += static_cast<uint64_t>(buffer.elements) * dtypeSize(buffer.dtype);
+    for (const auto* values : {&host.host.inputs, &host.host.outputs}) {
+        for (ValueId id : *values) {
+            if (!graph.value(id).constant) copied += valueBytes(graph.value(id));
+        }
     }
     host.estimate.overheadCycles = static_cast<double>(cpu::operationCount(host.host.kernel)) / config.host.cpuOpsPerCycle;
     host.estimate.dmaCycles = static_cast<double>(copied) / config.host.copyBytesPerCycle;

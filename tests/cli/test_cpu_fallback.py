@@ -141,6 +141,28 @@ class CpuFallbackTest(NpusimTestCase):
                 self.assertFailsCleanly(["run", "lookup.onnx", "--inputs", directory], 1,
                                         ["'lookup' (Gather)", "outside the indexed axis"])
 
+    def test_a_weight_the_cpu_reads_comes_from_the_artifact_not_device_memory(self):
+        # An embedding lookup: the table (a weight) is read from the host's own copy; only the
+        # ids cross device memory on the way in, and the rows on the way back.
+        table = np.random.default_rng(5).standard_normal((1000, 64)).astype(np.float32)
+        graph = helper.make_graph(
+            [helper.make_node("Gather", ["table", "ids"], ["rows"], name="embed", axis=0)], "embed",
+            [helper.make_tensor_value_info("ids", TensorProto.INT64, [16])],
+            [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [16, 64])],
+            [numpy_helper.from_array(table, "table")])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "embed.onnx")
+        ids = np.array([7, 999, 0, 3] * 4, dtype=np.int64)
+        (self.tmp / "in").mkdir()
+        np.save(self.tmp / "in" / "ids.npy", ids)
+        self.ok("compile", "embed.onnx", "-o", "embed.npuart")
+        segment = next(s for s in read_manifest((self.tmp / "embed.npuart").read_bytes())[0]["segments"] if s["device"] == "cpu")
+        self.assertEqual([b["image_offset"] >= 0 for b in segment["inputs"]], [True, False])
+        self.ok("run", "embed.npuart", "--inputs", "in", "--outputs", "out", "--report", "rep")
+        np.testing.assert_array_equal(np.load(self.tmp / "out" / "rows.npy"), table[ids])
+        report = json.loads((self.tmp / "rep" / "report.json").read_text())
+        host = next(op for op in report["ops"] if op["name"] == "embed")["host"]
+        self.assertEqual(host["copy_bytes"], ids.nbytes + 16 * 64 * 4)
+
     def test_a_flipped_byte_in_the_cpu_code_is_refused_naming_the_section(self):
         self.ok("compile", example(MODEL), "-o", "m.npuart")
         data = bytearray((self.tmp / "m.npuart").read_bytes())
