@@ -18,8 +18,10 @@ int fuseVectorKernels(TileProgram& program, const Graph& graph, const ArchConfig
 /// Fuses an elementwise op that alone reads a GEMM's result, element for element in the same
 /// order, through a chain of one-operand steps (an activation, clip, scale) into that GEMM:
 /// its steps run on each result block in the accumulator and the GEMM stores the op's result.
+/// A bias the op adds first (one value per result column, as a Linear layer's after a
+/// MatMul) becomes the GEMM's own, when its schedule still fits on chip with the bias blocks.
 /// Returns the number of fusions.
-int fuseGemmEpilogues(TileProgram& program, const Graph& graph);
+int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model);
 
 /// Fuses each npusim.Im2Col read only by a GEMM's B operand into that GEMM: the GEMM gathers
 /// its B blocks straight from the Im2Col's input (GemmOperand::gather), so the patch matrix

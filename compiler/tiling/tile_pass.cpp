@@ -25,7 +25,7 @@ std::span<const TilePass> tilePasses() {
          fusing,
          [](TileProgram& p, const TileContext& c) { fuseGatheredOperands(p, c.graph, c.config, c.costModel); }},
         {"fuse-gemm-epilogues", "an elementwise chain that alone reads a GEMM's result runs on its blocks in the accumulator",
-         fusing, [](TileProgram& p, const TileContext& c) { fuseGemmEpilogues(p, c.graph); }},
+         fusing, [](TileProgram& p, const TileContext& c) { fuseGemmEpilogues(p, c.graph, c.config, c.costModel); }},
         {"fuse-vector-kernels", "a vector kernel whose only reader walks the same index space merges into that reader",
          fusing,
          [](TileProgram& p, const TileContext& c) { fuseVectorKernels(p, c.graph, c.config, c.costModel); }},

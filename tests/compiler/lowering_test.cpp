@@ -254,13 +254,41 @@ TEST(Fusion, AnActivationAfterAGemmRunsOnItsAccumulator) {
     const ValueId y = b.op(OpKind::Clip, "clip", {b.op(OpKind::Relu, "relu", {h})}, {{"min", 0.0}, {"max", 6.0}});
     const Graph graph = b.finish({y});
     const ArchConfig edge = loadArchConfig("edge", {});
-    TileProgram program = lowerToTiles(graph, edge, CostModel(edge));
-    EXPECT_EQ(fuseGemmEpilogues(program, graph), 2);
+    const CostModel model(edge);
+    TileProgram program = lowerToTiles(graph, edge, model);
+    EXPECT_EQ(fuseGemmEpilogues(program, graph, edge, model), 2);
     const GemmProblem& gemm = std::get<GemmTiles>(program.ops[0]).problem;
     ASSERT_EQ(gemm.epilogue.size(), 3u);  // relu; clip as max then min
     EXPECT_EQ(gemm.epilogue[0].op, isa::VectorOp::Relu);
     EXPECT_EQ(gemm.output, y);
     EXPECT_EQ(std::get<VectorTiles>(program.ops[2]).fusedInto, 0u);
+}
+
+TEST(Fusion, ALinearLayersBiasAfterAMatMulBecomesTheGemmsBias) {
+    // y = Relu(x W + b), b one value per column: the GEMM adds b itself (row mode) and applies
+    // the Relu; a bias per row of a 3-D result, or a second tensor of the result's shape, stays
+    // an op of its own.
+    testing::GraphBuilder b("linear", 13);
+    const ValueId x = b.input("x", DType::Fp32, {32, 64});
+    const ValueId bias = b.constant("b", Tensor::zeros(DType::Fp32, {16}));
+    const ValueId h = b.op(OpKind::MatMul, "matmul", {x, b.constant("w", Tensor::zeros(DType::Fp32, {64, 16}))});
+    const ValueId y = b.op(OpKind::Relu, "relu", {b.op(OpKind::Add, "add", {bias, h})});
+    const ValueId other = b.op(OpKind::MatMul, "matmul2", {x, b.constant("w2", Tensor::zeros(DType::Fp32, {64, 16}))});
+    const ValueId z = b.op(OpKind::Add, "add2", {other, b.input("r", DType::Fp32, {32, 16})});
+    const Graph graph = b.finish({y, z});
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const CostModel model(edge);
+    TileProgram program = lowerToTiles(graph, edge, model);
+    EXPECT_EQ(fuseGemmEpilogues(program, graph, edge, model), 2);
+    const GemmTiles& linear = std::get<GemmTiles>(program.ops[0]);
+    EXPECT_EQ(linear.problem.bias, bias);
+    EXPECT_EQ(linear.problem.biasMode, BiasMode::Row);
+    ASSERT_EQ(linear.problem.epilogue.size(), 1u);
+    EXPECT_EQ(linear.problem.output, y);
+    EXPECT_EQ(linear.schedule.estimate.totalCycles, model.estimateGemm(linear.problem, linear.schedule).totalCycles);
+    EXPECT_EQ(std::get<GemmTiles>(program.ops[3]).problem.bias, kNoValue);
+    EXPECT_FALSE(std::get<VectorTiles>(program.ops[4]).fusedInto.has_value());
+    expectValidStream(lower(graph, edge), edge);
 }
 
 }  // namespace
