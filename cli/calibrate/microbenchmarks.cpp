@@ -48,6 +48,21 @@ Microbenchmark conv(int64_t channels, int64_t size, int64_t filters) {
             false};
 }
 
+/// A 3x3 window with padding 1 over `channels` planes: a depthwise convolution or a max pool
+/// (the vector unit's window kernels, or its box kernels, whichever the compiler picks).
+Microbenchmark window(bool pool, int64_t channels, int64_t size, int64_t stride) {
+    const int64_t out = (size - 1) / stride + 1;
+    const std::string attributes = "kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = " + dims({stride, stride});
+    const std::string op = pool ? "MaxPool(%x) {name = \"pool\", " + attributes + "}"
+                                : "Conv(%x, %w) {name = \"depthwise\", group = " + std::to_string(channels) + ", " + attributes + "}";
+    return {std::string(pool ? "max_pool_" : "depthwise_") + std::to_string(channels) + "x" + std::to_string(size) + "x" +
+                std::to_string(size) + "_s" + std::to_string(stride),
+            "graph @bench(%x: fp32" + dims({1, channels, size, size}) + ") -> (%y: fp32" + dims({1, channels, out, out}) +
+                ") {\n" + (pool ? "" : "  %w = constant fp32" + dims({channels, 1, 3, 3}) + "\n") + "  %y = " + op +
+                "\n  return %y\n}\n",
+            false};
+}
+
 }  // namespace
 
 std::vector<Microbenchmark> microbenchmarkSuite(const ArchConfig& config) {
@@ -74,6 +89,11 @@ std::vector<Microbenchmark> microbenchmarkSuite(const ArchConfig& config) {
     }
     for (const auto& [channels, size, filters] : {std::tuple{int64_t{8}, int64_t{32}, c}, std::tuple{c, int64_t{16}, 2 * c}}) {
         suite.push_back(conv(channels, size, filters));
+    }
+    for (const auto& [pool, channels, size, stride] : {std::tuple{false, lanes, int64_t{28}, int64_t{1}},
+                                                       std::tuple{false, 2 * lanes, int64_t{14}, int64_t{2}},
+                                                       std::tuple{true, lanes, int64_t{56}, int64_t{2}}}) {
+        suite.push_back(window(pool, channels, size, stride));
     }
     return suite;
 }

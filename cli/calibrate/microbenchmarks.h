@@ -1,6 +1,7 @@
 // The microbenchmark suite of cost-model calibration: GEMM (fp32 and int8), convolution,
-// elementwise vector and data-movement (DMA) ops, with shapes scaled to the architecture's
-// array and lanes so that they spread over the space its tiler explores.
+// elementwise vector, data-movement (DMA) and sliding-window (depthwise convolution, max pool)
+// ops, with shapes scaled to the architecture's array and lanes so that they spread over the
+// space its tiler explores.
 #pragma once
 
 #include <string>
