@@ -24,7 +24,7 @@ std::span<const TilePass> tilePasses() {
         {"fuse-gathered-operands", "an Im2Col read only by a GEMM's B operand: the GEMM gathers its B blocks from the Im2Col's input",
          fusing,
          [](TileProgram& p, const TileContext& c) { fuseGatheredOperands(p, c.graph, c.config, c.costModel); }},
-        {"fuse-gemm-epilogues", "an elementwise chain that alone reads a GEMM's result runs on its blocks in the accumulator",
+        {"fuse-gemm-epilogues", "an elementwise chain (after a bias, which the GEMM adds) that alone reads a GEMM's result runs on its blocks in the accumulator",
          fusing, [](TileProgram& p, const TileContext& c) { fuseGemmEpilogues(p, c.graph, c.config, c.costModel); }},
         {"fuse-vector-kernels", "a vector kernel whose only reader walks the same index space merges into that reader",
          fusing,
