@@ -86,6 +86,10 @@ private:
     TensorRole roleOf(ValueId id) const;
     /// Each op's on-chip buffer slots; returns the end of each op's working set in SRAM.
     std::vector<uint64_t> allocateOpBuffers(MemoryPlan& plan) const;
+    /// Moves every other op's buffers above the largest working set where the memories are
+    /// large enough; `sramEnds` follow.
+    void alternateWorkingSets(MemoryPlan& plan, std::vector<uint64_t>& sramEnds,
+                              const std::vector<uint64_t>& accumulatorEnds) const;
 
     const Graph& graph_;
     const TileProgram& program_;
@@ -152,7 +156,7 @@ std::vector<WeightUse> Planner::weightUses() const {
 
 std::vector<uint64_t> Planner::allocateOpBuffers(MemoryPlan& plan) const {
     const ArchConfig& config = config_;
-    std::vector<uint64_t> workingSetEnds;
+    std::vector<uint64_t> workingSetEnds, accumulatorEnds;
     for (const TileOp& op : program_.ops) {
         const uint32_t opId = tileOpId(op);
         BufferAllocator allocate(plan, opId);
@@ -193,10 +197,41 @@ std::vector<uint64_t> Planner::allocateOpBuffers(MemoryPlan& plan) const {
                                    " does not fit on chip");
         }
         workingSetEnds.push_back(sramEnd);
+        accumulatorEnds.push_back(allocate.accumulatorEnd());
         plan.opBuffers[opId] = roles;
     }
-
+    alternateWorkingSets(plan, workingSetEnds, accumulatorEnds);
     return workingSetEnds;
+}
+
+void Planner::alternateWorkingSets(MemoryPlan& plan, std::vector<uint64_t>& sramEnds,
+                                   const std::vector<uint64_t>& accumulatorEnds) const {
+    // Every other op with buffers moves its working set above the largest one (in SRAM and
+    // in the accumulator memory, each where two of them take at most half of it): consecutive
+    // ops then use different addresses, and an op's first loads need not wait for the last
+    // reads of the op before it. SRAM above the two working sets stays for resident tensors.
+    if (sramEnds.empty()) return;
+    const uint64_t sramSet = alignUp(*std::max_element(sramEnds.begin(), sramEnds.end()), config_.sram.bankPeriod());
+    const uint64_t accumulatorSet =
+        alignUp(*std::max_element(accumulatorEnds.begin(), accumulatorEnds.end()), config_.accumulator.bankPeriod());
+    const bool sram = 4 * sramSet <= config_.sram.sizeBytes;
+    const bool accumulator = 4 * accumulatorSet <= config_.accumulator.sizeBytes;
+    if (!sram && !accumulator) return;
+    std::set<uint32_t> moved;
+    bool upper = false;
+    for (size_t i = 0; i < program_.ops.size(); ++i) {
+        if (sramEnds[i] == 0 && accumulatorEnds[i] == 0) continue;  // no buffers: a view or a fused op
+        if (upper) {
+            moved.insert(tileOpId(program_.ops[i]));
+            if (sram) sramEnds[i] += sramSet;
+        }
+        upper = !upper;
+    }
+    for (OnchipBuffer& buffer : plan.buffers) {
+        if (!moved.contains(buffer.opId)) continue;
+        const bool inSram = buffer.space == AddressSpace::Sram;
+        if (inSram ? sram : accumulator) buffer.offset += inSram ? sramSet : accumulatorSet;
+    }
 }
 
 MemoryPlan Planner::plan(const std::vector<int>& phaseStarts) const {
