@@ -1,9 +1,10 @@
 // Sliding windows over padded planes: depthwise convolutions and pools with each block of
 // channels' input planes loaded once, whole, into rows padded with the window's padding value
 // (0 for a convolution, the lowest value for a max pool); every kernel tap is then a window of
-// those rows that the vector unit reads in place. Beside the box kernels (lower_depthwise.cpp,
-// poolProblems), which load each tap as its own strided view, this moves each input element
-// once and in long runs; the cost model chooses between the two (tiling.cpp).
+// those rows that the vector unit reads in place (every s-th element for a window of stride s:
+// vec src0_col_stride). Beside the box kernels (lower_depthwise.cpp, poolProblems), which load
+// each tap as its own strided view, this moves each input element once and in long runs; the
+// cost model chooses between the two (tiling.cpp).
 #include <limits>
 
 #include "compiler/graph/convolution.h"
@@ -53,8 +54,8 @@ std::optional<PaddedPlane> paddedPlane(const ops::WindowGeometry& g) {
 struct WindowFrame {
     Shape dims;
     int colDims = 0;
-    PlaneLayout layout;
-    TensorView rows;  ///< X's row dims, [N, C]
+    PlaneLayout plane;  ///< where each row's plane of X lands
+    TensorView rows;    ///< X's row dims, [N, C]
     int64_t width = 0;
     std::vector<WindowRead> taps;  ///< in row-major kernel order
     /// The block-row layouts to try: dense (empty), and when the window's strides allow, the
@@ -63,46 +64,46 @@ struct WindowFrame {
 };
 
 std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry& g, uint32_t padBits) {
-    const std::optional<PaddedPlane> plane = paddedPlane(g);
+    const std::optional<PaddedPlane> padded = paddedPlane(g);
     const size_t spatial = g.input.size();
-    if (!plane || spatial == 0) return std::nullopt;
+    if (!padded || spatial == 0) return std::nullopt;
     WindowFrame f;
     f.dims = {x[0], x[1]};
     f.dims.insert(f.dims.end(), g.output.begin(), g.output.end());
     f.colDims = static_cast<int>(spatial);
-    f.width = plane->size;
+    f.width = padded->size;
     const int64_t outputPlane = elementCount(g.output);
     if (x[0] * x[1] > kMaxVectorField || f.width > kMaxVectorField || outputPlane > kMaxVectorField) return std::nullopt;
 
     const std::vector<int64_t> in = ops::rowMajorStrides(x);
     f.rows = {kNoValue, 0, {in[0], in[1]}};
     f.rows.strides.resize(f.dims.size(), 0);
-    f.layout.extents = g.input;
-    f.layout.dramStrides.assign(in.begin() + 2, in.end());
-    f.layout.onchipStrides = plane->pitch;
-    for (size_t i = 0; i < spatial; ++i) f.layout.onchipOffset += g.padBegin[i] * plane->pitch[i];
-    f.layout.padBits = padBits;
+    f.plane.extents = g.input;
+    f.plane.dramStrides.assign(in.begin() + 2, in.end());
+    f.plane.onchipStrides = padded->pitch;
+    for (size_t i = 0; i < spatial; ++i) f.plane.onchipOffset += g.padBegin[i] * padded->pitch[i];
+    f.plane.padBits = padBits;
 
     std::vector<int64_t> strides(spatial);
     for (size_t i = 0; i < spatial; ++i) {
-        strides[i] = g.strides[i] * plane->pitch[i];
+        strides[i] = g.strides[i] * padded->pitch[i];
         if (strides[i] > kMaxVectorField) return std::nullopt;
     }
     // Padded rows: output index j along dim i at j * strides[i] / strides.back(), so that the
     // tap's elements are one run at the window's last stride.
     f.layouts.emplace_back();
     std::vector<int64_t> pitch(spatial);
-    bool padded = true;
+    bool aligned = true;
     for (size_t i = 0; i < spatial; ++i) {
-        padded = padded && strides[i] % strides.back() == 0;
+        aligned = aligned && strides[i] % strides.back() == 0;
         pitch[i] = strides[i] / strides.back();
     }
     int64_t run = 1;
     for (size_t i = 0; i < spatial; ++i) run += (g.output[i] - 1) * pitch[i];
-    if (padded && g.output[0] * pitch[0] <= kMaxVectorField && run <= kMaxVectorField) f.layouts.push_back(pitch);
+    if (aligned && g.output[0] * pitch[0] <= kMaxVectorField && run <= kMaxVectorField) f.layouts.push_back(pitch);
     ops::forEachPosition(g.kernel, [&](const std::vector<int64_t>& k) {
         int64_t offset = 0;
-        for (size_t i = 0; i < spatial; ++i) offset += k[i] * g.dilations[i] * plane->pitch[i];
+        for (size_t i = 0; i < spatial; ++i) offset += k[i] * g.dilations[i] * padded->pitch[i];
         f.taps.push_back({offset, strides});
     });
     return f;
@@ -113,7 +114,7 @@ VectorBuilder frameBuilder(uint32_t opId, std::string name, const WindowFrame& f
     VectorBuilder b(opId, std::move(name), f.dims, f.colDims);
     TensorView rows = f.rows;
     rows.value = x;
-    plane = b.loadPlane(rows, DType::Fp32, f.layout, f.width);
+    plane = b.loadPlane(rows, DType::Fp32, f.plane, f.width);
     return b;
 }
 
