@@ -467,7 +467,7 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
     // Plane buffers' padding, written once per slot the first blocks use.
     const double fills = std::min(s.doubleBuffer ? 2.0 : 1.0, blocks.full.count + blocks.tail.count);
     for (const VectorLoad& load : p.loads) {
-        if (!load.plane) continue;
+        if (!load.plane || blocks.full.count == 0) continue;
         const int64_t elements = bufferElements(p, p.buffers[load.buffer], blockCapacityRows(p, s));
         blocks.full.stages.compute += fills * model.vectorCycles(isa::VectorOp::Fill, elements) / blocks.full.count;
     }
