@@ -31,7 +31,7 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
     }
     for (size_t unit = 0; unit < run.trace.units().size(); ++unit) {
         emit({{"ph", "M"}, {"pid", 1}, {"tid", unit}, {"name", "thread_name"},
-                          {"args", {{"name", run.trace.units()[unit].name}}}});
+              {"args", {{"name", run.trace.units()[unit].name}}}});
     }
     for (const trace::Event& e : run.trace.events()) {
         const std::string op = e.opId < opNames.size() ? opNames[e.opId] : "job";
@@ -45,14 +45,14 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
             name = op + " " + std::string(trace::eventTypeName(e.type));
         }
         emit({{"ph", "X"},
-                          {"pid", 1},
-                          {"tid", e.unit},
-                          {"name", name},
-                          {"cat", category},
-                          {"ts", static_cast<double>(e.start) * microsecondsPerCycle},
-                          {"dur", static_cast<double>(e.end - e.start) * microsecondsPerCycle},
-                          {"args", {{"op_id", e.opId}, {"tile_id", e.tileId}, {"start_cycle", e.start},
-                                    {"cycles", e.end - e.start}, {"bytes", e.bytes}, {"macs", e.macs}}}});
+              {"pid", 1},
+              {"tid", e.unit},
+              {"name", name},
+              {"cat", category},
+              {"ts", static_cast<double>(e.start) * microsecondsPerCycle},
+              {"dur", static_cast<double>(e.end - e.start) * microsecondsPerCycle},
+              {"args", {{"op_id", e.opId}, {"tile_id", e.tileId}, {"start_cycle", e.start},
+                        {"cycles", e.end - e.start}, {"bytes", e.bytes}, {"macs", e.macs}}}});
     }
     // A counter track: DRAM bandwidth the NPU's DMAs used, per window of the run (each burst's
     // bytes spread evenly over its command's interval).
@@ -79,10 +79,10 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
         for (size_t w = 0; w <= bytes.size(); ++w) {
             const double gbps = w < bytes.size() ? bytes[w] / secondsPerWindow / 1e9 : 0.0;
             emit({{"ph", "C"},
-                              {"pid", 1},
-                              {"name", "DRAM bandwidth"},
-                              {"ts", static_cast<double>(first + w * window) * microsecondsPerCycle},
-                              {"args", {{"GB/s", gbps}}}});
+                  {"pid", 1},
+                  {"name", "DRAM bandwidth"},
+                  {"ts", static_cast<double>(first + w * window) * microsecondsPerCycle},
+                  {"args", {{"GB/s", gbps}}}});
         }
     }
     // A counter track: SRAM in use, stepping to each op's planned occupancy as its first command
@@ -99,10 +99,10 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
     if (!occupancy.empty()) occupancy.emplace_back(runEnd, 0);
     for (const auto& [cycle, bytes] : occupancy) {
         emit({{"ph", "C"},
-                          {"pid", 1},
-                          {"name", "SRAM occupancy"},
-                          {"ts", static_cast<double>(cycle) * microsecondsPerCycle},
-                          {"args", {{"bytes", bytes}}}});
+              {"pid", 1},
+              {"name", "SRAM occupancy"},
+              {"ts", static_cast<double>(cycle) * microsecondsPerCycle},
+              {"args", {{"bytes", bytes}}}});
     }
     out << "\n]}\n";
 }

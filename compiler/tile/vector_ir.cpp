@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <utility>
+
+#include "compiler/graph/op_support.h"
 
 namespace npusim::compiler {
 namespace {
@@ -253,86 +256,64 @@ std::vector<WindowCommand> windowCommands(const VectorProblem& problem, const Ve
     const auto colDims = static_cast<size_t>(problem.colDims);
     const Shape cols(problem.dims.end() - problem.colDims, problem.dims.end());
     const int64_t width = problem.buffers[step.src0].width, blockCols = problem.blockCols();
-    const int64_t last = cols.back();
-    const int64_t outer = product(cols, 0, colDims - 1);
+    const int64_t last = cols.back(), stride = window.strides.back();
     const std::optional<BufferExtent> src1 =
         step.src1 ? std::optional(problem.buffers[*step.src1].extent) : std::nullopt;
-    // Per command, the offsets of the column index (j_1, ..., j_{c-1}, 0) in the block's row
-    // and in the plane, for the dims [begin, end) of the column dims before the last.
-    std::vector<WindowCommand> commands;
-    const auto visit = [&](size_t end, const std::function<void(int64_t dst, int64_t src0)>& each) {
-        std::vector<int64_t> index(end, 0);
-        while (true) {
-            int64_t dst = 0, src0 = window.offset;
-            for (size_t i = 0; i < end; ++i) {
-                dst = dst * cols[i] + index[i];
-                src0 += index[i] * window.strides[i];
-            }
-            for (size_t i = end; i + 1 < colDims; ++i) dst *= cols[i];
-            each(dst * last, src0);
-            size_t d = end;
-            while (d > 0 && ++index[d - 1] == cols[d - 1]) index[--d] = 0;
-            if (d == 0) return;
-        }
-    };
     if (!problem.colPitch.empty()) {
         // The block's rows keep the planes' pitch: the tap is one run over every column dim.
+        int64_t run = 1;
         for (size_t i = 0; i < colDims; ++i) {
-            if (window.strides[i] != window.strides.back() * problem.colPitch[i]) {
-                throw std::logic_error("a window not along the padded block rows");
-            }
+            if (window.strides[i] != stride * problem.colPitch[i]) throw std::logic_error("a window not along the padded block rows");
+            run += (cols[i] - 1) * problem.colPitch[i];
         }
-        WindowCommand c;
-        c.src0 = window.offset;
-        c.src0ColStride = window.strides.back();
-        c.rows = blockRows;
-        c.cols = 1;
-        for (size_t i = 0; i < colDims; ++i) c.cols += (cols[i] - 1) * problem.colPitch[i];
-        c.dstStride = problem.blockCols();
-        c.src0Stride = width;
-        if (src1 == BufferExtent::Block) c.src1Stride = c.dstStride;
-        return {c};
+        return {{.src0 = window.offset, .rows = blockRows, .cols = run, .dstStride = blockCols, .src0Stride = width,
+                 .src1Stride = src1 == BufferExtent::Block ? blockCols : 0, .src0ColStride = stride}};
     }
-    if (colDims >= 2 && blockRows * product(cols, 0, colDims - 2) < outer) {
+    // The offsets of column index (j_1, ..., j_{c-1}, 0) in the block's row and in the plane,
+    // for the leading indices given (the others 0).
+    const auto offsets = [&](const std::vector<int64_t>& index) {
+        int64_t dst = 0, src0 = window.offset;
+        for (size_t i = 0; i + 1 < colDims; ++i) {
+            const int64_t j = i < index.size() ? index[i] : 0;
+            dst = dst * cols[i] + j;
+            src0 += j * window.strides[i];
+        }
+        return std::pair{dst * last, src0};
+    };
+    std::vector<WindowCommand> commands;
+    if (colDims >= 2 && blockRows * product(cols, 0, colDims - 2) < product(cols, 0, colDims - 1)) {
         // Rows along the second-to-last column dim, a command per block row and outer index.
-        const int64_t rowsPerCommand = cols[colDims - 2];
+        const bool column = src1 == BufferExtent::Column;
         for (int64_t r = 0; r < blockRows; ++r) {
-            visit(colDims - 2, [&](int64_t dst, int64_t src0) {
-                WindowCommand c;
-                c.dst = r * blockCols + dst;
-                c.src0 = r * width + src0;
-                c.rows = rowsPerCommand;
-                c.cols = last;
-                c.dstStride = last;
-                c.src0Stride = window.strides[colDims - 2];
-                c.src0ColStride = window.strides.back();
-                if (src1 == BufferExtent::Column) {
-                    c.src1 = r;
-                    c.src1Scalar = true;
-                } else if (src1) {
-                    c.src1 = c.dst;
-                    c.src1Stride = last;
-                }
-                commands.push_back(c);
+            ops::forEachPosition(Shape(cols.begin(), cols.end() - 2), [&](const std::vector<int64_t>& index) {
+                const auto [dst, src0] = offsets(index);
+                commands.push_back({.dst = r * blockCols + dst,
+                                    .src0 = r * width + src0,
+                                    .src1 = column ? r : src1 ? r * blockCols + dst : 0,
+                                    .rows = cols[colDims - 2],
+                                    .cols = last,
+                                    .dstStride = last,
+                                    .src0Stride = window.strides[colDims - 2],
+                                    .src1Stride = src1 && !column ? last : 0,
+                                    .src0ColStride = stride,
+                                    .src1Scalar = column});
             });
         }
         return commands;
     }
     // The block's rows as the rows, a command per index of the column dims before the last.
-    visit(colDims - 1, [&](int64_t dst, int64_t src0) {
-        WindowCommand c;
-        c.dst = dst;
-        c.src0 = src0;
-        c.rows = blockRows;
-        c.cols = last;
-        c.dstStride = blockCols;
-        c.src0Stride = width;
-        c.src0ColStride = window.strides.back();
-        if (src1 == BufferExtent::Block) {
-            c.src1 = dst;
-            c.src1Stride = blockCols;
-        }
-        commands.push_back(c);
+    const bool block = src1 == BufferExtent::Block;
+    ops::forEachPosition(Shape(cols.begin(), cols.end() - 1), [&](const std::vector<int64_t>& index) {
+        const auto [dst, src0] = offsets(index);
+        commands.push_back({.dst = dst,
+                            .src0 = src0,
+                            .src1 = block ? dst : 0,
+                            .rows = blockRows,
+                            .cols = last,
+                            .dstStride = blockCols,
+                            .src0Stride = width,
+                            .src1Stride = block ? blockCols : 0,
+                            .src0ColStride = stride});
     });
     return commands;
 }

@@ -57,9 +57,12 @@ void VectorUnit::execute(const isa::Command& command) {
                                     command.get(Field::Src0Stride) * in},
                                    tag, sc_core::SC_ZERO_TIME, who, regs::ErrorCode::OnchipOutOfRange)
                   : MemoryResponse{sc_core::SC_ZERO_TIME, 0};
-    if (src0 && colStride > 1) {
-        for (uint64_t i = 0; i < elements; ++i) {
-            std::memmove(src0 + i * in, src0 + (i / block.cols) * src0RowBytes + (i % block.cols) * colStride * in, in);
+    if (src0 && colStride > 1) {  // packed in place: an element never moves past one not yet moved
+        std::byte* packed = src0;
+        for (uint64_t r = 0; r < block.rows; ++r) {
+            for (uint64_t c = 0; c < block.cols; ++c, packed += in) {
+                std::memmove(packed, src0 + r * src0RowBytes + c * colStride * in, in);
+            }
         }
     }
     sc_core::sc_time operandsDone = first.done;
