@@ -37,8 +37,10 @@ public:
         std::vector<std::pair<uint32_t, uint32_t>> slots(blocks.size());
         // Double-buffered, the next block's loads are interleaved with the current block's
         // GEMMs (queued ahead of them all, a long run of loads, a gathered operand's, would fill
-        // the load queue and hold back their dispatch) and its fills follow them. Single-
-        // buffered, a block's loads and fills precede its GEMMs.
+        // the load queue and hold back their dispatch) and its fills follow them, ahead of the
+        // current block's epilogue on the vector queue (behind it, they would wait for the
+        // current block's last GEMM and hold back the next block's first). Single-buffered, a
+        // block's loads and fills precede its GEMMs.
         auto load = [&](size_t i) {
             tile_ = static_cast<uint32_t>(i);
             slots[i] = {loadA(blocks[i]), loadB(blocks[i])};
@@ -57,8 +59,8 @@ public:
             if (block.firstK) accumulatorSlot_ = (accumulatorSlot_ + 1) % roles_.accumulator.size();
             computeBlock(block, slots[i].first, slots[i].second);
             emitLoads(pendingLoads_.size());
-            if (block.lastK) finishBlock(block);
             emitFills();
+            if (block.lastK) finishBlock(block);
         }
     }
 
