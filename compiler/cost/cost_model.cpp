@@ -243,26 +243,27 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     const uint64_t elem = dtypeSize(p.operandType);
     // Per block: the DMA time of its loads, the units' time, and the DMA time after it.
     std::vector<std::pair<StageTimes, double>> blocks;
-    // Gathered B blocks: the blocks at the first two and last two column positions are priced
-    // transfer by transfer (the operand's borders fall there); the interior blocks of a row
-    // band cost what its first interior block does.
+    // Gathered B blocks: the copies of the blocks at the first two and last two column
+    // positions are priced transfer by transfer (the operand's borders fall there); an interior
+    // block of a row band costs what its first interior block at the same phase in the gather
+    // period does. Each block's fills are priced where the slot does not hold them already
+    // (SlotFills).
     struct GatherCost {
         double cycles = 0;
         uint64_t bytes = 0, commands = 0;
     };
-    std::map<std::array<int64_t, 3>, GatherCost> interior;
+    std::map<std::array<int64_t, 4>, GatherCost> interior;
+    const int64_t period = std::max<int64_t>(1, gatherPeriod(p));
     const auto gatherCost = [&](const GemmBlock& block) {
         const bool border = block.n0 < 2 * s.nBlock || block.n0 + block.n + 2 * s.nBlock > p.n;
-        const std::array<int64_t, 3> key = {block.k0, block.k, block.n};
+        const std::array<int64_t, 4> key = {block.k0, block.k, block.n, block.n0 % period};
         if (!border) {
             if (const auto it = interior.find(key); it != interior.end()) return it->second;
         }
         GatherCost cost;
         forEachGatherTransfer(p, block, [&](const GatherTransfer& g) {
             const auto elements = static_cast<uint64_t>(g.rows * g.length);
-            if (g.piece->copy.fill) {
-                cost.cycles += vectorCycles(isa::VectorOp::Fill, static_cast<int64_t>(elements));
-            } else {
+            if (!g.piece->copy.fill) {
                 const auto rows = static_cast<uint64_t>(g.rows), length = static_cast<uint64_t>(g.length);
                 if (g.runInStride == 1) {
                     cost.cycles += dmaCycles(rows, length * elem, 0);
@@ -272,12 +273,14 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                     cost.cycles += dmaCycles(elements, elem, 0);
                 }
                 cost.bytes += elements * elem;
+                ++cost.commands;
             }
-            ++cost.commands;
         });
         if (!border) interior.emplace(key, cost);
         return cost;
     };
+    SlotCache biasSlots(slots);
+    SlotFills bFills(static_cast<size_t>(slots));
     forEachGemmBlock(p, s, [&](const GemmBlock& block) {
         StageTimes t;
         const uint64_t bytesBefore = e.dramBytes;
@@ -287,7 +290,7 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             e.dramBytes += static_cast<uint64_t>(block.m * block.k) * elem;
             ++e.commands;
         }
-        if (bSlots.use(gemmKeyB(p, block)).load) {
+        if (const SlotCache::Use use = bSlots.use(gemmKeyB(p, block)); use.load) {
             if (p.b.gather.empty()) {
                 t.loads += p.b.transposed ? dmaCycles(block.n, block.k * elem, p.k * elem)
                                           : dmaCycles(block.k, block.n * elem, p.n * elem);
@@ -298,6 +301,14 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 t.loads += cost.cycles;
                 e.dramBytes += cost.bytes;
                 e.commands += cost.commands;
+                std::vector<GatherFill> fills = gatherFills(p, block);
+                double fillCycles = 0;
+                for (const GatherFill& fill : fills) fillCycles += vectorCycles(isa::VectorOp::Fill, fill.rows * fill.length);
+                const size_t fillCommands = fills.size();
+                if (bFills.needed(static_cast<size_t>(use.slot), std::move(fills))) {
+                    t.loads += fillCycles;
+                    e.commands += fillCommands;
+                }
             }
         }
         // The engine pipelines a block's transfers: the first byte's latency once.
@@ -319,13 +330,16 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 t.compute += vectorCycles(step.op, elements);
                 ++e.commands;
             }
-            if (p.bias != kNoValue) {
+            if (p.bias != kNoValue) {  // the add, and the load unless a slot holds the bias
                 t.compute += vectorCycles(isa::VectorOp::Add, elements);
-                const BiasExtent bias = gemmBiasExtent(p, block);
-                const auto biasRow = static_cast<uint64_t>(bias.rowElements) * 4;
-                t.stores += dmaCycles(static_cast<uint64_t>(bias.rows), biasRow, bias.rowElements == p.n ? biasRow : 0);
-                e.dramBytes += static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;
-                e.commands += 2;
+                ++e.commands;
+                if (biasSlots.use(gemmKeyBias(p, block)).load) {
+                    const BiasExtent bias = gemmBiasExtent(p, block);
+                    const auto biasRow = static_cast<uint64_t>(bias.rowElements) * 4;
+                    t.stores += dmaCycles(static_cast<uint64_t>(bias.rows), biasRow, bias.rowElements == p.n ? biasRow : 0);
+                    e.dramBytes += static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;
+                    ++e.commands;
+                }
             }
             t.stores += firstByteCycles() +
                         dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, p.n * 4);

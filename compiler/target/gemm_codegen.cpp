@@ -3,7 +3,6 @@
 // alpha and the bias on the vector unit and store the result.
 #include <algorithm>
 #include <bit>
-#include <cstring>
 
 #include "compiler/target/command_builder.h"
 #include "compiler/target/op_codegen.h"
@@ -24,7 +23,9 @@ public:
           roles_(plan.opBuffers.at(p_.opId)),
           elem_(dtypeSize(p_.operandType)),
           aSlots_(static_cast<int>(roles_.a.size())),
-          bSlots_(static_cast<int>(roles_.b.size())) {}
+          bSlots_(static_cast<int>(roles_.b.size())),
+          bFills_(roles_.b.size()),
+          biasSlots_(static_cast<int>(roles_.bias.size())) {}
 
     void run() {
         std::vector<GemmBlock> blocks;
@@ -140,15 +141,19 @@ private:
     }
 
     /// Assembles a B block from the operand's gather pieces: one 3D DMA, or one fill, per
-    /// transfer (forEachGatherTransfer); the fills are emitted by emitFills.
+    /// transfer (forEachGatherTransfer); the fills, unless the slot holds them already
+    /// (SlotFills), are emitted by emitFills.
     uint32_t gatherB(const GemmBlock& block) {
         const SlotCache::Use use = bSlots_.use(gemmKeyB(p_, block));
         const uint32_t slot = roles_.b[static_cast<size_t>(use.slot)];
         if (!use.load) return slot;
+        std::vector<GatherFill> fills;
+        std::vector<isa::Command> fillCommands;
         forEachGatherTransfer(p_, block, [&](const GatherTransfer& t) {
             const uint64_t onchip = buffer(slot).offset + static_cast<uint64_t>(t.blockRow * roles_.bPitch + t.blockCol) * elem_;
             const auto rowStride = static_cast<uint64_t>(t.rowStep * roles_.bPitch);
-            if (const std::optional<Tensor>& value = t.piece->copy.fill) {
+            if (t.piece->copy.fill) {
+                fills.push_back(gatherFill(t));
                 VectorSpec fill;
                 fill.op = isa::VectorOp::Fill;
                 fill.dtype = p_.operandType;
@@ -156,8 +161,8 @@ private:
                 fill.rows = static_cast<uint64_t>(t.rows);
                 fill.cols = static_cast<uint64_t>(t.length);
                 fill.dstStride = fill.src0Stride = rowStride;
-                std::memcpy(&fill.immediate, value->bytes.data(), std::min<size_t>(value->bytes.size(), 4));
-                pendingFills_.push_back({vectorCommand(fill, p_.opId, tile_), slot});
+                fill.immediate = fills.back().value;
+                fillCommands.push_back(vectorCommand(fill, p_.opId, tile_));
                 return;
             }
             DmaSpec dma;
@@ -181,6 +186,9 @@ private:
             emitLoad(dmaCommand(dma, p_.opId, tile_),
                      {{bufferResource(slot), true}, {tensorResource(plan_, t.piece->source), false}});
         });
+        if (bFills_.needed(static_cast<size_t>(use.slot), std::move(fills))) {
+            for (const isa::Command& fill : fillCommands) pendingFills_.push_back({fill, slot});
+        }
         return slot;
     }
 
@@ -264,10 +272,27 @@ private:
              {{bufferResource(acc), false}, {tensorResource(plan_, p_.output), true}});
     }
 
+    /// Adds the block's part of the bias, loaded (and scaled by beta) unless a slot holds it.
     void addBias(const GemmBlock& block) {
-        biasSlot_ = (biasSlot_ + 1) % roles_.bias.size();
-        const uint32_t slot = roles_.bias[biasSlot_];
+        const SlotCache::Use use = biasSlots_.use(gemmKeyBias(p_, block));
+        const uint32_t slot = roles_.bias[static_cast<size_t>(use.slot)];
         const BiasExtent extent = gemmBiasExtent(p_, block);
+        if (use.load) loadBias(block, slot, extent);
+        VectorSpec add = onAccumulator(block);
+        add.op = isa::VectorOp::Add;
+        add.src1 = buffer(slot).offset;
+        add.src1Stride = extent.rowElements;
+        switch (p_.biasMode) {
+            case BiasMode::Scalar: add.mode = isa::Operand1Mode::Scalar; break;
+            case BiasMode::Row: add.mode = isa::Operand1Mode::Row; break;
+            case BiasMode::Column: add.mode = isa::Operand1Mode::Column; break;
+            case BiasMode::Full: add.mode = isa::Operand1Mode::Full; break;
+        }
+        emit(vectorCommand(add, p_.opId, tile_),
+             {{bufferResource(accumulator()), true}, {bufferResource(slot), false}});
+    }
+
+    void loadBias(const GemmBlock& block, uint32_t slot, const BiasExtent& extent) {
         DmaSpec load;
         load.dramOffset = homeOffset(p_.bias);
         switch (p_.biasMode) {
@@ -295,18 +320,6 @@ private:
             scale.dstStride = scale.src0Stride = extent.rowElements;
             emit(vectorCommand(scale, p_.opId, tile_), {{bufferResource(slot), true}});
         }
-        VectorSpec add = onAccumulator(block);
-        add.op = isa::VectorOp::Add;
-        add.src1 = buffer(slot).offset;
-        add.src1Stride = extent.rowElements;
-        switch (p_.biasMode) {
-            case BiasMode::Scalar: add.mode = isa::Operand1Mode::Scalar; break;
-            case BiasMode::Row: add.mode = isa::Operand1Mode::Row; break;
-            case BiasMode::Column: add.mode = isa::Operand1Mode::Column; break;
-            case BiasMode::Full: add.mode = isa::Operand1Mode::Full; break;
-        }
-        emit(vectorCommand(add, p_.opId, tile_),
-             {{bufferResource(accumulator()), true}, {bufferResource(slot), false}});
     }
 
     const GemmProblem& p_;
@@ -317,7 +330,9 @@ private:
     const OpBuffers& roles_;
     const uint64_t elem_;
     SlotCache aSlots_, bSlots_;
-    size_t accumulatorSlot_ = SIZE_MAX, biasSlot_ = SIZE_MAX;
+    SlotFills bFills_;
+    SlotCache biasSlots_;
+    size_t accumulatorSlot_ = SIZE_MAX;
     std::vector<std::pair<isa::Command, uint32_t>> pendingFills_;  ///< fill commands and their slots
     std::vector<std::pair<isa::Command, std::vector<Access>>> pendingLoads_;
     uint32_t tile_ = 0;

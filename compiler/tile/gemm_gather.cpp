@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
+#include <numeric>
 #include <span>
 #include <stdexcept>
 
@@ -100,6 +102,59 @@ void pieceTransfers(const GatherPiece& piece, int64_t columns, const GemmBlock& 
 void forEachGatherTransfer(const GemmProblem& problem, const GemmBlock& block,
                            const std::function<void(const GatherTransfer&)>& visit) {
     for (const GatherPiece& piece : problem.b.gather) pieceTransfers(piece, problem.n, block, visit);
+}
+
+GatherFill gatherFill(const GatherTransfer& fill) {
+    const Tensor& value = *fill.piece->copy.fill;
+    GatherFill out{fill.blockRow, fill.blockCol, fill.rows, fill.rowStep, fill.length, 0};
+    std::memcpy(&out.value, value.bytes.data(), std::min<size_t>(value.bytes.size(), sizeof(out.value)));
+    return out;
+}
+
+std::vector<GatherFill> gatherFills(const GemmProblem& problem, const GemmBlock& block) {
+    std::vector<GatherFill> fills;
+    for (const GatherPiece& piece : problem.b.gather) {
+        if (!piece.copy.fill) continue;
+        pieceTransfers(piece, problem.n, block, [&](const GatherTransfer& t) { fills.push_back(gatherFill(t)); });
+    }
+    return fills;
+}
+
+bool SlotFills::needed(size_t slot, std::vector<GatherFill> fills) {
+    std::optional<std::vector<GatherFill>>& held = held_.at(slot);
+    const bool inPlace = held && *held == fills;
+    held = std::move(fills);
+    return !inPlace;
+}
+
+int64_t gatherPeriod(const GemmProblem& problem) {
+    int64_t period = 0;
+    for (const GatherPiece& piece : problem.b.gather) {
+        const StridedCopy& c = piece.copy;
+        for (size_t d = 0; d + 1 < c.dims.size(); ++d) {
+            if (c.dims[d] > 1 && c.outputStrides[d] % problem.n != 0) period = std::max(period, c.outputStrides[d]);
+        }
+    }
+    return period;
+}
+
+std::vector<int64_t> gatherAlignedBlocks(const GemmProblem& problem, const std::vector<int64_t>& sizes, int64_t unit) {
+    const int64_t period = gatherPeriod(problem);
+    std::vector<int64_t> aligned;
+    if (period <= 1) return aligned;
+    const auto add = [&](int64_t size) {
+        if (size >= 1 && size < problem.n && std::find(sizes.begin(), sizes.end(), size) == sizes.end() &&
+            std::find(aligned.begin(), aligned.end(), size) == aligned.end()) {
+            aligned.push_back(size);
+        }
+    };
+    // Whole periods, and whole periods that are also whole array tiles.
+    const int64_t common = std::lcm(period, std::max<int64_t>(unit, 1));
+    for (int64_t size : sizes) {
+        add(size / period * period);
+        add(size / common * common);
+    }
+    return aligned;
 }
 
 }  // namespace npusim::compiler

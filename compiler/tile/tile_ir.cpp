@@ -191,6 +191,12 @@ BlockKey gemmKeyB(const GemmProblem& problem, const GemmBlock& block) {
     return {problem.b.batchOffsets.at(static_cast<size_t>(block.batch)), block.k0, block.n0};
 }
 
+BlockKey gemmKeyBias(const GemmProblem& problem, const GemmBlock& block) {
+    const bool rows = problem.biasMode == BiasMode::Column || problem.biasMode == BiasMode::Full;
+    const bool cols = problem.biasMode == BiasMode::Row || problem.biasMode == BiasMode::Full;
+    return {rows ? block.m0 : 0, cols ? block.n0 : 0, 0};
+}
+
 BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block) {
     switch (problem.biasMode) {
         case BiasMode::Scalar: return {1, 1};

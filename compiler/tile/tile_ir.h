@@ -122,6 +122,9 @@ struct BiasExtent {
     int64_t rows = 1, rowElements = 1;
 };
 BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block);
+/// The content key of the bias part a result block adds: blocks in the same rows share a
+/// column bias, blocks in the same columns a row bias, and every block a scalar one.
+BlockKey gemmKeyBias(const GemmProblem& problem, const GemmBlock& block);
 
 /// One GEMM command's part of a block, offsets relative to the block's origin.
 struct ArrayTile {

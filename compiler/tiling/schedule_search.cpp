@@ -5,6 +5,7 @@
 
 #include "arch/int_math.h"
 #include "compiler/tile/footprint.h"
+#include "compiler/tile/gemm_gather.h"
 #include "compiler/tiling/tiling.h"
 
 namespace npusim::compiler {
@@ -34,8 +35,12 @@ bool better(const CostEstimate& candidate, const CostEstimate& best) {
 template <class Visit>
 void forEachGemmSchedule(const GemmProblem& p, const ArchConfig& config, const std::vector<int64_t>& kBlocks,
                          const std::vector<int64_t>& mBlocks, Visit visit) {
+    // A gathered B also tries blocks of whole image rows, whose padding fills stay in place.
+    std::vector<int64_t> nBlocks = blockSizes(p.n, config.tensor.cols);
+    const std::vector<int64_t> aligned = gatherAlignedBlocks(p, nBlocks, config.tensor.cols);
+    nBlocks.insert(nBlocks.end(), aligned.begin(), aligned.end());
     for (int64_t kBlock : kBlocks) {
-        for (int64_t nBlock : blockSizes(p.n, config.tensor.cols)) {
+        for (int64_t nBlock : nBlocks) {
             for (int64_t mBlock : mBlocks) {
                 if (mBlock > kMaxField16 || kBlock > kMaxField16 / 2 || nBlock > kMaxField16 / 2) continue;
                 if (p.batch * ceilDiv(p.m, mBlock) * ceilDiv(p.n, nBlock) * ceilDiv(p.k, kBlock) > kMaxBlocks) {

@@ -1,6 +1,7 @@
 // Gathered GEMM operands: the transfers of every block, carried out on host memory, rebuild
-// exactly the Im2Col matrix they stand for, each element written once; and the fusion pass
-// hands a convolution's Im2Col to its GEMM when gathering is cheaper.
+// exactly the Im2Col matrix they stand for, each element written once, also where a slot's
+// padding fills are left in place; and the fusion pass hands a convolution's Im2Col to its GEMM
+// when gathering is cheaper.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -66,6 +67,52 @@ TEST(GemmGather, TransfersRebuildTheMatrixBlockByBlock) {
         EXPECT_TRUE(std::all_of(writes.begin(), writes.end(), [](int w) { return w == 1; }));
         EXPECT_EQ(std::memcmp(rebuilt.data(), expected.bytes.data(), expected.bytes.size()), 0);
     }
+}
+
+TEST(GemmGather, BlocksOfWholeImageRowsFindTheirFillsInPlace) {
+    // A 3x3 convolution's patches (padding 1) of a 2 x 16 x 8 image: 18 x 128, image rows of 8.
+    const Tensor x = iota({1, 2, 16, 8});
+    const Graph graph = testing::constantOperandGraph(
+        OpKind::Im2Col, {x}, {}, {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+    const Tensor expected = interpretGraph(graph, {{"in0", x}}).at(0);
+    GemmProblem p;
+    p.m = 4;
+    p.k = 18;
+    p.n = 128;
+    const std::vector<StridedCopy> copies = stridedCopies(graph, graph.nodes[0]).value();
+    for (const StridedCopy& copy : copies) p.b.gather.push_back({graph.inputs[0], copy});
+    // Power-of-two sizes rounded down to whole image rows, and to whole rows of whole 16-column tiles.
+    EXPECT_EQ(gatherAlignedBlocks(p, {10, 20, 40, 128}, 16), (std::vector<int64_t>{8, 16, 32}));
+    EXPECT_TRUE(gatherAlignedBlocks(GemmProblem{}, {64}, 16).empty());
+
+    // Blocks of two image rows through two slots: the first block of each slot writes its fills,
+    // the third (the top padding rows gone) and the last (the bottom ones) too; the interior
+    // blocks find the side padding where the slot's previous block left it.
+    const int64_t nBlock = 16;
+    std::vector<std::vector<float>> slots(2, std::vector<float>(static_cast<size_t>(p.k * nBlock), -1.0f));
+    SlotFills held(2);
+    std::vector<bool> written;
+    for (int64_t n0 = 0, index = 0; n0 < p.n; n0 += nBlock, ++index) {
+        std::vector<float>& slot = slots[static_cast<size_t>(index % 2)];
+        const GemmBlock block{0, 0, n0, 0, 4, nBlock, p.k, true, true};
+        written.push_back(held.needed(static_cast<size_t>(index % 2), gatherFills(p, block)));
+        forEachGatherTransfer(p, block, [&](const GatherTransfer& t) {
+            if (t.piece->copy.fill && !written.back()) return;
+            for (int64_t r = 0; r < t.rows; ++r) {
+                for (int64_t j = 0; j < t.length; ++j) {
+                    slot[static_cast<size_t>((t.blockRow + r * t.rowStep) * nBlock + t.blockCol + j)] =
+                        t.piece->copy.fill ? 0.0f : x.as<float>()[t.sourceOffset + r * t.rowInStride + j * t.runInStride];
+                }
+            }
+        });
+        for (int64_t row = 0; row < p.k; ++row) {
+            for (int64_t col = 0; col < nBlock; ++col) {
+                ASSERT_EQ(slot[static_cast<size_t>(row * nBlock + col)], expected.as<float>()[row * p.n + n0 + col])
+                    << "block " << index << " row " << row << " col " << col;
+            }
+        }
+    }
+    EXPECT_EQ(written, (std::vector<bool>{true, true, true, false, false, false, false, true}));
 }
 
 TEST(GemmGather, AConvolutionsGemmGathersItsPatches) {
