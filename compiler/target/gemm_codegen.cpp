@@ -42,9 +42,18 @@ public:
         // current block's epilogue on the vector queue (behind it, they would wait for the
         // current block's last GEMM and hold back the next block's first). Single-buffered, a
         // block's loads and fills precede its GEMMs.
+        // An operand no earlier op writes (a weight, a job input) is loaded first: the load
+        // queue is in order, and behind the other operand's load, which waits for the op
+        // producing it, it would not stream while that op finishes.
+        const bool bFirst = ready(p_.b) && !ready(p_.a);
         auto load = [&](size_t i) {
             tile_ = static_cast<uint32_t>(i);
-            slots[i] = {loadA(blocks[i]), loadB(blocks[i])};
+            if (bFirst) {
+                slots[i].second = loadB(blocks[i]);
+                slots[i].first = loadA(blocks[i]);
+            } else {
+                slots[i] = {loadA(blocks[i]), loadB(blocks[i])};
+            }
         };
         for (size_t i = 0; i < std::min(ahead, blocks.size()); ++i) load(i);
         emitLoads(pendingLoads_.size());
@@ -67,6 +76,13 @@ public:
 
 private:
     const OnchipBuffer& buffer(uint32_t id) const { return plan_.buffers.at(id); }
+    /// Whether an operand is in memory from the job's start: a weight or a job input.
+    bool ready(const GemmOperand& operand) const {
+        if (!operand.gather.empty()) return false;
+        const TensorRole role = plan_.tensor(operand.value).role;
+        return role == TensorRole::Weight || role == TensorRole::Input;
+    }
+
     /// Where a tensor starts: in the context window, or in SRAM when it is resident.
     uint64_t homeOffset(ValueId value) const { return plan_.tensor(value).offset; }
 
