@@ -161,7 +161,7 @@ ArchConfig validateArchConfig(const ArchConfigFile& file) {
     for (int op = 0; op < isa::kVectorOpCount; ++op) {
         using isa::VectorOp;
         const auto v = static_cast<VectorOp>(op);
-        const bool slow = v == VectorOp::Div || (v >= VectorOp::Exp && v <= VectorOp::Erf);
+        const bool slow = v == VectorOp::Div || (v >= VectorOp::Exp && v <= VectorOp::Erf) || v == VectorOp::Gelu;
         config.vector.opCycles[static_cast<size_t>(op)] = slow ? 4 : 1;
     }
     for (const auto& [name, cycles] : vector.opCycles.value_or(std::map<std::string, uint32_t>{})) {

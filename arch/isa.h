@@ -81,8 +81,9 @@ enum class VectorOp : uint8_t {
     Fill = 23,        ///< dst = the low bytes of imm, in dtype; src0 is not read
     Less = 24,        ///< dst = 1 where src0 < operand1, else 0 (false for NaN)
     Equal = 25,       ///< dst = 1 where src0 == operand1, else 0 (false for NaN)
+    Gelu = 26,        ///< x * (1 + erf(x / sqrt(2))) / 2: the activation unit's GELU
 };
-inline constexpr int kVectorOpCount = 26;
+inline constexpr int kVectorOpCount = 27;
 
 /// How the vector unit reads its second operand for element (r, c).
 enum class Operand1Mode : uint8_t {

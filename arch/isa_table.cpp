@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, kVectorOpCount> kVectorOpNames = {
     "copy", "add",  "sub",     "mul",  "max",     "min",        "relu",       "div",
     "clip", "exp",  "log",     "sqrt", "rsqrt",   "reciprocal", "tanh",       "sigmoid",
     "erf",  "reduce_sum", "reduce_max", "cast", "quantize", "requantize", "dequantize",
-    "fill", "less", "equal"};
+    "fill", "less", "equal", "gelu"};
 constexpr std::array<std::string_view, 8> kDTypeNames = {
     "int8", "uint8", "int32", "fp32", "fp16", "bf16", "int64", "bool"};
 constexpr std::array<std::string_view, 6> kOperand1ModeNames = {"none",   "full",   "row",

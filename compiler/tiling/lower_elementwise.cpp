@@ -336,13 +336,8 @@ std::optional<std::pair<Body, std::vector<ValueId>>> elementwiseBody(const Graph
             return std::pair{Body([a, beta](VectorBuilder& b, std::span<const Operand> in) { return hardSigmoid(b, *in[0].buffer, a, beta); }),
                              first};
         }
-        case OpKind::Gelu:
-            return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) {
-                                 const uint32_t x = *in[0].buffer;
-                                 const uint32_t erf = b.unary(VectorOp::Erf, b.scalar(VectorOp::Mul, x, 0.70710678f));
-                                 const uint32_t half = b.scalar(VectorOp::Mul, b.scalar(VectorOp::Add, erf, 1.0f), 0.5f);
-                                 return b.binary(VectorOp::Mul, x, half);
-                             }),
+        case OpKind::Gelu:  // one step of the activation unit: it fuses into a GEMM's epilogue
+            return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) { return b.unary(VectorOp::Gelu, *in[0].buffer); }),
                              first};
         case OpKind::HardSwish:
             return std::pair{Body([](VectorBuilder& b, std::span<const Operand> in) {

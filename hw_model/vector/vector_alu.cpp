@@ -69,6 +69,7 @@ float unaryFloat(VectorOp op, float x) {
         case VectorOp::Tanh: return std::tanh(x);
         case VectorOp::Sigmoid: return 1.0f / (1.0f + std::exp(-x));
         case VectorOp::Erf: return std::erf(x);
+        case VectorOp::Gelu: return 0.5f * x * (1.0f + std::erf(x * 0.70710678f));
         default: throw std::logic_error("vector unit: not a unary op");
     }
 }

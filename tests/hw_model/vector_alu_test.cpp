@@ -83,6 +83,7 @@ TEST(VectorAlu, FloatFunctionsFollowTheirDefinitions) {
         {VectorOp::Tanh, [](float v) { return std::tanh(v); }},
         {VectorOp::Sigmoid, [](float v) { return 1.0f / (1.0f + std::exp(-v)); }},
         {VectorOp::Erf, [](float v) { return std::erf(v); }},
+        {VectorOp::Gelu, [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678f)); }},
     };
     for (const Case& c : cases) {
         const auto y = run<float>(c.op, DType::Fp32, DType::Fp32, 2, 2, x);
