@@ -285,15 +285,15 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
         StageTimes t;
         const uint64_t bytesBefore = e.dramBytes;
         if (aSlots.use(gemmKeyA(p, block)).load) {
-            t.loads += p.a.transposed ? dmaCycles(block.k, block.m * elem, p.m * elem)
-                                      : dmaCycles(block.m, block.k * elem, p.k * elem);
+            const auto stride = static_cast<uint64_t>(storedRowStride(p.a, p.m, p.k)) * elem;
+            t.loads += p.a.transposed ? dmaCycles(block.k, block.m * elem, stride) : dmaCycles(block.m, block.k * elem, stride);
             e.dramBytes += static_cast<uint64_t>(block.m * block.k) * elem;
             ++e.commands;
         }
         if (const SlotCache::Use use = bSlots.use(gemmKeyB(p, block)); use.load) {
             if (p.b.gather.empty()) {
-                t.loads += p.b.transposed ? dmaCycles(block.n, block.k * elem, p.k * elem)
-                                          : dmaCycles(block.k, block.n * elem, p.n * elem);
+                const auto stride = static_cast<uint64_t>(storedRowStride(p.b, p.k, p.n)) * elem;
+                t.loads += p.b.transposed ? dmaCycles(block.n, block.k * elem, stride) : dmaCycles(block.k, block.n * elem, stride);
                 e.dramBytes += static_cast<uint64_t>(block.k * block.n) * elem;
                 ++e.commands;
             } else {  // gathered: a DMA or a fill per transfer

@@ -119,17 +119,17 @@ private:
         DmaSpec dma;
         dma.onchipAddress = buffer(slot).offset;
         dma.onchipStride = static_cast<uint64_t>(pitch) * elem_;
+        const int64_t stride = storedRowStride(operand, b.totalRows, b.totalCols);
+        dma.dramStride = static_cast<uint64_t>(stride) * elem_;
         if (operand.transposed) {
-            dma.dramOffset = matrix + static_cast<uint64_t>(b.col0 * b.totalRows + b.row0) * elem_;
+            dma.dramOffset = matrix + static_cast<uint64_t>(b.col0 * stride + b.row0) * elem_;
             dma.rows = static_cast<uint64_t>(b.cols);
             dma.rowBytes = static_cast<uint64_t>(b.rows) * elem_;
-            dma.dramStride = static_cast<uint64_t>(b.totalRows) * elem_;
             dma.transposeElementBytes = elem_;
         } else {
-            dma.dramOffset = matrix + static_cast<uint64_t>(b.row0 * b.totalCols + b.col0) * elem_;
+            dma.dramOffset = matrix + static_cast<uint64_t>(b.row0 * stride + b.col0) * elem_;
             dma.rows = static_cast<uint64_t>(b.rows);
             dma.rowBytes = static_cast<uint64_t>(b.cols) * elem_;
-            dma.dramStride = static_cast<uint64_t>(b.totalCols) * elem_;
         }
         markTensorTransfer(dma, plan_, operand.value);
         emitLoad(dmaCommand(dma, p_.opId, tile_),

@@ -39,6 +39,10 @@ struct GemmOperand {
     ValueId value = kNoValue;
     /// Stored transposed (A as K x M, B as N x K): loaded through a transposing DMA.
     bool transposed = false;
+    /// Elements between consecutive stored rows; 0: as many as a stored row has (a dense
+    /// matrix). A matrix read in place from a larger tensor (a head of an attention's
+    /// activations, a transposed view of them) has more.
+    int64_t rowStride = 0;
     /// Element offset of each batch's matrix (broadcast batches repeat an offset).
     std::vector<int64_t> batchOffsets;
     /// When not empty, `value` is never stored: each block is gathered from these pieces (an
@@ -112,6 +116,11 @@ private:
     std::vector<int64_t> lastUse_;
     int64_t clock_ = 0;
 };
+
+/// Elements between an operand's stored rows, for a logical rows x cols operand.
+inline int64_t storedRowStride(const GemmOperand& operand, int64_t rows, int64_t cols) {
+    return operand.rowStride != 0 ? operand.rowStride : operand.transposed ? rows : cols;
+}
 
 /// The content keys of a block's operands.
 BlockKey gemmKeyA(const GemmProblem& problem, const GemmBlock& block);

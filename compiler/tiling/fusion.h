@@ -23,6 +23,14 @@ int fuseVectorKernels(TileProgram& program, const Graph& graph, const ArchConfig
 /// Returns the number of fusions.
 int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model);
 
+/// Folds a copy (a Transpose, a Slice: one load, one store, no math) read only by a GEMM's
+/// operand into that GEMM when the operand's elements lie in the copy's input at one row
+/// stride, one column or row step of one element, and one offset per batch: the GEMM reads
+/// them in place (GemmOperand::rowStride, transposed where the rows step by one) and the copy
+/// goes, where the cost model expects the GEMM's new loads to cost less than the copy. Returns
+/// the number of folds.
+int fuseStridedOperands(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model);
+
 /// Fuses each npusim.Im2Col read only by a GEMM's B operand into that GEMM: the GEMM gathers
 /// its B blocks straight from the Im2Col's input (GemmOperand::gather), so the patch matrix
 /// never exists in DRAM; the GEMM's schedule is chosen again for the gathered loads. Returns

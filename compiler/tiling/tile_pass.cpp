@@ -20,7 +20,9 @@ bool hasHostOps(const TileProgram& program, const TileContext&) {
 }  // namespace
 
 std::span<const TilePass> tilePasses() {
-    static constexpr std::array<TilePass, 4> kPasses = {{
+    static constexpr std::array<TilePass, 5> kPasses = {{
+        {"fuse-strided-operands", "a copy (Transpose, Slice) read only by a GEMM operand: the GEMM reads the copy's input in place, strided",
+         fusing, [](TileProgram& p, const TileContext& c) { fuseStridedOperands(p, c.graph, c.config, c.costModel); }},
         {"fuse-gathered-operands", "an Im2Col read only by a GEMM's B operand: the GEMM gathers its B blocks from the Im2Col's input",
          fusing,
          [](TileProgram& p, const TileContext& c) { fuseGatheredOperands(p, c.graph, c.config, c.costModel); }},

@@ -4,7 +4,8 @@ matches numpy (or the reference interpreter) on presets from tiny to server. Dep
 convolutions (3x3, 5x5, 7x7, strides 1 and 2, a channel multiplier, dilation, batches) run as one
 vector-unit op each, not one GEMM per group. Einsum contractions run as MatMuls on the tensor unit;
 diagonals and broadcast labels as a CPU kernel. A vendor's function op (ONNX Runtime's QuickGelu)
-runs as its body of NPU ops."""
+runs as its body of NPU ops. An attention's head split and K's transpose are read by the per-head
+MatMuls in place (strided operands), not copied."""
 import unittest
 
 import numpy as np
@@ -171,6 +172,35 @@ class EinsumTest(NpusimTestCase):
                     out = self.tmp / f"{name}.{arch}.out"
                     self.ok("run", path, "--arch", arch, "--inputs", inputs, "--outputs", out, "--check")
                     np.testing.assert_allclose(np.load(out / "y.npy"), expected, rtol=1e-4, atol=1e-4)
+
+
+class AttentionTransposeTest(NpusimTestCase):
+    def test_head_split_and_key_transpose_are_read_in_place(self):
+        # scores = Q K^T per head, from [seq, heads, dh] activations as torch exports them.
+        seq, heads, dh = 24, 3, 8
+        q = RNG.standard_normal((1, seq, heads, dh)).astype(np.float32)
+        k = RNG.standard_normal((1, seq, heads, dh)).astype(np.float32)
+        nodes = [helper.make_node("Transpose", ["q"], ["qh"], name="q_heads", perm=[0, 2, 1, 3]),
+                 helper.make_node("Transpose", ["k"], ["kt"], name="k_heads_t", perm=[0, 2, 3, 1]),
+                 helper.make_node("MatMul", ["qh", "kt"], ["s"], name="scores"),
+                 helper.make_node("Transpose", ["s"], ["y"], name="out", perm=[0, 2, 1, 3])]
+        path = save(self.tmp, "attention", nodes, [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, seq, heads, dh])
+                                                  for n in ("q", "k")],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, seq, heads, seq])])
+        inputs = self.tmp / "attention.in"
+        inputs.mkdir()
+        np.save(inputs / "q.npy", q)
+        np.save(inputs / "k.npy", k)
+        expected = np.einsum("bqhd,bkhd->bqhk", q, k)
+        tile = self.ok("compile", path, "--arch", "edge", "--emit", "tile", "-o", self.tmp / "attention.npuart")
+        self.assertIn("tile.none @q_heads op=0: fused into @scores", tile)
+        self.assertIn("tile.none @k_heads_t op=1: fused into @scores", tile)
+        self.assertRegex(tile, r"tile.gemm @scores .* b=transposed a_row_stride=24 b_row_stride=24")
+        for arch in ("tiny", "edge", "server"):
+            with self.subTest(arch=arch):
+                out = self.tmp / f"attention.{arch}.out"
+                self.ok("run", path, "--arch", arch, "--inputs", inputs, "--outputs", out, "--check")
+                np.testing.assert_allclose(np.load(out / "y.npy"), expected, rtol=1e-4, atol=1e-4)
 
 
 class VendorOpTest(NpusimTestCase):
