@@ -32,4 +32,14 @@ double Node::floatAttr(const std::string& key, double fallback) const {
             "attribute '" + key + "' must be a float, but it is " + attributeTypeName(it->second));
 }
 
+std::map<ValueId, int> Graph::readerCounts() const {
+    std::map<ValueId, int> readers;
+    for (const Node& node : nodes) {
+        for (ValueId id : node.inputs) {
+            if (id != kNoValue) ++readers[id];
+        }
+    }
+    return readers;
+}
+
 }  // namespace npusim::compiler

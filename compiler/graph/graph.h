@@ -68,6 +68,8 @@ struct Graph {
     }
     const Value& value(ValueId id) const { return values.at(id); }
     Value& value(ValueId id) { return values.at(id); }
+    /// How many node inputs name each value (values no node reads are absent).
+    std::map<ValueId, int> readerCounts() const;
 };
 
 }  // namespace npusim::compiler

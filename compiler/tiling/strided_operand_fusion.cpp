@@ -77,12 +77,7 @@ std::optional<GemmOperand> inPlace(const GemmOperand& operand, int64_t rows, int
 }  // namespace
 
 int fuseStridedOperands(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model) {
-    std::map<ValueId, int> readers;
-    for (const Node& node : graph.nodes) {
-        for (ValueId id : node.inputs) {
-            if (id != kNoValue) ++readers[id];
-        }
-    }
+    std::map<ValueId, int> readers = graph.readerCounts();
     std::set<ValueId> viewed;
     for (const auto& [view, storage] : program.views) viewed.insert(storage);
     const std::set<ValueId> outputs(graph.outputs.begin(), graph.outputs.end());
