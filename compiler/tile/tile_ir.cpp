@@ -227,6 +227,12 @@ void forEachArrayTile(const TensorUnitConfig& tensor, const GemmBlock& block,
     }
 }
 
+std::map<uint32_t, size_t> opPositions(const TileProgram& program) {
+    std::map<uint32_t, size_t> position;
+    for (size_t i = 0; i < program.ops.size(); ++i) position[tileOpId(program.ops[i])] = i;
+    return position;
+}
+
 uint32_t tileOpId(const TileOp& op) {
     if (const auto* gemm = std::get_if<GemmTiles>(&op)) return gemm->problem.opId;
     if (const auto* host = std::get_if<HostTiles>(&op)) return host->opId;

@@ -177,6 +177,8 @@ struct TileProgram {
 };
 
 uint32_t tileOpId(const TileOp& op);
+/// Where each op (by its id) stands in the program.
+std::map<uint32_t, size_t> opPositions(const TileProgram& program);
 
 /// Text form (--emit=tile): one loop nest per op with its schedule and estimate.
 std::string printTileProgram(const TileProgram& program, const Graph& graph);

@@ -36,8 +36,7 @@ bool gatherable(const StridedCopy& copy, int64_t columns) {
 int fuseGatheredOperands(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model) {
     std::map<ValueId, int> readers = graph.readerCounts();
     const std::set<ValueId> outputs(graph.outputs.begin(), graph.outputs.end());
-    std::map<uint32_t, size_t> position;
-    for (size_t i = 0; i < program.ops.size(); ++i) position[tileOpId(program.ops[i])] = i;
+    const std::map<uint32_t, size_t> position = opPositions(program);
     int fusions = 0;
     for (TileOp& op : program.ops) {
         auto* gemm = std::get_if<GemmTiles>(&op);

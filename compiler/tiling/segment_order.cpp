@@ -19,8 +19,7 @@ Side sideOf(const TileOp& op) {
 
 void orderForSegments(TileProgram& program, const Graph& graph) {
     const size_t count = program.ops.size();
-    std::map<uint32_t, size_t> position;
-    for (size_t i = 0; i < count; ++i) position[tileOpId(program.ops[i])] = i;
+    const std::map<uint32_t, size_t> position = opPositions(program);
     // Each op waits for the ops whose results it reads.
     std::vector<std::set<size_t>> waitsFor(count);
     std::vector<std::vector<size_t>> readers(count);

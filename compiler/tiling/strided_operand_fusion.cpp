@@ -81,8 +81,7 @@ int fuseStridedOperands(TileProgram& program, const Graph& graph, const ArchConf
     std::set<ValueId> viewed;
     for (const auto& [view, storage] : program.views) viewed.insert(storage);
     const std::set<ValueId> outputs(graph.outputs.begin(), graph.outputs.end());
-    std::map<uint32_t, size_t> position;
-    for (size_t i = 0; i < program.ops.size(); ++i) position[tileOpId(program.ops[i])] = i;
+    const std::map<uint32_t, size_t> position = opPositions(program);
     int folds = 0;
     for (TileOp& op : program.ops) {
         auto* gemm = std::get_if<GemmTiles>(&op);
