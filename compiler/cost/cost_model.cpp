@@ -19,9 +19,9 @@ namespace {
 double& feature(CostEstimate& e, CostFeature f) { return e.features[static_cast<size_t>(f)]; }
 
 /// One block's time on each stage of the pipeline: the load DMA engine, the units, the store
-/// DMA engine.
+/// DMA engine. A GEMM block's epilogue is vector work on its accumulator slot after the array's.
 struct StageTimes {
-    double loads = 0, compute = 0, stores = 0;
+    double loads = 0, compute = 0, stores = 0, epilogue = 0;
     /// Of the loads' and stores' time, the DRAM transfers at full bandwidth, which the two
     /// engines share.
     double loadTransfer = 0, storeTransfer = 0;
@@ -45,6 +45,12 @@ void addMemory(CostEstimate& e, double count, double dma, double transfer) {
 /// engine writes block i-1, so each step takes the longest of the three, or of the two
 /// engines' transfers together through DRAM; the first block's loads and the last one's
 /// stores are exposed. Single-buffered, compute does not overlap the transfers.
+///
+/// An epilogue runs on the vector unit while the array computes the next block into the other
+/// accumulator slot; a slot is free again once its block's stores end, so each slot's array,
+/// epilogue and stores take turns: a step takes at least the longer unit and half that chain,
+/// and the last block's array and epilogue, one after the other, are exposed beyond its step.
+/// Single-buffered, the epilogue follows the array on the one slot.
 void addPipeline(CostEstimate& e, const std::vector<std::pair<StageTimes, double>>& runs, bool doubleBuffered) {
     // Steps as (block, how many in a row): a run of more than two blocks is its first block,
     // its middle ones (whose neighbours are blocks of the same time) and its last.
@@ -65,12 +71,19 @@ void addPipeline(CostEstimate& e, const std::vector<std::pair<StageTimes, double
             const StageTimes* before = i > 0 ? steps[i - 1].first : nullptr;
             const double transfer = b.loadTransfer + (before ? before->storeTransfer : 0.0);
             const double dma = std::max({b.loads, before ? before->stores : 0.0, transfer});
-            feature(e, CostFeature::Compute) += steps[i].second * b.compute;
+            feature(e, CostFeature::Compute) += steps[i].second * (b.compute + b.epilogue);
             addMemory(e, steps[i].second, dma, transfer);
         }
         if (!steps.empty()) feature(e, CostFeature::Exposed) += steps.back().first->stores;
         return;
     }
+    double blocks = 0;
+    for (const auto& step : steps) blocks += step.second;
+    // A block's array and epilogue units, and (with a block after it) its slot's turn.
+    const auto units = [&](const StageTimes& b) {
+        if (b.epilogue == 0) return b.compute;
+        return std::max({b.compute, b.epilogue, blocks > 1 ? (b.compute + b.epilogue + b.stores) / 2 : 0.0});
+    };
     for (size_t i = 0; i < steps.size(); ++i) {
         const StageTimes& b = *steps[i].first;
         const double next = i + 1 < steps.size() ? steps[i + 1].first->loads : 0;
@@ -78,13 +91,16 @@ void addPipeline(CostEstimate& e, const std::vector<std::pair<StageTimes, double
         const double sharedDram = (i + 1 < steps.size() ? steps[i + 1].first->loadTransfer : 0) +
                                   (i > 0 ? steps[i - 1].first->storeTransfer : 0);
         const double dma = std::max({next, before, sharedDram});
-        if (b.compute >= dma) {
-            feature(e, CostFeature::Compute) += steps[i].second * b.compute;
+        if (units(b) >= dma) {
+            feature(e, CostFeature::Compute) += steps[i].second * units(b);
         } else {
             addMemory(e, steps[i].second, dma, sharedDram);
         }
     }
-    if (!steps.empty()) feature(e, CostFeature::Exposed) += steps.front().first->loads + steps.back().first->stores;
+    if (steps.empty()) return;
+    const StageTimes& last = *steps.back().first;
+    feature(e, CostFeature::Exposed) +=
+        steps.front().first->loads + last.stores + std::max(0.0, last.compute + last.epilogue - units(last));
 }
 
 /// Blocks in place (StageTimes::inPlace) hold their slot from their loads to their stores, so
@@ -96,7 +112,7 @@ double slotChainExcess(const std::vector<std::pair<StageTimes, double>>& runs, b
     for (const auto& [b, count] : runs) {
         if (count <= 0 || !b.inPlace) continue;
         blocks += count;
-        chains += count * (b.loads + b.compute + b.stores);
+        chains += count * (b.loads + b.compute + b.epilogue + b.stores);
     }
     if (blocks == 0) return 0;
     const double busiest = chains * std::ceil(blocks / (doubleBuffered ? 2 : 1)) / blocks;
@@ -279,21 +295,32 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
         if (!border) interior.emplace(key, cost);
         return cost;
     };
+    // A block of a rows x cols operand matrix: a constant is priced as stored in bands of the
+    // schedule's block width (pack-constant-operands), one run per block.
+    const auto operandLoad = [&](const GemmOperand& operand, int64_t rows, int64_t cols, int64_t col0, int64_t blockRows,
+                                 int64_t blockCols) {
+        const auto rowBytes = static_cast<uint64_t>(operand.transposed ? blockRows : blockCols) * elem;
+        if (operand.transposed) {
+            return dmaCycles(static_cast<uint64_t>(blockCols), rowBytes,
+                             static_cast<uint64_t>(storedRowStride(operand, rows, cols)) * elem);
+        }
+        const bool packed = operand.constant && operand.rowStride == 0 && operand.gather.empty();
+        const uint64_t stride = packed ? rowBytes : static_cast<uint64_t>(storedRowStride(operand, rows, cols, col0)) * elem;
+        return dmaCycles(static_cast<uint64_t>(blockRows), rowBytes, stride);
+    };
     SlotCache biasSlots(slots);
     SlotFills bFills(static_cast<size_t>(slots));
     forEachGemmBlock(p, s, [&](const GemmBlock& block) {
         StageTimes t;
         const uint64_t bytesBefore = e.dramBytes;
         if (aSlots.use(gemmKeyA(p, block)).load) {
-            const auto stride = static_cast<uint64_t>(storedRowStride(p.a, p.m, p.k)) * elem;
-            t.loads += p.a.transposed ? dmaCycles(block.k, block.m * elem, stride) : dmaCycles(block.m, block.k * elem, stride);
+            t.loads += operandLoad(p.a, p.m, p.k, block.k0, block.m, block.k);
             e.dramBytes += static_cast<uint64_t>(block.m * block.k) * elem;
             ++e.commands;
         }
         if (const SlotCache::Use use = bSlots.use(gemmKeyB(p, block)); use.load) {
             if (p.b.gather.empty()) {
-                const auto stride = static_cast<uint64_t>(storedRowStride(p.b, p.k, p.n)) * elem;
-                t.loads += p.b.transposed ? dmaCycles(block.n, block.k * elem, stride) : dmaCycles(block.k, block.n * elem, stride);
+                t.loads += operandLoad(p.b, p.k, p.n, block.n0, block.k, block.n);
                 e.dramBytes += static_cast<uint64_t>(block.k * block.n) * elem;
                 ++e.commands;
             } else {  // gathered: a DMA or a fill per transfer
@@ -323,15 +350,15 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
         if (block.lastK) {
             const int64_t elements = block.m * block.n;
             if (p.alpha != 1.0f) {
-                t.compute += vectorCycles(isa::VectorOp::Mul, elements);
+                t.epilogue += vectorCycles(isa::VectorOp::Mul, elements);
                 ++e.commands;
             }
             for (const EpilogueStep& step : p.epilogue) {
-                t.compute += vectorCycles(step.op, elements);
+                t.epilogue += vectorCycles(step.op, elements);
                 ++e.commands;
             }
             if (p.bias != kNoValue) {  // the add, and the load unless a slot holds the bias
-                t.compute += vectorCycles(isa::VectorOp::Add, elements);
+                t.epilogue += vectorCycles(isa::VectorOp::Add, elements);
                 ++e.commands;
                 if (biasSlots.use(gemmKeyBias(p, block)).load) {
                     const BiasExtent bias = gemmBiasExtent(p, block);
@@ -347,7 +374,7 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             ++e.commands;
         }
         t.storeTransfer = static_cast<double>(e.dramBytes - loadedBytes) / dmaBytesPerCycle();
-        e.vectorCycles += t.compute - array;
+        e.vectorCycles += t.epilogue;
         e.dmaCycles += t.loads + t.stores;
         blocks.push_back({t, 1.0});
     });

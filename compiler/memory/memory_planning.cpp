@@ -13,6 +13,7 @@
 #include "compiler/graph/op_table.h"
 #include "compiler/memory/space_allocators.h"
 #include "compiler/memory/weight_phases.h"
+#include "compiler/tile/constant_bands.h"
 #include "compiler/tile/footprint.h"
 
 namespace npusim::compiler {
@@ -84,6 +85,17 @@ private:
         return view == program_.views.end() ? id : view->second;
     }
     TensorRole roleOf(ValueId id) const;
+    /// Writes a weight's `bytes` bytes of DRAM image at `to`, in the layout its readers load.
+    void storeImage(ValueId id, std::byte* to, uint64_t bytes) const {
+        if (bytes == 0) return;  // an empty weight's data() may be null
+        const Tensor& constant = *graph_.value(id).constant;
+        if (const auto banded = bands_.find(id); banded != bands_.end()) {
+            const std::vector<std::byte> image = bandedBytes(constant.bytes, banded->second, dtypeSize(constant.dtype));
+            std::memcpy(to, image.data(), bytes);
+            return;
+        }
+        std::memcpy(to, constant.bytes.data(), bytes);
+    }
     /// Each op's on-chip buffer slots; returns the end of each op's working set in SRAM.
     std::vector<uint64_t> allocateOpBuffers(MemoryPlan& plan) const;
     /// Moves every other op's buffers above the largest working set where the memories are
@@ -99,11 +111,13 @@ private:
     std::map<ValueId, std::pair<int, int>> live_;
     std::set<ValueId> accessed_, hostAccessed_;
     std::vector<int> hostPositions_;
+    std::map<ValueId, ConstantBands> bands_;
 };
 
 Planner::Planner(const Graph& graph, const TileProgram& program, const ArchConfig& config)
     : graph_(graph), program_(program), config_(config), lastPosition_(static_cast<int>(program.ops.size()) - 1),
-      inputs_(graph.inputs.begin(), graph.inputs.end()), outputs_(graph.outputs.begin(), graph.outputs.end()) {
+      inputs_(graph.inputs.begin(), graph.inputs.end()), outputs_(graph.outputs.begin(), graph.outputs.end()),
+      bands_(constantBands(program)) {
     // Outputs, and storage an output views, are read back from DRAM after the job; so are the
     // data-dependent sizes that cut them.
     for (ValueId id : graph.outputs) readBack_.insert(storageOf(id));
@@ -307,9 +321,7 @@ MemoryPlan Planner::plan(const std::vector<int>& phaseStarts) const {
             offset = tensor.offset + tensor.bytes;
             if (role == TensorRole::Weight) {
                 plan.weights.resize(offset);
-                if (tensor.bytes != 0) {  // an empty weight's data() may be null
-                    std::memcpy(plan.weights.data() + tensor.offset, graph_.value(id).constant->bytes.data(), tensor.bytes);
-                }
+                storeImage(id, plan.weights.data() + tensor.offset, tensor.bytes);
             }
             plan.addTensor(tensor);
         }
@@ -348,7 +360,7 @@ MemoryPlan Planner::plan(const std::vector<int>& phaseStarts) const {
         if (tensor.role == TensorRole::Weight) {
             const uint64_t imageOffset = alignUp(plan.weights.size(), kDramAlignment);
             plan.weights.resize(imageOffset + tensor.bytes);
-            if (tensor.bytes != 0) std::memcpy(plan.weights.data() + imageOffset, value.constant->bytes.data(), tensor.bytes);
+            storeImage(id, plan.weights.data() + imageOffset, tensor.bytes);
             plan.weightPhases[phaseOf(phaseStarts, range.first)].uploads.push_back({id, imageOffset, firstReaders.at(id)});
         }
         plan.addTensor(tensor);

@@ -3,6 +3,7 @@
 // alpha and the bias on the vector unit and store the result.
 #include <algorithm>
 #include <bit>
+#include <stdexcept>
 
 #include "compiler/target/command_builder.h"
 #include "compiler/target/op_codegen.h"
@@ -119,15 +120,16 @@ private:
         DmaSpec dma;
         dma.onchipAddress = buffer(slot).offset;
         dma.onchipStride = static_cast<uint64_t>(pitch) * elem_;
-        const int64_t stride = storedRowStride(operand, b.totalRows, b.totalCols);
-        dma.dramStride = static_cast<uint64_t>(stride) * elem_;
+        if (operand.bandColumns != 0 && b.col0 / operand.bandColumns != (b.col0 + b.cols - 1) / operand.bandColumns) {
+            throw std::logic_error("a GEMM block crosses a band of its packed operand");
+        }
+        dma.dramStride = static_cast<uint64_t>(storedRowStride(operand, b.totalRows, b.totalCols, b.col0)) * elem_;
+        dma.dramOffset = matrix + static_cast<uint64_t>(storedOffset(operand, b.totalRows, b.totalCols, b.row0, b.col0)) * elem_;
         if (operand.transposed) {
-            dma.dramOffset = matrix + static_cast<uint64_t>(b.col0 * stride + b.row0) * elem_;
             dma.rows = static_cast<uint64_t>(b.cols);
             dma.rowBytes = static_cast<uint64_t>(b.rows) * elem_;
             dma.transposeElementBytes = elem_;
         } else {
-            dma.dramOffset = matrix + static_cast<uint64_t>(b.row0 * stride + b.col0) * elem_;
             dma.rows = static_cast<uint64_t>(b.rows);
             dma.rowBytes = static_cast<uint64_t>(b.cols) * elem_;
         }

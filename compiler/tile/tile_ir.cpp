@@ -42,6 +42,8 @@ void printGemm(std::ostringstream& out, const GemmTiles& tiles, const Graph& gra
     if (p.b.transposed) out << " b=transposed";
     if (p.a.rowStride) out << " a_row_stride=" << p.a.rowStride;
     if (p.b.rowStride) out << " b_row_stride=" << p.b.rowStride;
+    if (p.a.bandColumns) out << " a_bands=" << p.a.bandColumns;
+    if (p.b.bandColumns) out << " b_bands=" << p.b.bandColumns;
     if (p.aZeroPoint || p.bZeroPoint) out << " a_zp=" << p.aZeroPoint << " b_zp=" << p.bZeroPoint;
     if (p.alpha != 1.0f) out << " alpha=" << p.alpha;
     if (p.bias != kNoValue) out << " bias=" << biasModeName(p.biasMode) << " beta=" << p.beta;

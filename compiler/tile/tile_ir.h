@@ -3,6 +3,7 @@
 // (the problem). Codegen and the cost model walk the same block sequence (forEachGemmBlock).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -43,6 +44,13 @@ struct GemmOperand {
     /// matrix). A matrix read in place from a larger tensor (a head of an attention's
     /// activations, a transposed view of them) has more.
     int64_t rowStride = 0;
+    /// A constant, which the compiler may store in the layout the GEMM's blocks load
+    /// (bandColumns); the cost model prices each block of it as one DRAM run.
+    bool constant = false;
+    /// When not 0 (a constant, not transposed), each matrix is stored in bands of this many
+    /// columns, one after another, each band's rows side by side (the last band may be
+    /// narrower): a block within one band is one run. pack-constant-operands sets it.
+    int64_t bandColumns = 0;
     /// Element offset of each batch's matrix (broadcast batches repeat an offset).
     std::vector<int64_t> batchOffsets;
     /// When not empty, `value` is never stored: each block is gathered from these pieces (an
@@ -117,9 +125,21 @@ private:
     int64_t clock_ = 0;
 };
 
-/// Elements between an operand's stored rows, for a logical rows x cols operand.
-inline int64_t storedRowStride(const GemmOperand& operand, int64_t rows, int64_t cols) {
+/// Elements between an operand's stored rows, for a logical rows x cols operand (of a band's
+/// rows in a banded one: the stride of the band holding column `col`).
+inline int64_t storedRowStride(const GemmOperand& operand, int64_t rows, int64_t cols, int64_t col = 0) {
+    if (operand.bandColumns != 0) return std::min(operand.bandColumns, cols - col / operand.bandColumns * operand.bandColumns);
     return operand.rowStride != 0 ? operand.rowStride : operand.transposed ? rows : cols;
+}
+
+/// The element offset, within its matrix, of an operand's logical element (row, col) of a
+/// rows x cols matrix, as stored.
+inline int64_t storedOffset(const GemmOperand& operand, int64_t rows, int64_t cols, int64_t row, int64_t col) {
+    const int64_t stride = storedRowStride(operand, rows, cols, col);
+    if (operand.transposed) return col * stride + row;
+    if (operand.bandColumns == 0) return row * stride + col;
+    const int64_t band0 = col / operand.bandColumns * operand.bandColumns;
+    return band0 * rows + row * stride + (col - band0);
 }
 
 /// The content keys of a block's operands.

@@ -7,9 +7,13 @@
 #include <set>
 
 #include "compiler/tile/footprint.h"
+#include "compiler/tiling/tiling.h"
 
 namespace npusim::compiler {
 namespace {
+
+/// An epilogue whose vector work is at least this fraction of the GEMM's array work.
+constexpr double kHeavyEpilogue = 0.5;
 
 /// The kernel's steps as an epilogue on `dtype` results: a chain from the loaded buffer to the
 /// stored one through one-operand steps; nullopt otherwise.
@@ -77,6 +81,7 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
         if (auto* gemm = std::get_if<GemmTiles>(&op)) producers[gemm->problem.output] = gemm;
     }
     int fusions = 0;
+    std::set<GemmTiles*> fused;
     for (TileOp& op : program.ops) {
         auto* reader = std::get_if<VectorTiles>(&op);
         if (!reader || reader->kernels.size() != 1) continue;
@@ -112,12 +117,23 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
         }
         gemm.epilogue.insert(gemm.epilogue.end(), steps->begin(), steps->end());
         tiles->schedule.estimate = model.estimateGemm(gemm, tiles->schedule);
+        fused.insert(tiles);
         gemm.output = result;
         producers.erase(producer);
         producers[result] = tiles;  // a later elementwise op may fuse onto this one
         reader->kernels.clear();
         reader->fusedInto = gemm.opId;
         ++fusions;
+    }
+    // A heavy epilogue changes which blocks suit the GEMM best (its vector work overlaps the
+    // next block's array work): the schedule is chosen again with it. A light one leaves the
+    // choice as it was, where the estimates of close candidates differ by less than the cost
+    // model's error.
+    for (GemmTiles* tiles : fused) {
+        const CostEstimate& e = tiles->schedule.estimate;
+        if (e.vectorCycles < kHeavyEpilogue * e.tensorCycles) continue;
+        const std::optional<GemmSchedule> schedule = chooseGemmSchedule(tiles->problem, config, model);
+        if (schedule && schedule->estimate.totalCycles < tiles->schedule.estimate.totalCycles) tiles->schedule = *schedule;
     }
     return fusions;
 }

@@ -5,6 +5,7 @@
 #include <array>
 #include <variant>
 
+#include "compiler/tiling/constant_packing.h"
 #include "compiler/tiling/fusion.h"
 #include "compiler/tiling/segment_order.h"
 
@@ -13,6 +14,8 @@ namespace {
 
 bool fusing(const TileProgram&, const TileContext& context) { return context.fusion; }
 
+bool always(const TileProgram&, const TileContext&) { return true; }
+
 bool hasHostOps(const TileProgram& program, const TileContext&) {
     return std::any_of(program.ops.begin(), program.ops.end(), [](const TileOp& op) { return std::holds_alternative<HostTiles>(op); });
 }
@@ -20,7 +23,7 @@ bool hasHostOps(const TileProgram& program, const TileContext&) {
 }  // namespace
 
 std::span<const TilePass> tilePasses() {
-    static constexpr std::array<TilePass, 5> kPasses = {{
+    static constexpr std::array<TilePass, 6> kPasses = {{
         {"fuse-strided-operands", "a copy (Transpose, Slice) read only by a GEMM operand: the GEMM reads the copy's input in place, strided",
          fusing, [](TileProgram& p, const TileContext& c) { fuseStridedOperands(p, c.graph, c.config, c.costModel); }},
         {"fuse-gathered-operands", "an Im2Col read only by a GEMM's B operand: the GEMM gathers its B blocks from the Im2Col's input",
@@ -31,6 +34,8 @@ std::span<const TilePass> tilePasses() {
         {"fuse-vector-kernels", "a vector kernel whose only reader walks the same index space merges into that reader",
          fusing,
          [](TileProgram& p, const TileContext& c) { fuseVectorKernels(p, c.graph, c.config, c.costModel); }},
+        {"pack-constant-operands", "a constant only GEMMs read, all in blocks of one width, is stored in bands of that width: each block one DRAM run",
+         always, [](TileProgram& p, const TileContext& c) { packConstantOperands(p, c.graph, c.costModel); }},
         {"order-for-segments", "NPU and CPU ops reordered (dependencies kept) into as few segments as can be",
          hasHostOps, [](TileProgram& p, const TileContext& c) { orderForSegments(p, c.graph); }},
     }};

@@ -5,7 +5,10 @@ convolutions (3x3, 5x5, 7x7, strides 1 and 2, a channel multiplier, dilation, ba
 vector-unit op each, not one GEMM per group. Einsum contractions run as MatMuls on the tensor unit;
 diagonals and broadcast labels as a CPU kernel. A vendor's function op (ONNX Runtime's QuickGelu)
 runs as its body of NPU ops. An attention's head split and K's transpose are read by the per-head
-MatMuls in place (strided operands), not copied."""
+MatMuls in place (strided operands), not copied. A Linear layer's weight is stored in the column
+bands its blocks load, and a GELU epilogue runs beside the array's next block."""
+import json
+import math
 import unittest
 
 import numpy as np
@@ -201,6 +204,89 @@ class AttentionTransposeTest(NpusimTestCase):
                 out = self.tmp / f"attention.{arch}.out"
                 self.ok("run", path, "--arch", arch, "--inputs", inputs, "--outputs", out, "--check")
                 np.testing.assert_allclose(np.load(out / "y.npy"), expected, rtol=1e-4, atol=1e-4)
+
+
+def ops_of(report_dir):
+    return {op["name"]: op for op in json.loads((report_dir / "report.json").read_text())["ops"]}
+
+
+class LinearLayerTest(NpusimTestCase):
+    def run_linear(self, name, nodes, x, initializers, expected):
+        path = save(self.tmp, name, nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(expected.shape))], initializers)
+        inputs = self.tmp / f"{name}.in"
+        inputs.mkdir()
+        np.save(inputs / "x.npy", x)
+        tile = self.ok("compile", path, "--arch", "server", "--emit", "tile", "-o", self.tmp / f"{name}.npuart")
+        out, report = self.tmp / f"{name}.out", self.tmp / f"{name}.report"
+        self.ok("run", self.tmp / f"{name}.npuart", "--model", path, "--inputs", inputs, "--outputs", out, "--report", report,
+                "--check")
+        np.testing.assert_allclose(np.load(out / "y.npy"), expected, rtol=1e-4, atol=1e-4)
+        return tile, ops_of(report)
+
+    def test_weight_is_stored_in_the_bands_its_blocks_load(self):
+        # y = x W, x 128x1024, W 1024x256 on server: the schedule loads W in blocks of 1024 rows
+        # x 128 columns. Row-major, a block's rows are 1 KiB apart and reach 8 of the 16 DRAM
+        # channels (256-byte interleave): 1 MiB of W at half of 327.68 B/cycle is 6,400 cycles,
+        # plus x's 512 KiB at full bandwidth, 1,600. Stored in two bands of 128 columns, each
+        # block is one run: 1.5 MiB at full bandwidth is 4,800 cycles, which the load engine's
+        # busy time must stay near.
+        x = RNG.standard_normal((128, 1024)).astype(np.float32)
+        w = (RNG.standard_normal((1024, 256)) / 32).astype(np.float32)
+        tile, ops = self.run_linear("banded", [helper.make_node("MatMul", ["x", "w"], ["y"], name="linear")], x,
+                                    [numpy_helper.from_array(w, "w")], x @ w)
+        self.assertRegex(tile, r"tile.gemm @linear .* b_bands=128 ")
+        disasm = self.ok("disasm", self.tmp / "banded.npuart")
+        w_loads = [line for line in disasm.splitlines() if "dma.load" in line and "rows=1024 " in line]
+        self.assertEqual(len(w_loads), 2, disasm)
+        for line in w_loads:
+            self.assertIn("row_bytes=512 dram_stride=512 ", line)
+        self.assertLess(ops["linear"]["load_busy_cycles"], 6000)
+
+    def test_gelu_epilogue_runs_beside_the_next_block(self):
+        # y = gelu(x W + b), x 128x256, W 256x1024 on server. Without its epilogue the GEMM's
+        # best blocks are all 1024 columns wide (two k blocks of 128), so a fused epilogue
+        # would wait for the whole array's work: the vector unit and the array never work at
+        # once. The schedule is chosen again with the epilogue (bias add and gelu, 656 cycles
+        # per 128x128 block against the array's 512): narrower blocks, each block's epilogue
+        # on the vector unit while the array computes the next one.
+        x = RNG.standard_normal((128, 256)).astype(np.float32)
+        w = (RNG.standard_normal((256, 1024)) / 16).astype(np.float32)
+        b = RNG.standard_normal(1024).astype(np.float32)
+        half, one, root2 = (numpy_helper.from_array(np.array(v, np.float32), n)
+                            for v, n in ((0.5, "half"), (1.0, "one"), (np.sqrt(2.0), "root2")))
+        nodes = [helper.make_node("MatMul", ["x", "w"], ["xw"], name="linear"),
+                 helper.make_node("Add", ["xw", "b"], ["h"], name="bias"),
+                 helper.make_node("Div", ["h", "root2"], ["scaled"], name="gelu.div"),
+                 helper.make_node("Erf", ["scaled"], ["erf"], name="gelu.erf"),
+                 helper.make_node("Add", ["erf", "one"], ["plus"], name="gelu.add"),
+                 helper.make_node("Mul", ["h", "plus"], ["hp"], name="gelu.mul"),
+                 helper.make_node("Mul", ["hp", "half"], ["y"], name="gelu.half")]
+        h = x.astype(np.float64) @ w + b
+        expected = (0.5 * h * (1 + np.vectorize(math.erf)(h / math.sqrt(2)))).astype(np.float32)
+        tile, _ = self.run_linear("gelu", nodes, x, [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b"),
+                                                     half, one, root2], expected)
+        header = next(line for line in tile.splitlines() if line.startswith("tile.gemm @linear"))
+        self.assertIn("epilogue=gelu", header)
+        self.assertNotIn("-> acc[128x1024]", tile)
+        # Cycles in which the array runs the op's GEMMs while the vector unit runs its epilogue.
+        units = {}
+        for line in (self.tmp / "gelu.report" / "trace.json").read_text().splitlines():
+            line = line.strip().rstrip(",")
+            if line.startswith('{"ph":"M"') and '"thread_name"' in line:
+                event = json.loads(line)
+                units[event["tid"]] = event["args"]["name"]
+        busy = {"npu.tensor": set(), "npu.vector": set()}
+        for line in (self.tmp / "gelu.report" / "trace.json").read_text().splitlines():
+            line = line.strip().rstrip(",")
+            if not line.startswith('{"ph":"X"'):
+                continue
+            event = json.loads(line)
+            unit, name = units.get(event["tid"]), event["name"]
+            if event["args"]["op_id"] == 0 and unit in busy and name.endswith((" gemm", " vec")):
+                start = event["args"]["start_cycle"]
+                busy[unit].update(range(start, start + event["args"]["cycles"]))
+        self.assertGreater(len(busy["npu.tensor"] & busy["npu.vector"]), 1000)
 
 
 class VendorOpTest(NpusimTestCase):

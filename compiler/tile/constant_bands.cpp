@@ -1,0 +1,39 @@
+// Constant GEMM operands in column bands: the layout's bytes.
+#include "compiler/tile/constant_bands.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace npusim::compiler {
+
+std::map<ValueId, ConstantBands> constantBands(const TileProgram& program) {
+    std::map<ValueId, ConstantBands> bands;
+    forEachGemmOperand(program, [&](const GemmOperand& operand, int64_t rows, int64_t cols, int64_t) {
+        if (operand.bandColumns != 0) bands[operand.value] = {rows, cols, operand.bandColumns};
+    });
+    return bands;
+}
+
+std::vector<std::byte> bandedBytes(std::span<const std::byte> rowMajor, const ConstantBands& bands, size_t elementBytes) {
+    const auto matrixBytes = static_cast<size_t>(bands.rows * bands.cols) * elementBytes;
+    if (matrixBytes == 0 || rowMajor.size() % matrixBytes != 0) {
+        throw std::logic_error("a packed constant's bytes are not whole matrices");
+    }
+    GemmOperand layout;
+    layout.bandColumns = bands.bandColumns;
+    std::vector<std::byte> out(rowMajor.size());
+    for (size_t base = 0; base < rowMajor.size(); base += matrixBytes) {
+        for (int64_t col0 = 0; col0 < bands.cols; col0 += bands.bandColumns) {
+            const auto width = static_cast<size_t>(std::min(bands.bandColumns, bands.cols - col0));
+            for (int64_t row = 0; row < bands.rows; ++row) {
+                const auto from = static_cast<size_t>(row * bands.cols + col0) * elementBytes;
+                const auto to = static_cast<size_t>(storedOffset(layout, bands.rows, bands.cols, row, col0)) * elementBytes;
+                std::memcpy(out.data() + base + to, rowMajor.data() + base + from, width * elementBytes);
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace npusim::compiler

@@ -1,0 +1,39 @@
+// Constant GEMM operands stored in column bands (GemmOperand::bandColumns): which constants a
+// program stores so, and their bytes in that layout for the DRAM image.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <span>
+#include <variant>
+#include <vector>
+
+#include "compiler/tile/tile_ir.h"
+
+namespace npusim::compiler {
+
+/// A constant stored in column bands: matrices of rows x cols, bands of `bandColumns`.
+struct ConstantBands {
+    int64_t rows = 0, cols = 0, bandColumns = 0;
+};
+
+/// Calls `visit(operand, rows, cols, blockColumns)` for both operands of every GEMM of the
+/// program: each operand's logical matrix and the width of the blocks the schedule loads.
+template <class Program, class Visit>
+void forEachGemmOperand(Program& program, Visit visit) {
+    for (auto& op : program.ops) {
+        auto* gemm = std::get_if<GemmTiles>(&op);
+        if (!gemm) continue;
+        auto& p = gemm->problem;
+        visit(p.a, p.m, p.k, gemm->schedule.kBlock);
+        visit(p.b, p.k, p.n, gemm->schedule.nBlock);
+    }
+}
+
+/// The banded constants of a program, by value.
+std::map<ValueId, ConstantBands> constantBands(const TileProgram& program);
+
+/// A constant's bytes (row-major matrices one after another) in its banded layout.
+std::vector<std::byte> bandedBytes(std::span<const std::byte> rowMajor, const ConstantBands& bands, size_t elementBytes);
+
+}  // namespace npusim::compiler
