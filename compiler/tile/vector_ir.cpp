@@ -13,6 +13,8 @@ namespace {
 
 /// The ISA's rows and planes fields are 16 bits wide.
 constexpr int64_t kMaxTransferCount = 0xffff;
+/// The ISA's 16-bit rows field of a vector command.
+constexpr int64_t kMaxVectorRows = 0xffff;
 
 int64_t product(const Shape& dims, size_t begin, size_t end) {
     int64_t result = 1;
@@ -131,7 +133,7 @@ int64_t VectorProblem::cols() const {
 }
 
 int64_t VectorProblem::blockCols() const {
-    return colPitch.empty() ? cols() : dims[static_cast<size_t>(rowDims())] * colPitch.front();
+    return colPitch.empty() ? cols() : (dims[static_cast<size_t>(rowDims())] + padRows.value_or(0)) * colPitch.front();
 }
 
 int64_t blockCapacityRows(const VectorProblem& problem, const VectorSchedule& schedule) {
@@ -259,6 +261,33 @@ std::vector<WindowCommand> windowCommands(const VectorProblem& problem, const Ve
     const int64_t last = cols.back(), stride = window.strides.back();
     const std::optional<BufferExtent> src1 =
         step.src1 ? std::optional(problem.buffers[*step.src1].extent) : std::nullopt;
+    if (!problem.colPitch.empty() && problem.padRows) {
+        // Each block row holds its output rows (and padRows more) densely, and its plane is as
+        // many window row steps wide: the command's rows are the output rows of every block
+        // row, one row step apart in the planes.
+        const int64_t outputRows = cols.front() + *problem.padRows;
+        const bool blockSrc1 = step.src1 && problem.buffers[*step.src1].extent == BufferExtent::Block;
+        const bool columnSrc1 = step.src1 && problem.buffers[*step.src1].extent == BufferExtent::Column;
+        if (colDims != 2 || width != outputRows * window.strides.front() || columnSrc1 ||
+            problem.colPitch != std::vector<int64_t>{last, 1}) {
+            throw std::logic_error("a window not along the padded output rows");
+        }
+        std::vector<WindowCommand> commands;
+        const int64_t perCommand = std::max<int64_t>(1, kMaxVectorRows / outputRows);
+        for (int64_t r = 0; r < blockRows; r += perCommand) {
+            const int64_t rows = std::min(perCommand, blockRows - r);
+            commands.push_back({.dst = r * blockCols,
+                                .src0 = r * width + window.offset,
+                                .src1 = blockSrc1 ? r * blockCols : 0,
+                                .rows = rows * outputRows,
+                                .cols = last,
+                                .dstStride = last,
+                                .src0Stride = window.strides.front(),
+                                .src1Stride = blockSrc1 ? last : 0,
+                                .src0ColStride = stride});
+        }
+        return commands;
+    }
     if (!problem.colPitch.empty()) {
         // The block's rows keep the planes' pitch: the tap is one run over every column dim.
         int64_t run = 1;

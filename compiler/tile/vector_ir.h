@@ -101,6 +101,11 @@ struct VectorProblem {
     /// On-chip strides of the column dims when a block's rows are padded: a window kernel's
     /// rows keep its input planes' pitch, so that each tap is one run. Empty: dense.
     std::vector<int64_t> colPitch;
+    /// Set with colPitch [last column extent, 1] over two column dims: the output rows (rows
+    /// of the first column dim) each block row holds beyond its extent, computed and never
+    /// stored. A window's tap is then one command whose rows are every output row of every
+    /// block row, its plane buffer `padRows + extent` times the window's row step wide.
+    std::optional<int64_t> padRows;
 
     int rowDims() const { return static_cast<int>(dims.size()) - colDims; }
     int64_t rows() const;  ///< product of the row dims
@@ -193,7 +198,9 @@ struct WindowCommand {
 /// dims before the last), or the second-to-last column dim as the rows (one command per block
 /// row and index of the dims before it). The last column dim is each command's row, read at
 /// the window's stride. With padded block rows (colPitch), the whole tap is one command: the
-/// window's strides must then be its last stride times the pitch.
+/// window's strides must then be its last stride times the pitch; with padRows as well, its
+/// rows are the output rows of the block's rows (several commands when they exceed the ISA's
+/// rows field).
 std::vector<WindowCommand> windowCommands(const VectorProblem& problem, const VectorStep& step, int64_t blockRows);
 
 /// The problem with its column dim cut into (extent / inner) rows of `inner` columns, `inner`

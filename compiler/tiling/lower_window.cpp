@@ -6,7 +6,9 @@
 // each tap as its own strided view, this moves each input element once and in long runs; the
 // cost model chooses between the two (tiling.cpp).
 #include <limits>
+#include <optional>
 
+#include "arch/int_math.h"
 #include "compiler/graph/convolution.h"
 #include "compiler/graph/op_support.h"
 #include "compiler/tiling/vector_lowering.h"
@@ -48,6 +50,14 @@ std::optional<PaddedPlane> paddedPlane(const ops::WindowGeometry& g) {
     return plane;
 }
 
+/// A block-row layout (VectorProblem::colPitch and padRows; colPitch empty: dense) and the
+/// width of the plane buffer it needs.
+struct WindowLayout {
+    std::vector<int64_t> colPitch;
+    std::optional<int64_t> padRows;
+    int64_t width = 0;
+};
+
 /// The problem's frame: dims [N, C, output spatial...] with the spatial dims as columns, the
 /// plane load of X and the window of each kernel tap. nullopt when the vector commands' fields
 /// cannot hold the planes.
@@ -56,14 +66,15 @@ struct WindowFrame {
     int colDims = 0;
     PlaneLayout plane;  ///< where each row's plane of X lands
     TensorView rows;    ///< X's row dims, [N, C]
-    int64_t width = 0;
     std::vector<WindowRead> taps;  ///< in row-major kernel order
-    /// The block-row layouts to try: dense (empty), and when the window's strides allow, the
-    /// padded rows (VectorProblem::colPitch) in which each tap is one run.
-    std::vector<std::vector<int64_t>> layouts;
+    /// The block-row layouts to try: dense, and when the window's strides allow, the padded
+    /// rows in which each tap is one run, and (pools) the output rows as command rows.
+    std::vector<WindowLayout> layouts;
 };
 
-std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry& g, uint32_t padBits) {
+/// `outputRows`: whether to offer the layout whose command rows are output rows (only for
+/// kernels without one value per block row, which such rows would not line up with).
+std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry& g, uint32_t padBits, bool outputRows) {
     const std::optional<PaddedPlane> padded = paddedPlane(g);
     const size_t spatial = g.input.size();
     if (!padded || spatial == 0) return std::nullopt;
@@ -71,9 +82,8 @@ std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry
     f.dims = {x[0], x[1]};
     f.dims.insert(f.dims.end(), g.output.begin(), g.output.end());
     f.colDims = static_cast<int>(spatial);
-    f.width = padded->size;
     const int64_t outputPlane = elementCount(g.output);
-    if (x[0] * x[1] > kMaxVectorField || f.width > kMaxVectorField || outputPlane > kMaxVectorField) return std::nullopt;
+    if (x[0] * x[1] > kMaxVectorField || padded->size > kMaxVectorField || outputPlane > kMaxVectorField) return std::nullopt;
 
     const std::vector<int64_t> in = ops::rowMajorStrides(x);
     f.rows = {kNoValue, 0, {in[0], in[1]}};
@@ -91,7 +101,7 @@ std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry
     }
     // Padded rows: output index j along dim i at j * strides[i] / strides.back(), so that the
     // tap's elements are one run at the window's last stride.
-    f.layouts.emplace_back();
+    f.layouts.push_back({{}, std::nullopt, padded->size});
     std::vector<int64_t> pitch(spatial);
     bool aligned = true;
     for (size_t i = 0; i < spatial; ++i) {
@@ -100,7 +110,19 @@ std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry
     }
     int64_t run = 1;
     for (size_t i = 0; i < spatial; ++i) run += (g.output[i] - 1) * pitch[i];
-    if (aligned && g.output[0] * pitch[0] <= kMaxVectorField && run <= kMaxVectorField) f.layouts.push_back(pitch);
+    if (aligned && g.output[0] * pitch[0] <= kMaxVectorField && run <= kMaxVectorField) {
+        f.layouts.push_back({pitch, std::nullopt, padded->size});
+    }
+    // Output rows: each block row holds its output rows densely, and as many more as its
+    // plane, widened to whole window row steps, has beyond them. A window of row stride s
+    // then computes about 1/s of the padded-rows layout's elements.
+    if (outputRows && spatial == 2) {
+        const int64_t steps = ceilDiv(padded->size, strides[0]);
+        const int64_t width = steps * strides[0];
+        if (width <= kMaxVectorField && steps * g.output[1] <= kMaxVectorField) {
+            f.layouts.push_back({{g.output[1], 1}, steps - g.output[0], width});
+        }
+    }
     ops::forEachPosition(g.kernel, [&](const std::vector<int64_t>& k) {
         int64_t offset = 0;
         for (size_t i = 0; i < spatial; ++i) offset += k[i] * g.dilations[i] * padded->pitch[i];
@@ -110,27 +132,29 @@ std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry
 }
 
 /// The problem of one block-row layout: dims and the plane load of X.
-VectorBuilder frameBuilder(uint32_t opId, std::string name, const WindowFrame& f, ValueId x, uint32_t& plane) {
+VectorBuilder frameBuilder(uint32_t opId, std::string name, const WindowFrame& f, const WindowLayout& layout, ValueId x,
+                           uint32_t& plane) {
     VectorBuilder b(opId, std::move(name), f.dims, f.colDims);
     TensorView rows = f.rows;
     rows.value = x;
-    plane = b.loadPlane(rows, DType::Fp32, f.plane, f.width);
+    plane = b.loadPlane(rows, DType::Fp32, f.plane, layout.width);
     return b;
 }
 
 VectorProblem finished(VectorBuilder& b, uint32_t result, const Graph& graph, const Node& node,
-                       const std::vector<int64_t>& layout) {
+                       const WindowLayout& layout) {
     b.store(result, {node.outputs[0], 0, ops::rowMajorStrides(graph.value(node.outputs[0]).shape)});
     VectorProblem problem = b.finish();
-    problem.colPitch = layout;
+    problem.colPitch = layout.colPitch;
+    problem.padRows = layout.padRows;
     return problem;
 }
 
 /// Y = B + sum over taps of W[c, tap] * window(tap), in the reference's order (bias first).
 VectorProblem depthwiseWindow(const Graph& graph, const Node& node, uint32_t opId, const WindowFrame& f,
-                              const std::vector<int64_t>& layout) {
+                              const WindowLayout& layout) {
     uint32_t plane = 0;
-    VectorBuilder b = frameBuilder(opId, "depthwise_window", f, node.inputs[0], plane);
+    VectorBuilder b = frameBuilder(opId, "depthwise_window", f, layout, node.inputs[0], plane);
     // W[c, 0, taps...] and B[c]: one value per row (channel) of the block.
     const auto taps = static_cast<int64_t>(f.taps.size());
     auto column = [&](ValueId value, int64_t offset, int64_t stride) {
@@ -149,9 +173,10 @@ VectorProblem depthwiseWindow(const Graph& graph, const Node& node, uint32_t opI
 
 /// The max, or the sum scaled by 1 / `divisor`, of the taps' windows.
 VectorProblem poolWindow(const Graph& graph, const Node& node, uint32_t opId, const WindowFrame& f,
-                         const std::vector<int64_t>& layout, std::optional<int64_t> divisor) {
+                         const WindowLayout& layout, std::optional<int64_t> divisor) {
     uint32_t plane = 0;
-    VectorBuilder b = frameBuilder(opId, divisor ? "average_pool_window" : "max_pool_window", f, node.inputs[0], plane);
+    VectorBuilder b =
+        frameBuilder(opId, divisor ? "average_pool_window" : "max_pool_window", f, layout, node.inputs[0], plane);
     uint32_t result = b.window(VectorOp::Copy, plane, f.taps[0], std::nullopt);
     for (size_t t = 1; t < f.taps.size(); ++t) {
         result = b.window(divisor ? VectorOp::Add : VectorOp::Max, plane, f.taps[t], result);
@@ -165,10 +190,11 @@ std::vector<VectorProblem> depthwiseWindows(const Graph& graph, const Node& node
     const Value& w = graph.value(node.inputs[1]);
     const ops::ConvShape conv = ops::convShape(node, x.shape, w.shape);
     if (conv.outChannels != conv.group) return {};  // a channel multiplier: the box kernels
-    std::optional<WindowFrame> f = windowFrame(x.shape, conv.window, 0);
+    // Its weights and bias are one value per block row (channel).
+    std::optional<WindowFrame> f = windowFrame(x.shape, conv.window, 0, false);
     if (!f) return {};
     std::vector<VectorProblem> problems;
-    for (const std::vector<int64_t>& layout : f->layouts) problems.push_back(depthwiseWindow(graph, node, opId, *f, layout));
+    for (const WindowLayout& layout : f->layouts) problems.push_back(depthwiseWindow(graph, node, opId, *f, layout));
     return problems;
 }
 
@@ -191,10 +217,10 @@ std::vector<VectorProblem> poolWindows(const Graph& graph, const Node& node, uin
         }
     }
     const std::optional<WindowFrame> f =
-        windowFrame(x.shape, g, max ? fp32Bits(-std::numeric_limits<float>::infinity()) : 0);
+        windowFrame(x.shape, g, max ? fp32Bits(-std::numeric_limits<float>::infinity()) : 0, true);
     if (!f) return {};
     std::vector<VectorProblem> problems;
-    for (const std::vector<int64_t>& layout : f->layouts) {
+    for (const WindowLayout& layout : f->layouts) {
         problems.push_back(poolWindow(graph, node, opId, *f, layout, max ? std::nullopt : std::optional(elementCount(g.kernel))));
     }
     return problems;

@@ -89,6 +89,7 @@ std::optional<VectorProblem> inWindowSpace(const VectorProblem& producer, Vector
     reader.dims = producer.dims;
     reader.colDims = producer.colDims;
     reader.colPitch = producer.colPitch;
+    reader.padRows = producer.padRows;
     for (VectorLoad& load : reader.loads) load.view.strides = result.strides;
     for (VectorStore& store : reader.stores) store.view.strides = result.strides;
     return reader;

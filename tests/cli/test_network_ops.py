@@ -9,6 +9,7 @@ MatMuls in place (strided operands), not copied. A Linear layer's weight is stor
 bands its blocks load, and a GELU epilogue runs beside the array's next block."""
 import json
 import math
+import re
 import unittest
 
 import numpy as np
@@ -123,7 +124,8 @@ class DepthwiseConvolutionTest(NpusimTestCase):
 class StridedWindowTest(NpusimTestCase):
     """Strided windows gather their inputs: a stride-2 convolution's patches in strided DMA rows
     (dma.load elem_stride), a stride-2 max pool's taps by the vector unit from the padded input
-    planes it loaded once (vec src0_col_stride); their outputs stay exact."""
+    planes it loaded once (vec src0_col_stride), one command per tap over the output rows of the
+    block's channels; their outputs stay exact."""
 
     def model(self, name, node, inputs, channels, initializers=()):
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, channels, 16, 16])
@@ -144,6 +146,61 @@ class StridedWindowTest(NpusimTestCase):
                 isa = self.ok("compile", path, "--arch", "edge", "--emit", "isa", "-o", path.with_suffix(".npuart"))
                 self.assertRegex(isa, gather)
                 self.assertIn("passed", self.ok("run", path, "--arch", "edge", "--check"))
+
+    def test_a_stride_2_pool_computes_only_its_output_rows(self):
+        # MaxPool 3x3 stride 2 of 64 planes of 55x55 on server. Its taps could each be one
+        # command over a block's padded planes (27 output rows at the planes' 55-element pitch:
+        # 1,457 elements a channel for 729 outputs), or one command over the output rows of
+        # every channel of the block: each channel's plane is widened to 28 row steps of 110
+        # elements, so the rows are 28 a channel (one never stored), 27 elements each, read 110
+        # elements apart at stride 2. The cost model takes the latter; each tap command then
+        # takes the vector unit's 8-cycle pipeline plus one cycle per 128 elements (max and
+        # copy take a cycle per lane group).
+        x = RNG.standard_normal((1, 64, 55, 55)).astype(np.float32)
+        path = save(self.tmp, "pool55", [helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[3, 3],
+                                                          strides=[2, 2])],
+                    [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64, 27, 27])])
+        (self.tmp / "pool55.in").mkdir()
+        np.save(self.tmp / "pool55.in" / "x.npy", x)
+        self.ok("compile", path, "--arch", "server", "-o", self.tmp / "pool55.npuart")
+        vector = [line for line in self.ok("disasm", self.tmp / "pool55.npuart", "--expand").splitlines()
+                  if re.search(r"\bvec kind=compute op=0 ", line)]
+        taps = [line for line in vector if "func=max " in line or "func=copy " in line]
+        self.assertEqual(len(taps) % 9, 0)
+        rows = []
+        for line in taps:
+            self.assertRegex(line, r" cols=27 dst_stride=27 src0_stride=110 .*src0_col_stride=2$")
+            rows.append(int(re.search(r" rows=(\d+) ", line).group(1)))
+            self.assertEqual(rows[-1] % 28, 0)
+        self.assertEqual(sum(rows), 9 * 64 * 28)
+        out, report = self.tmp / "pool55.out", self.tmp / "pool55.report"
+        self.ok("run", self.tmp / "pool55.npuart", "--model", path, "--inputs", self.tmp / "pool55.in", "--outputs", out,
+                "--report", report, "--check")
+        windows = [x[:, :, i:i + 53:2, j:j + 53:2] for i in range(3) for j in range(3)]
+        np.testing.assert_array_equal(np.load(out / "y.npy"), np.max(windows, axis=0))
+        # Each vector command's cycles in the trace (its bank-conflict stalls and its busy
+        # time), in the order the vector queue ran them: the stream's order.
+        units, events, conflict = {}, [], "pool stall:sram_bank_conflict"
+        for line in (report / "trace.json").read_text().splitlines():
+            line = line.strip().rstrip(",")
+            if line.startswith('{"ph":"M"') and '"thread_name"' in line:
+                event = json.loads(line)
+                units[event["tid"]] = event["args"]["name"]
+            elif line.startswith('{"ph":"X"'):
+                event = json.loads(line)
+                if units.get(event["tid"]) == "npu.vector" and event["name"] in ("pool vec", conflict):
+                    events.append((event["args"]["start_cycle"], event["name"], event["args"]["cycles"]))
+        commands, conflicts = [], 0
+        for _, name, cycles in sorted(events):
+            if name == conflict:
+                conflicts += cycles
+                continue
+            commands.append(conflicts + cycles)
+            conflicts = 0
+        self.assertEqual(len(commands), len(vector))
+        tap_cycles = [cycles for line, cycles in zip(vector, commands) if line in taps]
+        self.assertEqual(tap_cycles, [8 + math.ceil(r * 27 / 128) for r in rows])
 
 
 class EinsumTest(NpusimTestCase):
