@@ -288,11 +288,12 @@ HostKernel gather(const Graph& graph, const Node& node, Bound& k) {
     const uint32_t out = k.bind(graph, node.outputs[0], true);
     b.loop(v.outer, [&](V o) {
         b.loop(count, [&](V j) {
+            // Each index picks a row of `inner` elements: its two row starts are computed once,
+            // the copy then walks them.
             const V index = checkedIndex(b, b.load(indices, j), v.size);
-            b.loop(v.inner, [&](V n) {
-                b.store(out, b.affine(b.affine(o, count, j), v.inner, n),
-                        b.load(data, b.affine(b.affine(o, v.size, index), v.inner, n)));
-            });
+            const uint32_t from = b.local(b.affine(b.affine(o, v.size, index), v.inner, b.integer(0)));
+            const uint32_t to = b.local(b.affine(b.affine(o, count, j), v.inner, b.integer(0)));
+            b.loop(v.inner, [&](V n) { b.store(out, b.add(b.get(to), n), b.load(data, b.add(b.get(from), n))); });
         });
     });
     return k.finish();

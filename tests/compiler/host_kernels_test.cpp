@@ -217,6 +217,18 @@ TEST(HostKernels, OperationCountIsTheStaticCostOfTheLoopNest) {
     EXPECT_NE(text.find(std::to_string(count) + " operations"), std::string::npos);
 }
 
+TEST(HostKernels, AGatherComputesEachRowsStartsOnceAndCopiesTheRow) {
+    const Graph graph = singleOpGraph(OpKind::Gather, {randomFp32({8, 16}, 2), int64({3}, {1, -2, 5})});
+    const std::optional<cpu::HostKernel> host = cpu::hostKernelFor(graph, graph.nodes[0], 0);
+    ASSERT_TRUE(host);
+    // A one-trip outer loop (1) around 3 indices, each: the loop step (1), the range check (the
+    // if, two loads, two comparisons, the or and the fail: 7), the source row's start (the
+    // negative index's select, its comparison, add and three loads, and the row's mul, add,
+    // mul: 9) and the result row's (3); then 16 elements of the loop step (1), the store, its
+    // index add, the load and its index add (4).
+    EXPECT_EQ(cpu::operationCount(host->kernel), 1u + 3u * (1u + 7u + 9u + 3u + 16u * (1u + 4u)));
+}
+
 TEST(HostKernels, TheLlvmModuleDefinesOneFunctionPerKernel) {
     const Tensor x = randomFp32({2, 4}, 1);
     const Graph graph = singleOpGraph(OpKind::ArgMax, {x});
