@@ -4,14 +4,19 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <variant>
 
 namespace npusim::compiler {
 
 std::map<ValueId, ConstantBands> constantBands(const TileProgram& program) {
     std::map<ValueId, ConstantBands> bands;
-    forEachGemmOperand(program, [&](const GemmOperand& operand, int64_t rows, int64_t cols, int64_t) {
-        if (operand.bandColumns != 0) bands[operand.value] = {rows, cols, operand.bandColumns};
-    });
+    for (const TileOp& op : program.ops) {
+        const auto* gemm = std::get_if<GemmTiles>(&op);
+        if (!gemm) continue;
+        const GemmProblem& p = gemm->problem;
+        if (p.a.bandColumns != 0) bands[p.a.value] = {p.m, p.k, p.a.bandColumns};
+        if (p.b.bandColumns != 0) bands[p.b.value] = {p.k, p.n, p.b.bandColumns};
+    }
     return bands;
 }
 

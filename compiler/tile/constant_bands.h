@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <map>
 #include <span>
-#include <variant>
 #include <vector>
 
 #include "compiler/tile/tile_ir.h"
@@ -16,19 +15,6 @@ namespace npusim::compiler {
 struct ConstantBands {
     int64_t rows = 0, cols = 0, bandColumns = 0;
 };
-
-/// Calls `visit(operand, rows, cols, blockColumns)` for both operands of every GEMM of the
-/// program: each operand's logical matrix and the width of the blocks the schedule loads.
-template <class Program, class Visit>
-void forEachGemmOperand(Program& program, Visit visit) {
-    for (auto& op : program.ops) {
-        auto* gemm = std::get_if<GemmTiles>(&op);
-        if (!gemm) continue;
-        auto& p = gemm->problem;
-        visit(p.a, p.m, p.k, gemm->schedule.kBlock);
-        visit(p.b, p.k, p.n, gemm->schedule.nBlock);
-    }
-}
 
 /// The banded constants of a program, by value.
 std::map<ValueId, ConstantBands> constantBands(const TileProgram& program);
