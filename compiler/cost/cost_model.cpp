@@ -338,6 +338,12 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 }
             }
         }
+        if (block.firstK && p.residual != kNoValue) {  // the residual's part, into the accumulator slot
+            t.loads += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4,
+                                 static_cast<uint64_t>(p.n) * 4);
+            e.dramBytes += static_cast<uint64_t>(block.m * block.n) * 4;
+            ++e.commands;
+        }
         // The engine pipelines a block's transfers: the first byte's latency once.
         if (e.dramBytes > bytesBefore) t.loads += firstByteCycles();
         t.loadTransfer = static_cast<double>(e.dramBytes - bytesBefore) / dmaBytesPerCycle();

@@ -68,6 +68,7 @@ public:
             const GemmBlock& block = blocks[i];
             tile_ = static_cast<uint32_t>(i);
             if (block.firstK) accumulatorSlot_ = (accumulatorSlot_ + 1) % roles_.accumulator.size();
+            if (block.firstK && p_.residual != kNoValue) loadResidual(block);
             computeBlock(block, slots[i].first, slots[i].second);
             emitLoads(pendingLoads_.size());
             emitFills();
@@ -231,7 +232,7 @@ private:
                 .set(Field::N, t.n)
                 .set(Field::K, t.k)
                 .set(Field::DType, static_cast<uint64_t>(p_.operandType))
-                .set(Field::Accumulate, block.firstK && t.k0 == 0 ? 0 : 1)
+                .set(Field::Accumulate, block.firstK && t.k0 == 0 && p_.residual == kNoValue ? 0 : 1)
                 .set(Field::AStride, roles_.aPitch)
                 .set(Field::BStride, roles_.bPitch)
                 .set(Field::CStride, s_.nBlock)
@@ -241,6 +242,29 @@ private:
                         {bufferResource(accumulator()), true}});
             emitLoads(loadsPerTile);
         });
+    }
+
+    /// Loads the block's part of the residual into its accumulator slot, where the GEMMs then
+    /// accumulate onto it.
+    void loadResidual(const GemmBlock& block) {
+        DmaSpec load = resultBlock(block, p_.residual);
+        markTensorTransfer(load, plan_, p_.residual);
+        emit(dmaCommand(load, p_.opId, tile_),
+             {{bufferResource(accumulator()), true}, {tensorResource(plan_, p_.residual), false}});
+    }
+
+    /// The transfer between the block's accumulator slot and its part of `tensor`, an fp32
+    /// tensor of the result's shape (batch x M x N).
+    DmaSpec resultBlock(const GemmBlock& block, ValueId tensor) const {
+        DmaSpec dma;
+        dma.dramOffset = homeOffset(tensor) + static_cast<uint64_t>((block.batch * p_.m + block.m0) * p_.n + block.n0) * 4;
+        dma.space = isa::MemorySpace::Accumulator;
+        dma.onchipAddress = buffer(accumulator()).offset;
+        dma.rows = block.m;
+        dma.rowBytes = block.n * 4;
+        dma.dramStride = p_.n * 4;
+        dma.onchipStride = s_.nBlock * 4;
+        return dma;
     }
 
     VectorSpec onAccumulator(const GemmBlock& block) const {
@@ -274,17 +298,9 @@ private:
             }
             emit(vectorCommand(v, p_.opId, tile_), {{bufferResource(acc), true}});
         }
-        DmaSpec store;
+        DmaSpec store = resultBlock(block, p_.output);
         store.load = false;
         store.kind = isa::CommandKind::Store;
-        store.dramOffset = homeOffset(p_.output) +
-                           static_cast<uint64_t>((block.batch * p_.m + block.m0) * p_.n + block.n0) * 4;
-        store.space = isa::MemorySpace::Accumulator;
-        store.onchipAddress = buffer(acc).offset;
-        store.rows = block.m;
-        store.rowBytes = block.n * 4;
-        store.dramStride = p_.n * 4;
-        store.onchipStride = s_.nBlock * 4;
         markTensorTransfer(store, plan_, p_.output);
         emit(dmaCommand(store, p_.opId, tile_),
              {{bufferResource(acc), false}, {tensorResource(plan_, p_.output), true}});

@@ -73,6 +73,7 @@ std::vector<ValueId> accessedValues(const TileOp& op) {
             }
         }
         values.push_back(p.bias);
+        values.push_back(p.residual);
         values.push_back(p.output);
     } else if (const auto* host = std::get_if<HostTiles>(&op)) {
         values = host->host.inputs;

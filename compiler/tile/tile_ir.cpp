@@ -46,6 +46,7 @@ void printGemm(std::ostringstream& out, const GemmTiles& tiles, const Graph& gra
     if (p.b.bandColumns) out << " b_bands=" << p.b.bandColumns;
     if (p.aZeroPoint || p.bZeroPoint) out << " a_zp=" << p.aZeroPoint << " b_zp=" << p.bZeroPoint;
     if (p.alpha != 1.0f) out << " alpha=" << p.alpha;
+    if (p.residual != kNoValue) out << " residual=%" << graph.value(p.residual).name;
     if (p.bias != kNoValue) out << " bias=" << biasModeName(p.biasMode) << " beta=" << p.beta;
     if (!p.epilogue.empty()) {
         out << " epilogue=";

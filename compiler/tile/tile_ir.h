@@ -67,8 +67,8 @@ struct EpilogueStep {
     uint32_t immediate2 = 0;
 };
 
-/// The math of one tensor-unit op: for each batch b, Y[b] = epilogue(alpha * (A[b] - za) x
-/// (B[b] - zb) + beta * bias), with A M x K and B K x N.
+/// The math of one tensor-unit op: for each batch b, Y[b] = epilogue(alpha * (R[b] + (A[b] - za)
+/// x (B[b] - zb)) + beta * bias), with A M x K, B K x N and R (the residual, when set) M x N.
 struct GemmProblem {
     uint32_t opId = 0;
     DType operandType = DType::Fp32;      ///< A and B
@@ -81,6 +81,10 @@ struct GemmProblem {
     BiasMode biasMode = BiasMode::Full;
     float beta = 1.0f;
     std::vector<EpilogueStep> epilogue;
+    /// A tensor of Y's shape and layout added to the product (a residual connection's Add
+    /// fused into the GEMM): each result block's accumulator slot is loaded with its part
+    /// before the first K block accumulates onto it.
+    ValueId residual = kNoValue;
     /// Where Y goes: the op's result, or the result of the elementwise op fused as its epilogue.
     ValueId output = kNoValue;
 };

@@ -58,6 +58,26 @@ std::optional<std::pair<ValueId, BiasMode>> leadingBias(const VectorProblem& p, 
     return std::pair{bias.view.value, perColumn ? BiasMode::Row : BiasMode::Column};
 }
 
+/// A tensor the kernel's first step adds to the GEMM's result (loaded into `result`) element
+/// for element, which the GEMM can start its accumulators from (GemmProblem::residual): fp32,
+/// walked in the result's order, added before any scale or other epilogue step. Its load.
+const VectorLoad* leadingResidual(const VectorProblem& p, uint32_t result, const GemmProblem& gemm, int64_t elements) {
+    if (p.loads.size() != 2 || p.steps.empty() || gemm.residual != kNoValue || !gemm.epilogue.empty() ||
+        gemm.alpha != 1.0f || gemm.accumulatorType != DType::Fp32) {
+        return nullptr;
+    }
+    const VectorStep& add = p.steps[0];
+    const VectorLoad& other = p.loads[p.loads[0].buffer == result ? 1 : 0];
+    const bool operands = add.src1 && ((add.src0 == result && *add.src1 == other.buffer) ||
+                                       (add.src0 == other.buffer && *add.src1 == result));
+    if (add.op != isa::VectorOp::Add || !operands || other.buffer == result ||
+        p.buffers[other.buffer].extent != BufferExtent::Block || p.buffers[other.buffer].dtype != DType::Fp32 ||
+        !denseWalk(p, other.view, elements)) {
+        return nullptr;
+    }
+    return &other;
+}
+
 }  // namespace
 
 int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig& config, const CostModel& model) {
@@ -80,6 +100,15 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
     for (TileOp& op : program.ops) {
         if (auto* gemm = std::get_if<GemmTiles>(&op)) producers[gemm->problem.output] = gemm;
     }
+    const std::map<uint32_t, size_t> position = opPositions(program);
+    // Where a value is ready: after the op that produces it (or the GEMM its producer fused
+    // into), or from the start.
+    const auto readyAt = [&](ValueId id) -> std::optional<size_t> {
+        const ValueId storage = storageOf(id);
+        if (const auto gemm = producers.find(storage); gemm != producers.end()) return position.at(gemm->second->problem.opId);
+        const int producer = graph.value(storage).producer;
+        return producer < 0 ? std::nullopt : std::optional(position.at(static_cast<uint32_t>(producer)));
+    };
     int fusions = 0;
     std::set<GemmTiles*> fused;
     for (TileOp& op : program.ops) {
@@ -87,43 +116,66 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
         if (!reader || reader->kernels.size() != 1) continue;
         const VectorProblem& p = reader->kernels[0].problem;
         if (p.loads.empty() || p.loads.size() > 2 || p.stores.size() != 1 || hasWindows(p)) continue;
-        // The load of a GEMM's result (the first, or with a bias the one a producer made).
-        const auto producerOf = [&](const VectorLoad& load) { return producers.find(storageOf(load.view.value)); };
-        const VectorLoad& load = p.loads.size() == 2 && producerOf(p.loads[0]) == producers.end() ? p.loads[1] : p.loads[0];
-        const ValueId storage = storageOf(load.view.value);
-        const auto producer = producers.find(storage);
-        if (producer == producers.end() || readers[storage] != 1 || outputs.contains(storage)) continue;
-        GemmTiles* tiles = producer->second;
-        GemmProblem& gemm = tiles->problem;
-        const int64_t elements = elementCount(graph.value(storage).shape);
-        const ValueId result = p.stores[0].view.value;
-        if (!denseWalk(p, load.view, elements) || !denseWalk(p, p.stores[0].view, elements) ||
-            graph.value(result).dtype != gemm.accumulatorType || program.views.contains(result)) {
-            continue;
+        // Fuses the kernel into the GEMM whose result `load` reads; false when it cannot.
+        const auto fuseInto = [&](const VectorLoad& load) {
+            const ValueId storage = storageOf(load.view.value);
+            const auto producer = producers.find(storage);
+            if (producer == producers.end() || readers[storage] != 1 || outputs.contains(storage)) return false;
+            GemmTiles* tiles = producer->second;
+            GemmProblem& gemm = tiles->problem;
+            const int64_t elements = elementCount(graph.value(storage).shape);
+            const ValueId result = p.stores[0].view.value;
+            if (!denseWalk(p, load.view, elements) || !denseWalk(p, p.stores[0].view, elements) ||
+                graph.value(result).dtype != gemm.accumulatorType || program.views.contains(result)) {
+                return false;
+            }
+            // A second operand: a bias the GEMM adds, or a residual its accumulators start from
+            // (ready before the GEMM runs).
+            std::optional<std::pair<ValueId, BiasMode>> bias;
+            const VectorLoad* residual = nullptr;
+            if (p.loads.size() == 2 && !(bias = leadingBias(p, load.buffer, gemm, graph))) {
+                residual = leadingResidual(p, load.buffer, gemm, elements);
+                if (!residual || storageOf(residual->view.value) == storage) return false;
+                const std::optional<size_t> ready = readyAt(residual->view.value);
+                if (ready && *ready >= position.at(gemm.opId)) return false;
+            }
+            const std::optional<std::vector<EpilogueStep>> steps =
+                p.loads.size() == 2 ? epilogueOf(p, gemm.accumulatorType, p.steps[0].dst, 1)
+                                    : epilogueOf(p, gemm.accumulatorType, load.buffer, 0);
+            if (!steps) return false;
+            if (bias) {
+                GemmProblem biased = gemm;
+                biased.bias = bias->first;
+                biased.biasMode = bias->second;
+                biased.beta = 1.0f;
+                const GemmFootprint footprint = gemmFootprint(biased, tiles->schedule, config);
+                if (footprint.sramBytes > config.sram.sizeBytes || footprint.accumulatorBytes > config.accumulator.sizeBytes) {
+                    return false;
+                }
+                gemm = std::move(biased);
+            }
+            if (residual) gemm.residual = residual->view.value;
+            gemm.epilogue.insert(gemm.epilogue.end(), steps->begin(), steps->end());
+            tiles->schedule.estimate = model.estimateGemm(gemm, tiles->schedule);
+            fused.insert(tiles);
+            gemm.output = result;
+            producers.erase(producer);
+            producers[result] = tiles;  // a later elementwise op may fuse onto this one
+            reader->kernels.clear();
+            reader->fusedInto = gemm.opId;
+            return true;
+        };
+        // The load of a GEMM's result: the first, or with a second operand the one a GEMM made;
+        // when both are, either may be the residual of the other.
+        const auto isResult = [&](const VectorLoad& load) { return producers.contains(storageOf(load.view.value)); };
+        const bool firstIsResult = isResult(p.loads[0]);
+        if (p.loads.size() == 1 || firstIsResult) {
+            if (fuseInto(p.loads[0])) {
+                ++fusions;
+                continue;
+            }
         }
-        std::optional<std::pair<ValueId, BiasMode>> bias;
-        if (p.loads.size() == 2 && !(bias = leadingBias(p, load.buffer, gemm, graph))) continue;
-        const std::optional<std::vector<EpilogueStep>> steps =
-            bias ? epilogueOf(p, gemm.accumulatorType, p.steps[0].dst, 1) : epilogueOf(p, gemm.accumulatorType, load.buffer, 0);
-        if (!steps) continue;
-        if (bias) {
-            GemmProblem biased = gemm;
-            biased.bias = bias->first;
-            biased.biasMode = bias->second;
-            biased.beta = 1.0f;
-            const GemmFootprint footprint = gemmFootprint(biased, tiles->schedule, config);
-            if (footprint.sramBytes > config.sram.sizeBytes || footprint.accumulatorBytes > config.accumulator.sizeBytes) continue;
-            gemm = std::move(biased);
-        }
-        gemm.epilogue.insert(gemm.epilogue.end(), steps->begin(), steps->end());
-        tiles->schedule.estimate = model.estimateGemm(gemm, tiles->schedule);
-        fused.insert(tiles);
-        gemm.output = result;
-        producers.erase(producer);
-        producers[result] = tiles;  // a later elementwise op may fuse onto this one
-        reader->kernels.clear();
-        reader->fusedInto = gemm.opId;
-        ++fusions;
+        if (p.loads.size() == 2 && isResult(p.loads[1]) && fuseInto(p.loads[1])) ++fusions;
     }
     // A heavy epilogue changes which blocks suit the GEMM best (its vector work overlaps the
     // next block's array work): the schedule is chosen again with it. A light one leaves the

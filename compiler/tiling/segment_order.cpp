@@ -24,7 +24,10 @@ void orderForSegments(TileProgram& program, const Graph& graph) {
     std::vector<std::set<size_t>> waitsFor(count);
     std::vector<std::vector<size_t>> readers(count);
     for (size_t i = 0; i < count; ++i) {
-        for (ValueId id : graph.nodes.at(tileOpId(program.ops[i])).inputs) {
+        std::vector<ValueId> reads = graph.nodes.at(tileOpId(program.ops[i])).inputs;
+        // A GEMM also reads the residual a fused Add gave it.
+        if (const auto* gemm = std::get_if<GemmTiles>(&program.ops[i])) reads.push_back(gemm->problem.residual);
+        for (ValueId id : reads) {
             if (id == kNoValue || graph.value(id).producer < 0) continue;
             const size_t producer = position.at(static_cast<uint32_t>(graph.value(id).producer));
             if (waitsFor[i].insert(producer).second) readers[producer].push_back(i);

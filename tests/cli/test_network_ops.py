@@ -6,7 +6,8 @@ vector-unit op each, not one GEMM per group. Einsum contractions run as MatMuls 
 diagonals and broadcast labels as a CPU kernel. A vendor's function op (ONNX Runtime's QuickGelu)
 runs as its body of NPU ops. An attention's head split and K's transpose are read by the per-head
 MatMuls in place (strided operands), not copied. A Linear layer's weight is stored in the column
-bands its blocks load, and a GELU epilogue runs beside the array's next block."""
+bands its blocks load, a GELU epilogue runs beside the array's next block, and a residual Add
+is where the GEMM's accumulators start."""
 import json
 import math
 import re
@@ -299,6 +300,45 @@ class LinearLayerTest(NpusimTestCase):
         for line in w_loads:
             self.assertIn("row_bytes=512 dram_stride=512 ", line)
         self.assertLess(ops["linear"]["load_busy_cycles"], 6000)
+
+    def test_a_residual_add_is_where_the_accumulators_start(self):
+        # y = (x W + b) + r, a Linear layer and its residual connection, on server: the GEMM adds
+        # b in its epilogue, and each result block's accumulator slot is first loaded with r's
+        # part (a dma.load into the accumulator memory), the GEMMs accumulating onto it. Neither
+        # Add keeps a kernel: one vector command per block (the bias) and no round trip of
+        # x W + b through DRAM.
+        x = RNG.standard_normal((128, 256)).astype(np.float32)
+        r = RNG.standard_normal((128, 512)).astype(np.float32)
+        w = (RNG.standard_normal((256, 512)) / 16).astype(np.float32)
+        b = RNG.standard_normal(512).astype(np.float32)
+        nodes = [helper.make_node("MatMul", ["x", "w"], ["xw"], name="linear"),
+                 helper.make_node("Add", ["xw", "b"], ["h"], name="bias"),
+                 helper.make_node("Add", ["r", "h"], ["y"], name="residual")]
+        path = save(self.tmp, "residual", nodes, [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(a.shape))
+                                                  for n, a in (("x", x), ("r", r))],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [128, 512])],
+                    [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+        inputs = self.tmp / "residual.in"
+        inputs.mkdir()
+        np.save(inputs / "x.npy", x)
+        np.save(inputs / "r.npy", r)
+        tile = self.ok("compile", path, "--arch", "server", "--emit", "tile", "-o", self.tmp / "residual.npuart")
+        self.assertRegex(tile, r"tile.gemm @linear .* residual=%r bias=row ")
+        self.assertIn("tile.none @residual op=2: fused into @linear", tile)
+        commands = self.ok("disasm", self.tmp / "residual.npuart", "--expand").splitlines()
+        stores = [c for c in commands if "dma.store" in c and " op=0 " in c]
+        preloads = [c for c in commands if "dma.load" in c and " space=acc " in c]
+        vectors = [c for c in commands if re.search(r"\bvec kind=compute op=0 ", c)]
+        self.assertTrue(stores)
+        self.assertEqual(len(preloads), len(stores))
+        self.assertEqual(len(vectors), len(stores))
+        self.assertTrue(all("func=add " in c for c in vectors))
+        out, report = self.tmp / "residual.out", self.tmp / "residual.report"
+        self.ok("run", self.tmp / "residual.npuart", "--model", path, "--inputs", inputs, "--outputs", out, "--report",
+                report, "--check")
+        np.testing.assert_allclose(np.load(out / "y.npy"), x.astype(np.float64) @ w + b + r, rtol=1e-5, atol=1e-5)
+        ops = ops_of(report)
+        self.assertEqual([name for name, op in ops.items() if op["commands"]], ["linear"])
 
     def test_gelu_epilogue_runs_beside_the_next_block(self):
         # y = gelu(x W + b), x 128x256, W 256x1024 on server. Without its epilogue the GEMM's

@@ -266,8 +266,8 @@ TEST(Fusion, AnActivationAfterAGemmRunsOnItsAccumulator) {
 
 TEST(Fusion, ALinearLayersBiasAfterAMatMulBecomesTheGemmsBias) {
     // y = Relu(x W + b), b one value per column: the GEMM adds b itself (row mode) and applies
-    // the Relu; a bias per row of a 3-D result, or a second tensor of the result's shape, stays
-    // an op of its own.
+    // the Relu. z = x W2 + r, r a tensor of the result's shape (a residual connection): the
+    // GEMM's accumulators start from r.
     testing::GraphBuilder b("linear", 13);
     const ValueId x = b.input("x", DType::Fp32, {32, 64});
     const ValueId bias = b.constant("b", Tensor::zeros(DType::Fp32, {16}));
@@ -279,15 +279,18 @@ TEST(Fusion, ALinearLayersBiasAfterAMatMulBecomesTheGemmsBias) {
     const ArchConfig edge = loadArchConfig("edge", {});
     const CostModel model(edge);
     TileProgram program = lowerToTiles(graph, edge, model);
-    EXPECT_EQ(fuseGemmEpilogues(program, graph, edge, model), 2);
+    EXPECT_EQ(fuseGemmEpilogues(program, graph, edge, model), 3);
     const GemmTiles& linear = std::get<GemmTiles>(program.ops[0]);
     EXPECT_EQ(linear.problem.bias, bias);
     EXPECT_EQ(linear.problem.biasMode, BiasMode::Row);
     ASSERT_EQ(linear.problem.epilogue.size(), 1u);
     EXPECT_EQ(linear.problem.output, y);
     EXPECT_EQ(linear.schedule.estimate.totalCycles, model.estimateGemm(linear.problem, linear.schedule).totalCycles);
-    EXPECT_EQ(std::get<GemmTiles>(program.ops[3]).problem.bias, kNoValue);
-    EXPECT_FALSE(std::get<VectorTiles>(program.ops[4]).fusedInto.has_value());
+    const GemmTiles& residual = std::get<GemmTiles>(program.ops[3]);
+    EXPECT_EQ(residual.problem.bias, kNoValue);
+    EXPECT_EQ(residual.problem.residual, graph.inputs[1]);
+    EXPECT_EQ(residual.problem.output, z);
+    EXPECT_EQ(std::get<VectorTiles>(program.ops[4]).fusedInto, 3u);
     expectValidStream(lower(graph, edge), edge);
 }
 
