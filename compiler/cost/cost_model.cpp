@@ -304,7 +304,7 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             return dmaCycles(static_cast<uint64_t>(blockCols), rowBytes,
                              static_cast<uint64_t>(storedRowStride(operand, rows, cols)) * elem);
         }
-        const bool packed = operand.constant && operand.rowStride == 0 && operand.gather.empty();
+        const bool packed = operand.packable && operand.rowStride == 0 && operand.gather.empty();
         const uint64_t stride = packed ? rowBytes : static_cast<uint64_t>(storedRowStride(operand, rows, cols, col0)) * elem;
         return dmaCycles(static_cast<uint64_t>(blockRows), rowBytes, stride);
     };

@@ -90,8 +90,7 @@ private:
         if (bytes == 0) return;  // an empty weight's data() may be null
         const Tensor& constant = *graph_.value(id).constant;
         if (const auto banded = bands_.find(id); banded != bands_.end()) {
-            const std::vector<std::byte> image = bandedBytes(constant.bytes, banded->second, dtypeSize(constant.dtype));
-            std::memcpy(to, image.data(), bytes);
+            writeBanded(constant.bytes, banded->second, dtypeSize(constant.dtype), std::span(to, bytes));
             return;
         }
         std::memcpy(to, constant.bytes.data(), bytes);

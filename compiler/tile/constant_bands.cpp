@@ -20,14 +20,13 @@ std::map<ValueId, ConstantBands> constantBands(const TileProgram& program) {
     return bands;
 }
 
-std::vector<std::byte> bandedBytes(std::span<const std::byte> rowMajor, const ConstantBands& bands, size_t elementBytes) {
+void writeBanded(std::span<const std::byte> rowMajor, const ConstantBands& bands, size_t elementBytes, std::span<std::byte> out) {
     const auto matrixBytes = static_cast<size_t>(bands.rows * bands.cols) * elementBytes;
-    if (matrixBytes == 0 || rowMajor.size() % matrixBytes != 0) {
+    if (matrixBytes == 0 || rowMajor.size() % matrixBytes != 0 || out.size() != rowMajor.size()) {
         throw std::logic_error("a packed constant's bytes are not whole matrices");
     }
     GemmOperand layout;
     layout.bandColumns = bands.bandColumns;
-    std::vector<std::byte> out(rowMajor.size());
     for (size_t base = 0; base < rowMajor.size(); base += matrixBytes) {
         for (int64_t col0 = 0; col0 < bands.cols; col0 += bands.bandColumns) {
             const auto width = static_cast<size_t>(std::min(bands.bandColumns, bands.cols - col0));
@@ -38,7 +37,6 @@ std::vector<std::byte> bandedBytes(std::span<const std::byte> rowMajor, const Co
             }
         }
     }
-    return out;
 }
 
 }  // namespace npusim::compiler

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <map>
 #include <span>
-#include <vector>
 
 #include "compiler/tile/tile_ir.h"
 
@@ -19,7 +18,8 @@ struct ConstantBands {
 /// The banded constants of a program, by value.
 std::map<ValueId, ConstantBands> constantBands(const TileProgram& program);
 
-/// A constant's bytes (row-major matrices one after another) in its banded layout.
-std::vector<std::byte> bandedBytes(std::span<const std::byte> rowMajor, const ConstantBands& bands, size_t elementBytes);
+/// Writes a constant's bytes (row-major matrices one after another) to `out`, of the same
+/// size, in its banded layout.
+void writeBanded(std::span<const std::byte> rowMajor, const ConstantBands& bands, size_t elementBytes, std::span<std::byte> out);
 
 }  // namespace npusim::compiler

@@ -44,9 +44,10 @@ struct GemmOperand {
     /// matrix). A matrix read in place from a larger tensor (a head of an attention's
     /// activations, a transposed view of them) has more.
     int64_t rowStride = 0;
-    /// A constant, which the compiler may store in the layout the GEMM's blocks load
-    /// (bandColumns); the cost model prices each block of it as one DRAM run.
-    bool constant = false;
+    /// A constant the compiler may store in the layout the GEMM's blocks load (bandColumns):
+    /// the cost model prices each block of it as one DRAM run. pack-constant-operands clears
+    /// it where the constant must stay row-major.
+    bool packable = false;
     /// When not 0 (a constant, not transposed), each matrix is stored in bands of this many
     /// columns, one after another, each band's rows side by side (the last band may be
     /// narrower): a block within one band is one run. pack-constant-operands sets it.

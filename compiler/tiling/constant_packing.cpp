@@ -48,8 +48,8 @@ int packConstantOperands(TileProgram& program, const Graph& graph, const CostMod
         if (!gemm) continue;
         GemmProblem& p = gemm->problem;
         const GemmSchedule& s = gemm->schedule;
-        if (p.a.constant) uses[p.a.value].push_back({gemm, &p.a, {p.m, p.k, std::min(s.kBlock, p.k)}});
-        if (p.b.constant) uses[p.b.value].push_back({gemm, &p.b, {p.k, p.n, std::min(s.nBlock, p.n)}});
+        if (p.a.packable) uses[p.a.value].push_back({gemm, &p.a, {p.m, p.k, std::min(s.kBlock, p.k)}});
+        if (p.b.packable) uses[p.b.value].push_back({gemm, &p.b, {p.k, p.n, std::min(s.nBlock, p.n)}});
     }
     int packed = 0;
     for (auto& [value, list] : uses) {
@@ -61,7 +61,7 @@ int packConstantOperands(TileProgram& program, const Graph& graph, const CostMod
         // Stored row-major after all: the blocks narrower than its rows are priced so.
         for (OperandUse& use : list) {
             if (use.bands.bandColumns == use.bands.cols) continue;
-            use.operand->constant = false;
+            use.operand->packable = false;
             use.gemm->schedule.estimate = model.estimateGemm(use.gemm->problem, use.gemm->schedule);
         }
     }

@@ -87,8 +87,8 @@ GemmProblem gemmProblemFor(const Graph& graph, const Node& node, uint32_t opId,
     p.b.value = node.inputs.at(1);
     const Value& a = graph.value(p.a.value);
     const Value& b = graph.value(p.b.value);
-    p.a.constant = a.constant.has_value();
-    p.b.constant = b.constant.has_value();
+    p.a.packable = a.constant.has_value();
+    p.b.packable = b.constant.has_value();
 
     if (node.kind == OpKind::Gemm) {
         p.a.transposed = node.intAttr("transA", 0) != 0;

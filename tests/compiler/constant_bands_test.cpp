@@ -5,6 +5,8 @@
 
 #include <cstring>
 #include <numeric>
+#include <stdexcept>
+#include <vector>
 
 #include "compiler/tile/constant_bands.h"
 
@@ -16,8 +18,8 @@ TEST(ConstantBands, BlocksOfTheBandWidthAreRunsOfTheRowMajorElements) {
     const int64_t matrices = 2, matrix = bands.rows * bands.cols;
     std::vector<float> rowMajor(static_cast<size_t>(matrices * matrix));
     std::iota(rowMajor.begin(), rowMajor.end(), 0.0f);
-    const std::vector<std::byte> image =
-        bandedBytes(std::as_bytes(std::span(rowMajor)), bands, sizeof(float));
+    std::vector<std::byte> image(rowMajor.size() * sizeof(float));
+    writeBanded(std::as_bytes(std::span(rowMajor)), bands, sizeof(float), image);
     ASSERT_EQ(image.size(), rowMajor.size() * sizeof(float));
     std::vector<float> stored(rowMajor.size());
     std::memcpy(stored.data(), image.data(), image.size());
@@ -43,7 +45,8 @@ TEST(ConstantBands, BlocksOfTheBandWidthAreRunsOfTheRowMajorElements) {
 
 TEST(ConstantBands, BytesOfPartMatricesAreRefused) {
     const std::vector<std::byte> bytes(4 * 10);
-    EXPECT_THROW(bandedBytes(bytes, {3, 4, 2}, 4), std::logic_error);
+    std::vector<std::byte> out(bytes.size());
+    EXPECT_THROW(writeBanded(bytes, {3, 4, 2}, 4, out), std::logic_error);
 }
 
 }  // namespace
