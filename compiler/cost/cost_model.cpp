@@ -22,6 +22,13 @@ double& feature(CostEstimate& e, CostFeature f) { return e.features[static_cast<
 /// DMA engine. A GEMM block's epilogue is vector work on its accumulator slot after the array's.
 struct StageTimes {
     double loads = 0, compute = 0, stores = 0, epilogue = 0;
+    /// The array's fill and drain after a block's compute, before its results can be read;
+    /// the next block's compute overlaps it.
+    double latency = 0;
+    /// The first byte's latency of the block's loads and of its stores from DRAM: an engine
+    /// overlaps it with the transfers before, so only a slot's turn and the pipeline's ends
+    /// wait for it.
+    double loadLatency = 0, storeLatency = 0;
     /// Of the loads' and stores' time, the DRAM transfers at full bandwidth, which the two
     /// engines share.
     double loadTransfer = 0, storeTransfer = 0;
@@ -48,9 +55,10 @@ void addMemory(CostEstimate& e, double count, double dma, double transfer) {
 ///
 /// An epilogue runs on the vector unit while the array computes the next block into the other
 /// accumulator slot; a slot is free again once its block's stores end, so each slot's array,
-/// epilogue and stores take turns: a step takes at least the longer unit and half that chain,
-/// and the last block's array and epilogue, one after the other, are exposed beyond its step.
-/// Single-buffered, the epilogue follows the array on the one slot.
+/// fill and drain, epilogue and stores take turns: a step takes at least the longer unit and
+/// half that chain, and the last block's drain and its array and epilogue, one after the
+/// other, are exposed beyond its step. Single-buffered, the epilogue follows the array's drain
+/// on the one slot.
 void addPipeline(CostEstimate& e, const std::vector<std::pair<StageTimes, double>>& runs, bool doubleBuffered) {
     // Steps as (block, how many in a row): a run of more than two blocks is its first block,
     // its middle ones (whose neighbours are blocks of the same time) and its last.
@@ -70,19 +78,28 @@ void addPipeline(CostEstimate& e, const std::vector<std::pair<StageTimes, double
             const StageTimes& b = *steps[i].first;
             const StageTimes* before = i > 0 ? steps[i - 1].first : nullptr;
             const double transfer = b.loadTransfer + (before ? before->storeTransfer : 0.0);
-            const double dma = std::max({b.loads, before ? before->stores : 0.0, transfer});
-            feature(e, CostFeature::Compute) += steps[i].second * (b.compute + b.epilogue);
+            const double dma = std::max({b.loadLatency + b.loads, before ? before->storeLatency + before->stores : 0.0, transfer});
+            feature(e, CostFeature::Compute) += steps[i].second * (b.compute + b.latency + b.epilogue);
             addMemory(e, steps[i].second, dma, transfer);
         }
-        if (!steps.empty()) feature(e, CostFeature::Exposed) += steps.back().first->stores;
+        if (!steps.empty()) feature(e, CostFeature::Exposed) += steps.back().first->storeLatency + steps.back().first->stores;
         return;
     }
     double blocks = 0;
     for (const auto& step : steps) blocks += step.second;
-    // A block's array and epilogue units, and (with a block after it) its slot's turn.
+    // A block's array and epilogue units, and its slots' turns: an accumulator slot's compute,
+    // drain, epilogue and stores (with an epilogue and a block after it, which overlaps it;
+    // otherwise where blocks reuse the slot), and an operand slot's loads, compute and drain
+    // (where blocks reuse it: the slot is free once the array's earlier work is complete).
     const auto units = [&](const StageTimes& b) {
-        if (b.epilogue == 0) return b.compute;
-        return std::max({b.compute, b.epilogue, blocks > 1 ? (b.compute + b.epilogue + b.stores) / 2 : 0.0});
+        double unit = std::max(b.compute, b.epilogue);
+        const double results = b.compute + b.latency + b.epilogue + b.stores;
+        if (blocks > 1 && b.epilogue > 0) unit = std::max(unit, results / 2);
+        if (blocks > 2) {
+            const double operands = b.loadLatency + b.loads + b.compute + b.latency;
+            unit = std::max({unit, operands / 2, (results + b.storeLatency) / 2});
+        }
+        return unit;
     };
     for (size_t i = 0; i < steps.size(); ++i) {
         const StageTimes& b = *steps[i].first;
@@ -99,8 +116,9 @@ void addPipeline(CostEstimate& e, const std::vector<std::pair<StageTimes, double
     }
     if (steps.empty()) return;
     const StageTimes& last = *steps.back().first;
-    feature(e, CostFeature::Exposed) +=
-        steps.front().first->loads + last.stores + std::max(0.0, last.compute + last.epilogue - units(last));
+    const StageTimes& first = *steps.front().first;
+    feature(e, CostFeature::Exposed) += first.loadLatency + first.loads + last.latency + last.storeLatency + last.stores +
+                                        std::max(0.0, last.compute + last.epilogue - units(last));
 }
 
 /// Blocks in place (StageTimes::inPlace) hold their slot from their loads to their stores, so
@@ -112,7 +130,7 @@ double slotChainExcess(const std::vector<std::pair<StageTimes, double>>& runs, b
     for (const auto& [b, count] : runs) {
         if (count <= 0 || !b.inPlace) continue;
         blocks += count;
-        chains += count * (b.loads + b.compute + b.epilogue + b.stores);
+        chains += count * (b.loadLatency + b.loads + b.compute + b.epilogue + b.storeLatency + b.stores);
     }
     if (blocks == 0) return 0;
     const double busiest = chains * std::ceil(blocks / (doubleBuffered ? 2 : 1)) / blocks;
@@ -127,7 +145,7 @@ double CostModel::total(const std::array<double, kCostFeatures>& features) const
     return sum;
 }
 
-double CostModel::arrayBlockCycles(DType dtype, const GemmBlock& block) const {
+CostModel::ArrayTime CostModel::arrayBlockTime(DType dtype, const GemmBlock& block) const {
     // Tiles come in at most two sizes along the dimension the array's rows cut (k weight
     // stationary, m output stationary): full and tail; the sum over the block's tiles is taken
     // per size instead of per tile, each tile timed as the tensor unit times it.
@@ -145,17 +163,16 @@ double CostModel::arrayBlockCycles(DType dtype, const GemmBlock& block) const {
     const auto fullCount = static_cast<double>(fullTiles * perCut), tailCount = static_cast<double>(tail ? perCut : 0);
     const auto cycles = [](uint64_t value) { return static_cast<double>(value); };
     if (!t.doubleBuffered) {
-        return fullCount * cycles(full.preload + full.stream + full.latency) +
-               tailCount * cycles(last.preload + last.stream + last.latency);
+        return {fullCount * cycles(full.preload + full.stream + full.latency) +
+                    tailCount * cycles(last.preload + last.stream + last.latency),
+                0, 0};
     }
-    // Double-buffered: the first tile's preload, every stream, each later preload beyond the
-    // stream it hides behind, and the last tile's fill and drain.
+    // Double-buffered: every stream, and each preload beyond the stream it hides behind.
     const auto excess = [&](const TilePhases& p) { return std::max(0.0, cycles(p.preload) - cycles(p.stream)); };
-    const double firstPreload = cycles(fullTiles ? full.preload : last.preload);
-    double hiddenExcess = 0;
-    if (fullTiles) hiddenExcess += (fullCount - 1) * excess(full);
-    if (tail) hiddenExcess += (tailCount - (fullTiles ? 0 : 1)) * excess(last);
-    return firstPreload + (fullCount + tailCount) * cycles(full.stream) + hiddenExcess + cycles(last.latency);
+    const double occupancy =
+        (fullCount + tailCount) * cycles(full.stream) + fullCount * excess(full) + tailCount * excess(last);
+    const TilePhases& first = fullTiles ? full : last;
+    return {occupancy, std::min(cycles(first.preload), cycles(first.stream)), cycles(last.latency)};
 }
 
 double CostModel::dmaCycles(uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const {
@@ -243,7 +260,7 @@ double CostModel::gemmLowerBound(const GemmProblem& p, const GemmSchedule& s) co
             for (const Extent& k : extents(p.k, s.kBlock, true)) {
                 const GemmBlock block{0, 0, 0, 0, m.size, n.size, k.size, k.firstK, false};
                 const double count = static_cast<double>(p.batch * m.count * n.count * k.count);
-                array += count * arrayBlockCycles(p.operandType, block);
+                array += count * arrayBlockTime(p.operandType, block).occupancy;
                 commands += count * static_cast<double>(ceilDiv(weightStationary ? k.size : m.size, config_.tensor.rows) *
                                                         ceilDiv(n.size, config_.tensor.cols));
             }
@@ -259,6 +276,7 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     const uint64_t elem = dtypeSize(p.operandType);
     // Per block: the DMA time of its loads, the units' time, and the DMA time after it.
     std::vector<std::pair<StageTimes, double>> blocks;
+    double firstPreload = 0;  ///< the first block's, which no stream hides
     // Gathered B blocks: the copies of the blocks at the first two and last two column
     // positions are priced transfer by transfer (the operand's borders fall there); an interior
     // block of a row band costs what its first interior block at the same phase in the gather
@@ -345,12 +363,14 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             ++e.commands;
         }
         // The engine pipelines a block's transfers: the first byte's latency once.
-        if (e.dramBytes > bytesBefore) t.loads += firstByteCycles();
+        if (e.dramBytes > bytesBefore) t.loadLatency = firstByteCycles();
         t.loadTransfer = static_cast<double>(e.dramBytes - bytesBefore) / dmaBytesPerCycle();
         const uint64_t loadedBytes = e.dramBytes;
-        const double array = arrayBlockCycles(p.operandType, block);
-        e.tensorCycles += array;
-        t.compute = array;
+        const ArrayTime array = arrayBlockTime(p.operandType, block);
+        e.tensorCycles += array.occupancy;
+        t.compute = array.occupancy;
+        t.latency = array.latency;
+        if (blocks.empty()) firstPreload = array.firstPreload;
         const int64_t cut = config_.tensor.dataflow == Dataflow::WeightStationary ? block.k : block.m;
         e.commands += static_cast<uint64_t>(ceilDiv(cut, config_.tensor.rows) * ceilDiv(block.n, config_.tensor.cols));
         if (block.lastK) {
@@ -374,17 +394,18 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                     ++e.commands;
                 }
             }
-            t.stores += firstByteCycles() +
-                        dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, p.n * 4);
+            t.storeLatency = firstByteCycles();
+            t.stores += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, p.n * 4);
             e.dramBytes += static_cast<uint64_t>(elements) * 4;
             ++e.commands;
         }
         t.storeTransfer = static_cast<double>(e.dramBytes - loadedBytes) / dmaBytesPerCycle();
         e.vectorCycles += t.epilogue;
-        e.dmaCycles += t.loads + t.stores;
+        e.dmaCycles += t.loadLatency + t.loads + t.storeLatency + t.stores;
         blocks.push_back({t, 1.0});
     });
     addPipeline(e, blocks, s.doubleBuffer);
+    feature(e, CostFeature::Exposed) += firstPreload;
     e.commands += e.commands / 2;  // semaphore commands, about one per two others
     e.overheadCycles = commandOverheadCycles(e.commands);
     feature(e, CostFeature::Dispatch) = e.overheadCycles;
@@ -484,14 +505,14 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
         for (const VectorLoad& load : p.loads) {
             transfers(load, p.buffers[load.buffer].dtype, t.stages.loads, t.stages.loadTransfer, loadsDram);
         }
-        if (loadsDram) t.stages.loads += model.firstByteCycles();
+        if (loadsDram) t.stages.loadLatency = model.firstByteCycles();
         for (const VectorStore& store : p.stores) {
             transfers({store.view, store.buffer, {}}, p.buffers[store.buffer].dtype, t.stages.stores, t.stages.storeTransfer,
                       storesDram);
             t.stages.inPlace |= std::any_of(p.loads.begin(), p.loads.end(),
                                             [&](const VectorLoad& load) { return load.buffer == store.buffer; });
         }
-        if (storesDram) t.stages.stores += model.firstByteCycles();
+        if (storesDram) t.stages.storeLatency = model.firstByteCycles();
         for (const VectorStep& step : p.steps) {
             if (!step.window) {
                 t.stages.compute += model.vectorCycles(step.op, bufferElements(p, p.buffers[step.src0], block.rows));
@@ -528,7 +549,8 @@ CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSched
     CostEstimate e;
     for (const VectorBlocks::Size* size : {&b.full, &b.tail}) {
         e.vectorCycles += size->count * size->stages.compute;
-        e.dmaCycles += size->count * (size->stages.loads + size->stages.stores);
+        const StageTimes& stages = size->stages;
+        e.dmaCycles += size->count * (stages.loadLatency + stages.loads + stages.storeLatency + stages.stores);
         e.dramBytes += static_cast<uint64_t>(size->count) * size->bytes;
         e.commands += static_cast<uint64_t>(size->count) * size->commands;
     }

@@ -40,11 +40,23 @@ public:
     /// A tile op's estimate: its schedule's (a GEMM, a CPU segment) or its kernels' summed.
     CostEstimate estimateTileOp(const TileOp& op) const;
 
-    /// The array's cycles for one block's tiles issued back to back, ending with the pipeline
-    /// drained (blocks are separated by synchronisation). Weight stationary: each tile streams
-    /// m rows after its k weight rows, which a double-buffered array loads during the previous
-    /// tile's stream; output stationary: each tile streams k steps and shifts out its m rows.
-    double arrayBlockCycles(DType dtype, const GemmBlock& block) const;
+    /// The array's time for one block's tiles issued back to back. Weight stationary: each
+    /// tile streams m rows after its k weight rows; output stationary: each tile streams k
+    /// steps and shifts out its m rows.
+    struct ArrayTime {
+        /// The array's own time: double-buffered, every tile's stream and each preload beyond
+        /// the stream it hides behind (the first tile's behind the previous block's last
+        /// stream, as blocks follow each other without a drain); single-buffered, every tile's
+        /// preload, stream, fill and drain.
+        double occupancy = 0;
+        /// Double-buffered: the part of the first tile's preload that occupancy takes as hidden
+        /// behind the previous block's last stream, exposed when no block streams before it,
+        /// and the fill and drain from the last stream until the results are in the
+        /// accumulator memory (0 single-buffered: occupancy has them). A block alone on the
+        /// array takes occupancy + firstPreload + latency.
+        double firstPreload = 0, latency = 0;
+    };
+    ArrayTime arrayBlockTime(DType dtype, const GemmBlock& block) const;
     /// A DMA of `rows` rows of `rowBytes`, `strideBytes` apart in DRAM (one run when the stride
     /// is the row; 0: unknown): the slowest of the DRAM transfer on the channels it reaches,
     /// the DMA channels' burst issue and their outstanding-request window. The engine

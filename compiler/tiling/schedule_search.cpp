@@ -102,7 +102,7 @@ std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& p, const ArchC
 
 std::optional<GemmSchedule> chooseGemmColumns(const GemmProblem& p, const GemmSchedule& base, const ArchConfig& config,
                                               const CostModel& model) {
-    return searchGemmSchedules(p, config, model, {base.kBlock}, {base.mBlock});
+    return searchGemmSchedules(p, config, model, {base.kBlock, p.k}, {base.mBlock});
 }
 
 std::optional<VectorSchedule> chooseVectorSchedule(const VectorProblem& p, const ArchConfig& config,

@@ -31,8 +31,8 @@ GemmProblem gemmProblemFor(const Graph& graph, const Node& node, uint32_t opId,
 /// The cheapest schedule that fits on chip; nullopt when none does.
 std::optional<GemmSchedule> chooseGemmSchedule(const GemmProblem& problem,
                                                const ArchConfig& config, const CostModel& model);
-/// As chooseGemmSchedule, keeping `base`'s m and k blocks: the search for problems whose
-/// estimate is dear to compute (a gathered operand's).
+/// As chooseGemmSchedule, keeping `base`'s m blocks: the search for problems whose estimate
+/// is dear to compute (a gathered operand's).
 std::optional<GemmSchedule> chooseGemmColumns(const GemmProblem& problem, const GemmSchedule& base,
                                               const ArchConfig& config, const CostModel& model);
 std::optional<VectorSchedule> chooseVectorSchedule(const VectorProblem& problem, const ArchConfig& config,

@@ -22,10 +22,15 @@ CommandProcessor::CommandProcessor(sc_core::sc_module_name name, const ArchConfi
     SC_METHOD(detectDeadlock);
     sensitive << blocked_ << activity_;
     dont_initialize();
+    SC_METHOD(deliverPostedSignals);
+    sensitive << signalDue_;
+    dont_initialize();
 }
 
 void CommandProcessor::beginJob() {
     std::fill(semaphores_.begin(), semaphores_.end(), 0);
+    postedSignals_.clear();
+    signalDue_.cancel();
     fault_.reset();
     dispatcher_ = Dispatcher::Dispatching;
 }
@@ -67,6 +72,7 @@ std::optional<JobFault> CommandProcessor::finishJob(uint64_t deadline) {
 }
 
 bool CommandProcessor::idle() const {
+    if (!postedSignals_.empty()) return false;
     for (const QueueState& state : queues_) {
         if (state.executing || state.fifo->num_available() > 0) return false;
     }
@@ -91,11 +97,10 @@ void CommandProcessor::serve(isa::Queue queue, CommandExecutor& executor, UnitTr
         if (queued.availableAt > clock_.now()) sc_core::wait(clock_.cycles(queued.availableAt - clock_.now()));
         switch (queued.command.opcode) {
             case isa::Opcode::SemWait:
-                waitSemaphore(state, queued.command, trace, executor.busyUntil());
+                waitSemaphore(state, queued.command, trace, executor);
                 break;
             case isa::Opcode::SemSignal:
-                executor.drain(nullptr);  // the signal means: everything before it is done
-                signalSemaphore(queued.command);
+                postSignal(queued.command, executor.completesAt());
                 break;
             default:
                 try {
@@ -105,7 +110,7 @@ void CommandProcessor::serve(isa::Queue queue, CommandExecutor& executor, UnitTr
                 }
                 break;
         }
-        if (state.fifo->num_available() == 0) executor.drain(&state.fifo->data_written_event());
+        if (state.fifo->num_available() == 0) executor.drain(state.fifo->data_written_event());
         state.executing = false;
         state.current.reset();
         activity_.notify(sc_core::SC_ZERO_TIME);
@@ -113,10 +118,9 @@ void CommandProcessor::serve(isa::Queue queue, CommandExecutor& executor, UnitTr
 }
 
 void CommandProcessor::waitSemaphore(QueueState& state, const isa::Command& command, UnitTrace& trace,
-                                     uint64_t busyUntil) {
+                                     CommandExecutor& executor) {
     uint32_t& count = semaphores_.at(command.get(isa::Field::Semaphore));
-    // A pipelined unit may still be busy with earlier commands: it waits from then on.
-    const uint64_t start = std::max(busyUntil, clock_.now());
+    const uint64_t begin = clock_.now();
     state.waiting = true;
     while (count == 0 && !fault_) {
         blocked_.notify(sc_core::SC_ZERO_TIME);
@@ -124,12 +128,35 @@ void CommandProcessor::waitSemaphore(QueueState& state, const isa::Command& comm
     }
     state.waiting = false;
     if (!fault_) --count;
-    trace.stall(trace::StallReason::SemaphoreWait, command, start, clock_.now());
+    // A pipelined unit went on with its earlier commands meanwhile: it waits from then on.
+    executor.settle(clock_.now());
+    trace.stall(trace::StallReason::SemaphoreWait, command, std::max(executor.busyUntil(), begin), clock_.now());
 }
 
 void CommandProcessor::signalSemaphore(const isa::Command& command) {
     ++semaphores_.at(command.get(isa::Field::Semaphore));
     semaphoreSignalled_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CommandProcessor::postSignal(const isa::Command& command, uint64_t at) {
+    const uint64_t now = clock_.now();
+    if (at <= now) {
+        signalSemaphore(command);
+        return;
+    }
+    postedSignals_.emplace(at, command.get(isa::Field::Semaphore));
+    signalDue_.notify(clock_.cycles(postedSignals_.begin()->first - now));
+}
+
+void CommandProcessor::deliverPostedSignals() {
+    const uint64_t now = clock_.now();
+    while (!postedSignals_.empty() && postedSignals_.begin()->first <= now) {
+        ++semaphores_.at(postedSignals_.begin()->second);
+        postedSignals_.erase(postedSignals_.begin());
+        semaphoreSignalled_.notify(sc_core::SC_ZERO_TIME);
+    }
+    if (!postedSignals_.empty()) signalDue_.notify(clock_.cycles(postedSignals_.begin()->first - now));
+    activity_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void CommandProcessor::raiseWatchdog() {
@@ -148,6 +175,8 @@ void CommandProcessor::waitForFault() {
 void CommandProcessor::raise(JobFault fault) {
     if (fault_) return;  // the first fault stops the job; later ones are its consequences
     fault_ = std::move(fault);
+    postedSignals_.clear();
+    signalDue_.cancel();
     for (QueueState& state : queues_) {
         QueuedCommand dropped;
         while (state.fifo->nb_read(dropped)) {
@@ -157,7 +186,7 @@ void CommandProcessor::raise(JobFault fault) {
 }
 
 void CommandProcessor::detectDeadlock() {
-    if (fault_ || dispatcher_ == Dispatcher::Dispatching) return;
+    if (fault_ || dispatcher_ == Dispatcher::Dispatching || !postedSignals_.empty()) return;
     const QueueState* waiter = nullptr;
     for (const QueueState& state : queues_) {
         if (state.waiting) {

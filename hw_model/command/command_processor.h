@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,11 +42,17 @@ public:
     /// next one; throws UnitFault.
     virtual void execute(const isa::Command& command) = 0;
     /// For a pipelined unit whose commands finish after execute() returns: waits until every
-    /// command's effects are complete, or until `arrival` fires when it is given (a next
-    /// command keeps the pipeline going).
-    virtual void drain(const sc_core::sc_event* /*arrival*/) {}
+    /// command's effects are complete, or until `arrival` fires (a next command keeps the
+    /// pipeline going).
+    virtual void drain(const sc_core::sc_event& /*arrival*/) {}
     /// The cycle until which the unit's timeline is already accounted for.
     virtual uint64_t busyUntil() const { return 0; }
+    /// The cycle by which the effects of every command executed so far are complete (a
+    /// pipelined unit's results still draining); 0 when they already are.
+    virtual uint64_t completesAt() const { return 0; }
+    /// Records the unit's pipeline as busy up to `cycle` at most: its earlier commands went
+    /// on completing while the queue waited on a semaphore.
+    virtual void settle(uint64_t /*cycle*/) {}
 };
 
 class CommandProcessor : public sc_core::sc_module {
@@ -71,7 +78,9 @@ public:
 
     /// Runs a unit's queue forever: takes commands in order, performs SEM_WAIT/SEM_SIGNAL
     /// itself (a blocked wait is recorded as a semaphore_wait stall) and hands every other
-    /// command to `executor`. Call from the unit's SC_THREAD.
+    /// command to `executor`. A signal does not hold the queue: it is posted, and the
+    /// semaphore counts up when the commands before it complete, while the unit goes on with
+    /// the commands after it. Call from the unit's SC_THREAD.
     [[noreturn]] void serve(isa::Queue queue, CommandExecutor& executor, UnitTrace& trace);
 
 private:
@@ -84,8 +93,12 @@ private:
     };
 
     void waitSemaphore(QueueState& state, const isa::Command& command, UnitTrace& trace,
-                       uint64_t busyUntil);
+                       CommandExecutor& executor);
     void signalSemaphore(const isa::Command& command);
+    /// Counts the signal's semaphore up at cycle `at`, or now when that has passed.
+    void postSignal(const isa::Command& command, uint64_t at);
+    /// Counts up the semaphores of the posted signals that are due.
+    void deliverPostedSignals();
     void raise(JobFault fault);
     /// The job ran past its budget: faults it at the oldest command still executing.
     void raiseWatchdog();
@@ -98,6 +111,10 @@ private:
     const Clock& clock_;
     std::array<QueueState, isa::kQueueCount> queues_;
     std::vector<uint32_t> semaphores_;
+    /// Signals waiting for earlier commands to complete, by the cycle they are due (each
+    /// queue's are in order; those of different queues interleave).
+    std::multimap<uint64_t, uint32_t> postedSignals_;
+    sc_core::sc_event signalDue_;
     std::optional<JobFault> fault_;
     Dispatcher dispatcher_ = Dispatcher::Done;
     sc_core::sc_event semaphoreSignalled_, activity_, faulted_, blocked_;

@@ -237,14 +237,9 @@ void DmaEngine::execute(const isa::Command& command) {
     sc_core::wait(clock_.cycles(clock_.toCyclesCeil(issued - now)));
 }
 
-void DmaEngine::drain(const sc_core::sc_event* arrival) {
+void DmaEngine::drain(const sc_core::sc_event& arrival) {
     const uint64_t now = clock_.now();
-    if (doneAt_ <= now) return;
-    if (arrival) {
-        sc_core::wait(clock_.cycles(doneAt_ - now), *arrival);
-    } else {
-        sc_core::wait(clock_.cycles(doneAt_ - now));
-    }
+    if (doneAt_ > now) sc_core::wait(clock_.cycles(doneAt_ - now), arrival);
 }
 
 }  // namespace npusim::hw

@@ -31,10 +31,12 @@ public:
 
     /// Issues the command's bursts behind those of the commands before it and returns when
     /// the last has issued: the engine pipelines commands, their bursts in flight together
-    /// within each channel's window. A semaphore signal after a command waits for it (drain).
+    /// within each channel's window. A semaphore signal after a command counts up when its
+    /// last burst is done.
     void execute(const isa::Command& command) override;
-    void drain(const sc_core::sc_event* arrival) override;
+    void drain(const sc_core::sc_event& arrival) override;
     uint64_t busyUntil() const override { return recordedUntil_; }
+    uint64_t completesAt() const override { return doneAt_; }
 
 private:
     /// Where part of a burst's bytes go on chip: rows x rowBytes at stride.

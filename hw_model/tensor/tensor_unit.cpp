@@ -98,7 +98,7 @@ void TensorUnit::execute(const isa::Command& command) {
                 uint64_t{tile.m} * tile.n * tile.k);
     recordedUntil_ = streamed;
     streamEnd_ = streamed;
-    drainEnd_ = std::max(streamed + phases.latency, written);
+    drainEnd_ = std::max({drainEnd_, streamed + phases.latency, written});
     last_ = command;
 
     // Take the next command when the shadow buffer is free (double-buffered) or when this
@@ -107,21 +107,17 @@ void TensorUnit::execute(const isa::Command& command) {
     sc_core::wait(clock_.cycles(resume - now));
 }
 
-void TensorUnit::drain(const sc_core::sc_event* arrival) {
+void TensorUnit::settle(uint64_t cycle) {
+    const uint64_t until = std::min(cycle, drainEnd_);
+    if (until <= recordedUntil_) return;
+    trace_.continued(last_, recordedUntil_, until);
+    recordedUntil_ = until;
+}
+
+void TensorUnit::drain(const sc_core::sc_event& arrival) {
     const uint64_t now = clock_.now();
-    if (drainEnd_ <= now) {
-        if (drainEnd_ > recordedUntil_) trace_.continued(last_, recordedUntil_, drainEnd_);
-        recordedUntil_ = std::max(recordedUntil_, drainEnd_);
-        return;
-    }
-    if (arrival) {
-        sc_core::wait(clock_.cycles(drainEnd_ - now), *arrival);
-    } else {
-        sc_core::wait(clock_.cycles(drainEnd_ - now));
-    }
-    if (clock_.now() < drainEnd_) return;  // a next command keeps the pipeline going
-    trace_.continued(last_, recordedUntil_, drainEnd_);
-    recordedUntil_ = drainEnd_;
+    if (drainEnd_ > now) sc_core::wait(clock_.cycles(drainEnd_ - now), arrival);
+    if (clock_.now() >= drainEnd_) settle(drainEnd_);  // else a next command keeps the pipeline going
 }
 
 }  // namespace npusim::hw

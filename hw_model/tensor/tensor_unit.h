@@ -29,8 +29,10 @@ public:
                std::unique_ptr<TensorCore> core = nullptr);
 
     void execute(const isa::Command& command) override;
-    void drain(const sc_core::sc_event* arrival) override;
+    void drain(const sc_core::sc_event& arrival) override;
     uint64_t busyUntil() const override { return recordedUntil_; }
+    uint64_t completesAt() const override { return drainEnd_; }
+    void settle(uint64_t cycle) override;
 
 private:
     /// The preload phase reads B (weight stationary), not C (output stationary).

@@ -46,7 +46,9 @@ TEST(CostModel, ClosedFormArrayTimeMatchesTheTileSum) {
                         for (bool firstK : {true, false}) {
                             const GemmBlock block{0, 0, 0, 0, m, n, k, firstK, true};
                             for (DType dtype : {DType::Int8, DType::Fp32}) {
-                                EXPECT_DOUBLE_EQ(model.arrayBlockCycles(dtype, block), tileByTile(config, dtype, block))
+                                const CostModel::ArrayTime time = model.arrayBlockTime(dtype, block);
+                                EXPECT_DOUBLE_EQ(time.occupancy + time.firstPreload + time.latency,
+                                                 tileByTile(config, dtype, block))
                                     << dataflow << " buffered=" << buffered << " m=" << m << " n=" << n
                                     << " k=" << k << " firstK=" << firstK;
                             }

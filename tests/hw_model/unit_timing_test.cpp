@@ -423,6 +423,26 @@ TEST_F(UnitTiming, BackToBackTilesStreamWithoutGaps) {
     EXPECT_EQ(cycles, 174u);
 }
 
+TEST_F(UnitTiming, ASignalCountsUpWhenTheTileDrainsWhileTheArrayGoesOn) {
+    uint64_t cycles = 0, loadStart = 0;
+    harness.run([&] {
+        cycles = harness.execute({gemm(DType::Int8, 64, 16, 16, 0, 0x1000, false),
+                                  semaphore(isa::Opcode::SemSignal, isa::Queue::Tensor, 3),
+                                  gemm(DType::Int8, 64, 16, 16, 0, 0x1000, true),
+                                  semaphore(isa::Opcode::SemWait, isa::Queue::Load, 3),
+                                  dma(isa::Opcode::DmaLoad, 0, 0x2000, 1, 256)});
+    });
+    // The signal is posted: the second tile streams right behind the first, as without it
+    // (the array is done at 174, see above), while the semaphore counts up when the first
+    // tile's results are in the accumulators, at 110. The load waits for that and takes 97
+    // cycles: 110 + 97 = 207. A signal that held the array would end the job at 110 + 110.
+    for (const trace::Event& e : harness.trace().events()) {
+        if (e.type == trace::EventType::Command && e.opcode == isa::Opcode::DmaLoad) loadStart = e.start;
+    }
+    EXPECT_EQ(loadStart, 110u);
+    EXPECT_EQ(cycles, 110u + 97u);
+}
+
 TEST_F(UnitTiming, RowsContiguousInDramMakeFullBursts) {
     uint64_t cycles = 0;
     harness.run([&] {
