@@ -362,6 +362,17 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             e.dramBytes += static_cast<uint64_t>(block.m * block.n) * 4;
             ++e.commands;
         }
+        if (block.firstK && gemmBiasInAccumulator(p)) {  // the bias's part, into the accumulator slot
+            // A row bias is read once and written to every row of the slot, at the
+            // accumulator memory's bandwidth.
+            const bool row = p.biasMode == BiasMode::Row;
+            const auto slotBytes = static_cast<double>(block.m * block.n * 4);
+            t.loads += dmaCycles(row ? 1 : static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4,
+                                 static_cast<uint64_t>(p.n) * 4) +
+                       (row ? slotBytes / static_cast<double>(config_.accumulator.bankPeriod()) : 0.0);
+            e.dramBytes += static_cast<uint64_t>((row ? 1 : block.m) * block.n) * 4;
+            ++e.commands;
+        }
         // The engine pipelines a block's transfers: the first byte's latency once.
         if (e.dramBytes > bytesBefore) t.loadLatency = firstByteCycles();
         t.loadTransfer = static_cast<double>(e.dramBytes - bytesBefore) / dmaBytesPerCycle();
@@ -383,7 +394,7 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 t.epilogue += vectorCycles(step.op, elements);
                 ++e.commands;
             }
-            if (p.bias != kNoValue) {  // the add, and the load unless a slot holds the bias
+            if (p.bias != kNoValue && !gemmBiasInAccumulator(p)) {  // the add, and the load unless a slot holds the bias
                 t.epilogue += vectorCycles(isa::VectorOp::Add, elements);
                 ++e.commands;
                 if (biasSlots.use(gemmKeyBias(p, block)).load) {

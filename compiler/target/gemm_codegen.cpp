@@ -56,6 +56,16 @@ public:
                 slots[i] = {loadA(blocks[i]), loadB(blocks[i])};
             }
         };
+        // A result block takes the next accumulator slot, loaded with its part of the residual
+        // or the bias. The first block's bias, a weight, loads ahead of the operands too.
+        auto startAccumulators = [&](size_t i) {
+            tile_ = static_cast<uint32_t>(i);
+            accumulatorSlot_ = (accumulatorSlot_ + 1) % roles_.accumulator.size();
+            if (p_.residual != kNoValue) loadResidual(blocks[i]);
+            if (gemmBiasInAccumulator(p_)) loadBiasIntoAccumulator(blocks[i]);
+        };
+        const bool biasFirst = gemmBiasInAccumulator(p_) && !blocks.empty();
+        if (biasFirst) startAccumulators(0);
         for (size_t i = 0; i < std::min(ahead, blocks.size()); ++i) load(i);
         emitLoads(pendingLoads_.size());
         emitFills();
@@ -66,9 +76,8 @@ public:
                 emitFills();
             }
             const GemmBlock& block = blocks[i];
+            if (block.firstK && !(i == 0 && biasFirst)) startAccumulators(i);
             tile_ = static_cast<uint32_t>(i);
-            if (block.firstK) accumulatorSlot_ = (accumulatorSlot_ + 1) % roles_.accumulator.size();
-            if (block.firstK && p_.residual != kNoValue) loadResidual(block);
             computeBlock(block, slots[i].first, slots[i].second);
             emitLoads(pendingLoads_.size());
             emitFills();
@@ -219,6 +228,8 @@ private:
         size_t tiles = 0;
         forEachArrayTile(config_.tensor, block, [&](const ArrayTile&) { ++tiles; });
         const size_t loadsPerTile = (pendingLoads_.size() + tiles - 1) / std::max<size_t>(tiles, 1);
+        // Accumulators loaded with the residual or the bias: the first tiles add onto them.
+        const bool preloaded = p_.residual != kNoValue || gemmBiasInAccumulator(p_);
         forEachArrayTile(config_.tensor, block, [&](const ArrayTile& t) {
             isa::Command gemm;
             gemm.opcode = isa::Opcode::Gemm;
@@ -232,7 +243,7 @@ private:
                 .set(Field::N, t.n)
                 .set(Field::K, t.k)
                 .set(Field::DType, static_cast<uint64_t>(p_.operandType))
-                .set(Field::Accumulate, block.firstK && t.k0 == 0 && p_.residual == kNoValue ? 0 : 1)
+                .set(Field::Accumulate, block.firstK && t.k0 == 0 && !preloaded ? 0 : 1)
                 .set(Field::AStride, roles_.aPitch)
                 .set(Field::BStride, roles_.bPitch)
                 .set(Field::CStride, s_.nBlock)
@@ -251,6 +262,19 @@ private:
         markTensorTransfer(load, plan_, p_.residual);
         emit(dmaCommand(load, p_.opId, tile_),
              {{bufferResource(accumulator()), true}, {tensorResource(plan_, p_.residual), false}});
+    }
+
+    /// Loads the block's part of the bias into its accumulator slot: a row bias's part read
+    /// once and written to every row, a full bias's part as a residual's.
+    void loadBiasIntoAccumulator(const GemmBlock& block) {
+        DmaSpec load = resultBlock(block, p_.bias);
+        if (p_.biasMode == BiasMode::Row) {
+            load.dramOffset = homeOffset(p_.bias) + static_cast<uint64_t>(block.n0) * 4;
+            load.dramStride = 0;
+        }
+        markTensorTransfer(load, plan_, p_.bias);
+        emit(dmaCommand(load, p_.opId, tile_),
+             {{bufferResource(accumulator()), true}, {tensorResource(plan_, p_.bias), false}});
     }
 
     /// The transfer between the block's accumulator slot and its part of `tensor`, an fp32
@@ -287,7 +311,7 @@ private:
             scale.immediate = std::bit_cast<uint32_t>(p_.alpha);
             emit(vectorCommand(scale, p_.opId, tile_), {{bufferResource(acc), true}});
         }
-        if (p_.bias != kNoValue) addBias(block);
+        if (p_.bias != kNoValue && !gemmBiasInAccumulator(p_)) addBias(block);
         for (const EpilogueStep& step : p_.epilogue) {
             VectorSpec v = onAccumulator(block);
             v.op = step.op;

@@ -33,7 +33,7 @@ GemmFootprint gemmFootprint(const GemmProblem& p, const GemmSchedule& s, const A
     f.bPitch = paddedPitch(s.nBlock, p.b.transposed, elem, config.sram);
     f.aSlot = static_cast<uint64_t>(s.mBlock * f.aPitch) * elem;
     f.bSlot = static_cast<uint64_t>(s.kBlock * f.bPitch) * elem;
-    if (p.bias != kNoValue) {
+    if (p.bias != kNoValue && !gemmBiasInAccumulator(p)) {
         const GemmBlock fullBlock{0, 0, 0, 0, s.mBlock, s.nBlock, s.kBlock, true, true};
         const BiasExtent bias = gemmBiasExtent(p, fullBlock);
         f.biasSlot = static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;

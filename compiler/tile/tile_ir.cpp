@@ -212,6 +212,11 @@ BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block) {
     return {};
 }
 
+bool gemmBiasInAccumulator(const GemmProblem& problem) {
+    return problem.bias != kNoValue && (problem.biasMode == BiasMode::Row || problem.biasMode == BiasMode::Full) &&
+           problem.alpha == 1.0f && problem.beta == 1.0f && problem.residual == kNoValue;
+}
+
 void forEachArrayTile(const TensorUnitConfig& tensor, const GemmBlock& block,
                       const std::function<void(const ArrayTile&)>& visit) {
     const int64_t rows = tensor.rows, cols = tensor.cols;

@@ -156,6 +156,10 @@ struct BiasExtent {
     int64_t rows = 1, rowElements = 1;
 };
 BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block);
+/// Whether a result block's accumulators start from its part of the bias (loaded into them,
+/// a row bias repeated down the block's rows) instead of the vector unit adding it after the
+/// array: a row or full bias that neither alpha nor beta scales, on a GEMM without a residual.
+bool gemmBiasInAccumulator(const GemmProblem& problem);
 /// The content key of the bias part a result block adds: blocks in the same rows share a
 /// column bias, blocks in the same columns a row bias, and every block a scalar one.
 BlockKey gemmKeyBias(const GemmProblem& problem, const GemmBlock& block);

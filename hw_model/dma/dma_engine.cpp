@@ -227,7 +227,9 @@ void DmaEngine::execute(const isa::Command& command) {
     const uint64_t sramStall = std::min(sramConflicts / concurrent, end - from - dramStall);
     trace_.stall(trace::StallReason::DramContention, command, from, from + dramStall);
     trace_.stall(trace::StallReason::SramBankConflict, command, from + dramStall, from + dramStall + sramStall);
-    trace_.busy(command, from + dramStall + sramStall, end, planes * rows * rowBytes);
+    // A load repeating one row reads it once: the command moves the row's bytes, not its copies'.
+    const uint64_t copies = bursts.empty() ? 1 : bursts.front().copies;
+    trace_.busy(command, from + dramStall + sramStall, end, planes * rows * rowBytes / copies);
     recordedUntil_ = std::max(recordedUntil_, end);
     doneAt_ = std::max(doneAt_, end);
 

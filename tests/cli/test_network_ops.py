@@ -340,6 +340,42 @@ class LinearLayerTest(NpusimTestCase):
         ops = ops_of(report)
         self.assertEqual([name for name, op in ops.items() if op["commands"]], ["linear"])
 
+    def test_a_row_bias_is_where_the_accumulators_start(self):
+        # y = x W + b, a Linear layer on server: each result block's accumulator slot is first
+        # loaded with b's part, one row read once and written to every row of the slot (a
+        # dma.load into the accumulator memory with dram_stride=0), and the GEMMs accumulate
+        # onto it. The vector unit does no work for the op, and the bias costs DRAM one row per
+        # block instead of a vector add of the whole block.
+        x = RNG.standard_normal((128, 256)).astype(np.float32)
+        w = (RNG.standard_normal((256, 512)) / 16).astype(np.float32)
+        b = RNG.standard_normal(512).astype(np.float32)
+        nodes = [helper.make_node("MatMul", ["x", "w"], ["xw"], name="linear"),
+                 helper.make_node("Add", ["xw", "b"], ["y"], name="bias")]
+        path = save(self.tmp, "bias", nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [128, 256])],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [128, 512])],
+                    [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+        inputs = self.tmp / "bias.in"
+        inputs.mkdir()
+        np.save(inputs / "x.npy", x)
+        tile = self.ok("compile", path, "--arch", "server", "--emit", "tile", "-o", self.tmp / "bias.npuart")
+        self.assertRegex(tile, r"tile.gemm @linear .* bias=row beta=1 ")
+        commands = self.ok("disasm", self.tmp / "bias.npuart", "--expand").splitlines()
+        stores = [c for c in commands if "dma.store" in c and " op=0 " in c]
+        preloads = [c for c in commands if "dma.load" in c and " space=acc " in c]
+        self.assertTrue(stores)
+        self.assertEqual(len(preloads), len(stores))
+        self.assertTrue(all(" dram_stride=0 " in c for c in preloads))
+        self.assertFalse([c for c in commands if re.search(r"\bvec kind=compute op=0 ", c)])
+        out, report = self.tmp / "bias.out", self.tmp / "bias.report"
+        self.ok("run", self.tmp / "bias.npuart", "--model", path, "--inputs", inputs, "--outputs", out, "--report",
+                report, "--check")
+        np.testing.assert_allclose(np.load(out / "y.npy"), x.astype(np.float64) @ w + b, rtol=1e-5, atol=1e-5)
+        linear = ops_of(report)["linear"]
+        self.assertEqual(linear["vector_busy_cycles"], 0)
+        # x, W and y once each, and b's row once per block: nothing more crosses DRAM.
+        self.assertEqual(linear["dram_bytes"], 4 * (128 * 256 + 256 * 512 + 128 * 512) + len(preloads) *
+                         int(re.search(r" row_bytes=(\d+) ", preloads[0]).group(1)))
+
     def test_gelu_epilogue_runs_beside_the_next_block(self):
         # y = gelu(x W + b), x 128x256, W 256x1024 on server. Without its epilogue the GEMM's
         # best blocks are all 1024 columns wide (two k blocks of 128), so a fused epilogue

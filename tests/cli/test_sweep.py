@@ -134,13 +134,13 @@ class LocalSweepTest(SweepTestCase):
         self.assertFailsCleanly(["sweep-plot", "s.sqlite", "-o", "."], 2, ["other files", "choose another directory"])
 
     def test_a_point_that_cannot_compile_is_a_failed_row_not_a_failed_sweep(self):
-        # 2 KiB of SRAM holds no GEMM block of the mlp's layers.
-        self.write_spec({"models": ["mlp.onnx"], "axes": [{"sram.size_kib": [2, 1024]}]})
+        # 1 KiB of SRAM holds no GEMM block of the mlp's layers.
+        self.write_spec({"models": ["mlp.onnx"], "axes": [{"sram.size_kib": [1, 1024]}]})
         out = self.ok("sweep", "spec.json", "--db", "s.sqlite")
         self.assertIn("1 failed to compile or run", out)
         failed, ok = rows(self.tmp / "s.sqlite")
         self.assertEqual((failed["status"], ok["status"]), ("failed", "ok"))
-        self.assertIn("fits 2 KiB SRAM", failed["error"])
+        self.assertIn("fits 1 KiB SRAM", failed["error"])
 
     def test_bad_specs_and_options_are_named_and_leave_nothing(self):
         cases = [
