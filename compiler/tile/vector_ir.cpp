@@ -11,10 +11,8 @@
 namespace npusim::compiler {
 namespace {
 
-/// The ISA's rows and planes fields are 16 bits wide.
-constexpr int64_t kMaxTransferCount = 0xffff;
-/// The ISA's 16-bit rows field of a vector command.
-constexpr int64_t kMaxVectorRows = 0xffff;
+/// The ISA's rows and planes fields (of transfers and of vector commands) are 16 bits wide.
+constexpr int64_t kMaxRowsField = 0xffff;
 
 int64_t product(const Shape& dims, size_t begin, size_t end) {
     int64_t result = 1;
@@ -48,15 +46,15 @@ public:
             }
             return;
         }
-        for (int64_t p = 0; p < planes_.extent; p += kMaxTransferCount) {
-            for (int64_t r = 0; r < rows_.extent; r += kMaxTransferCount) {
+        for (int64_t p = 0; p < planes_.extent; p += kMaxRowsField) {
+            for (int64_t r = 0; r < rows_.extent; r += kMaxRowsField) {
                 BlockTransfer t;
                 t.dramOffset = dram + p * planes_.dramStride + r * rows_.dramStride;
                 t.onchipOffset = onchip + p * planes_.onchipStride + r * rows_.onchipStride;
-                t.planes = std::min(kMaxTransferCount, planes_.extent - p);
+                t.planes = std::min(kMaxRowsField, planes_.extent - p);
                 t.dramPlaneStride = planes_.dramStride;
                 t.onchipPlaneStride = planes_.onchipStride;
-                t.rows = std::min(kMaxTransferCount, rows_.extent - r);
+                t.rows = std::min(kMaxRowsField, rows_.extent - r);
                 t.dramRowStride = rows_.dramStride;
                 t.onchipRowStride = rows_.onchipStride;
                 t.rowElements = rowElements_;
@@ -273,7 +271,7 @@ std::vector<WindowCommand> windowCommands(const VectorProblem& problem, const Ve
             throw std::logic_error("a window not along the padded output rows");
         }
         std::vector<WindowCommand> commands;
-        const int64_t perCommand = std::max<int64_t>(1, kMaxVectorRows / outputRows);
+        const int64_t perCommand = std::max<int64_t>(1, kMaxRowsField / outputRows);
         for (int64_t r = 0; r < blockRows; r += perCommand) {
             const int64_t rows = std::min(perCommand, blockRows - r);
             commands.push_back({.dst = r * blockCols,

@@ -153,9 +153,9 @@ void CommandProcessor::deliverPostedSignals() {
     while (!postedSignals_.empty() && postedSignals_.begin()->first <= now) {
         ++semaphores_.at(postedSignals_.begin()->second);
         postedSignals_.erase(postedSignals_.begin());
-        semaphoreSignalled_.notify(sc_core::SC_ZERO_TIME);
     }
     if (!postedSignals_.empty()) signalDue_.notify(clock_.cycles(postedSignals_.begin()->first - now));
+    semaphoreSignalled_.notify(sc_core::SC_ZERO_TIME);
     activity_.notify(sc_core::SC_ZERO_TIME);
 }
 
