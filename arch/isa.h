@@ -99,7 +99,7 @@ enum class Operand1Mode : uint8_t {
 enum class Field : uint8_t {
     DramAddr,      ///< byte offset inside the job's context DRAM window
     Space,         ///< MemorySpace of the on-chip side
-    Transpose,     ///< 1: the DMA transposes a rows x (row_bytes/elem) block
+    Transpose,     ///< 1: the DMA transposes a rows x (row_bytes/elem) block; GEMM: the array computes C^T
     ElemBytes,     ///< element size for a transposing DMA (1, 2, 4)
     OnchipAddr,    ///< on-chip byte address
     Rows,

@@ -60,7 +60,8 @@ constexpr std::array<FieldLayout, 14> kDmaFields = {{
 //       A[i][p] at sram[a + (i*a_stride + p)*e], B[p][j] at sram[b + (p*b_stride + j)*e],
 //       C[i][j] at acc[c + (i*c_stride + j)*4]; e = dtype size; C is int32 for integer
 //       dtypes (exact, wrapping) and fp32 otherwise (fp32 sums, order unspecified). Requires k <= array rows and n <= array cols.
-constexpr std::array<FieldLayout, 13> kGemmFields = {{
+//       With transpose=1 the array computes C^T = B^T A^T: the same C, with m and n exchanged on the array.
+constexpr std::array<FieldLayout, 14> kGemmFields = {{
     {F::AAddr, "a", 96, 32, V::Hex},
     {F::BAddr, "b", 128, 32, V::Hex},
     {F::CAddr, "c", 160, 32, V::Hex},
@@ -69,6 +70,7 @@ constexpr std::array<FieldLayout, 13> kGemmFields = {{
     {F::K, "k", 224, 16, V::Unsigned},
     {F::DType, "dtype", 240, 4, V::Enum, kDTypeNames},
     {F::Accumulate, "accumulate", 244, 1, V::Unsigned},
+    {F::Transpose, "transpose", 245, 1, V::Unsigned},
     {F::AStride, "a_stride", 256, 16, V::Unsigned},
     {F::BStride, "b_stride", 272, 16, V::Unsigned},
     {F::CStride, "c_stride", 288, 16, V::Unsigned},

@@ -66,7 +66,11 @@ ErrorCode validateGemm(const isa::Command& c, const ArchConfig& config) {
         return ErrorCode::UnsupportedDType;
     }
     const uint64_t m = c.get(Field::M), n = c.get(Field::N), k = c.get(Field::K);
-    if (m == 0 || n == 0 || k == 0 || !config.tensor.acceptsTile(m, n, k)) return ErrorCode::BadField;
+    // A transposed tile is computed as C^T = B^T A^T: m and n exchange on the array.
+    const bool transposed = c.get(Field::Transpose) != 0;
+    if (m == 0 || n == 0 || k == 0 || !config.tensor.acceptsTile(transposed ? n : m, transposed ? m : n, k)) {
+        return ErrorCode::BadField;
+    }
     const uint64_t aStride = c.get(Field::AStride), bStride = c.get(Field::BStride),
                    cStride = c.get(Field::CStride);
     if (aStride < k || bStride < n || cStride < n) return ErrorCode::BadField;

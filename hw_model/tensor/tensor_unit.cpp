@@ -2,10 +2,33 @@
 #include "hw_model/tensor/tensor_unit.h"
 
 #include <algorithm>
+#include <cstring>
+#include <utility>
 
 #include "hw_model/common/memory_access.h"
 
 namespace npusim::hw {
+namespace {
+
+/// Writes the transpose of a rows x cols matrix of `elem`-byte elements.
+void transposeInto(std::byte* out, const std::byte* in, uint64_t rows, uint64_t cols, uint64_t elem) {
+    for (uint64_t r = 0; r < rows; ++r) {
+        for (uint64_t c = 0; c < cols; ++c) std::memcpy(out + (c * rows + r) * elem, in + (r * cols + c) * elem, elem);
+    }
+}
+
+/// The tile the array computes for a transposed command, C^T = B^T A^T (its operands are set
+/// by TensorUnit::compute).
+GemmTile transposedTile(const GemmTile& tile) {
+    GemmTile t = tile;
+    std::swap(t.m, t.n);
+    std::swap(t.aZeroPoint, t.bZeroPoint);
+    t.a = t.b = nullptr;
+    t.c = nullptr;
+    return t;
+}
+
+}  // namespace
 
 TensorUnit::TensorUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
                        CommandProcessor& processor, trace::Recorder* recorder, bool functional,
@@ -45,6 +68,12 @@ void TensorUnit::execute(const isa::Command& command) {
                               uint64_t{tile.n} * 4, command.get(Field::CStride) * 4};
     MemoryRequest cWrite = cRead;
     cWrite.command = tlm::TLM_WRITE_COMMAND;
+    // A transposed tile: the array computes C^T = B^T A^T, holding A (weight stationary) and
+    // streaming B's n columns; transposers at its edges keep the operands and C as stored.
+    const bool transposed = command.get(Field::Transpose) != 0;
+    const GemmTile onArray = transposed ? transposedTile(tile) : tile;
+    const MemoryRequest& held = transposed ? aRead : bRead;
+    const MemoryRequest& streamedOperand = transposed ? bRead : aRead;
 
     const AccessTag tag = tagFor(command);
     uint64_t contention = 0;
@@ -59,8 +88,8 @@ void TensorUnit::execute(const isa::Command& command) {
     auto& sram = forwardPath(sramSocket);
     auto& accumulator = forwardPath(accSocket);
     const TilePhases phases =
-        core_->phases({tile.dtype, tile.m, tile.n, tile.k, tile.accumulate},
-                      tilePhases(config_.tensor, tile.dtype, tile.m, tile.k, tile.accumulate),
+        core_->phases({onArray.dtype, onArray.m, onArray.n, onArray.k, onArray.accumulate},
+                      tilePhases(config_.tensor, onArray.dtype, onArray.m, onArray.k, onArray.accumulate),
                       command.opId, command.tileId);
 
     // Preload the stationary operand: into the shadow buffer while the previous tile streams,
@@ -68,7 +97,7 @@ void TensorUnit::execute(const isa::Command& command) {
     const uint64_t preloadStart = config_.tensor.doubleBuffered ? now : std::max(now, drainEnd_);
     uint64_t preloaded = preloadStart + phases.preload;
     if (preloadsWeights()) {
-        preloaded = std::max(preloaded, access(sram, bRead, preloadStart));
+        preloaded = std::max(preloaded, access(sram, held, preloadStart));
     } else if (tile.accumulate) {
         preloaded = std::max(preloaded, access(accumulator, cRead, preloadStart));
     }
@@ -76,13 +105,13 @@ void TensorUnit::execute(const isa::Command& command) {
     // Stream once the array is free; the streamed operands are read as they enter.
     const uint64_t streamStart = std::max(preloaded, streamEnd_);
     uint64_t streamed = streamStart + phases.stream;
-    streamed = std::max(streamed, access(sram, aRead, streamStart));
-    if (!preloadsWeights()) streamed = std::max(streamed, access(sram, bRead, streamStart));
+    streamed = std::max(streamed, access(sram, streamedOperand, streamStart));
+    if (!preloadsWeights()) streamed = std::max(streamed, access(sram, held, streamStart));
 
     // Results reach the accumulator memory as they drain (read-modify-write when accumulating).
     const uint64_t resultsStart = streamStart + phases.firstResult;
     if (tile.accumulate && preloadsWeights()) access(accumulator, cRead, resultsStart);
-    if (functional_) core_->compute(tile);
+    if (functional_) compute(tile, onArray, transposed);
     const uint64_t written = access(accumulator, cWrite, resultsStart);
 
     // The unit's timeline: from where it stood (or now) to the end of this tile's stream. The
@@ -105,6 +134,25 @@ void TensorUnit::execute(const isa::Command& command) {
     // tile is complete.
     const uint64_t resume = config_.tensor.doubleBuffered ? streamStart : drainEnd_;
     sc_core::wait(clock_.cycles(resume - now));
+}
+
+void TensorUnit::compute(const GemmTile& tile, GemmTile onArray, bool transposed) {
+    if (!transposed) {
+        core_->compute(tile);
+        return;
+    }
+    const uint64_t e = dtypeSize(tile.dtype);
+    std::byte* const a = staged(aFed_, uint64_t{tile.n} * tile.k * e);
+    std::byte* const b = staged(bFed_, uint64_t{tile.k} * tile.m * e);
+    std::byte* const c = staged(cFed_, uint64_t{tile.n} * tile.m * 4);
+    transposeInto(a, tile.b, tile.k, tile.n, e);
+    transposeInto(b, tile.a, tile.m, tile.k, e);
+    if (tile.accumulate) transposeInto(c, tile.c, tile.m, tile.n, 4);
+    onArray.a = a;
+    onArray.b = b;
+    onArray.c = c;
+    core_->compute(onArray);
+    transposeInto(tile.c, c, tile.n, tile.m, 4);
 }
 
 void TensorUnit::settle(uint64_t cycle) {

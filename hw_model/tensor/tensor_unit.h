@@ -35,11 +35,16 @@ public:
     void settle(uint64_t cycle) override;
 
 private:
-    /// The preload phase reads B (weight stationary), not C (output stationary).
+    /// The preload phase reads the held operand (weight stationary: B, or A when transposed),
+    /// not C (output stationary).
     bool preloadsWeights() const { return config_.tensor.dataflow == Dataflow::WeightStationary; }
+
+    /// Computes `tile` on the core: as `onArray`, its transpose, when `transposed`.
+    void compute(const GemmTile& tile, GemmTile onArray, bool transposed);
 
     std::unique_ptr<TensorCore> core_;
     std::vector<std::byte> a_, b_, c_;
+    std::vector<std::byte> aFed_, bFed_, cFed_;  ///< a transposed tile's operands and results as the array sees them
     uint64_t streamEnd_ = 0;      ///< the array streams the last issued tile until this cycle
     uint64_t drainEnd_ = 0;       ///< ... and its results are in the accumulator memory
     uint64_t recordedUntil_ = 0;  ///< the unit's trace covers its time up to this cycle

@@ -80,7 +80,7 @@ TEST(Isa, DisassemblyIsReadable) {
     gemm.set(Field::DType, 0).set(Field::Accumulate, 1).setSigned(Field::AZeroPoint, -3);
     EXPECT_EQ(disassemble(gemm),
               "gemm kind=compute op=3 tile=12 a=0x400 b=0x0 c=0x0 m=64 n=16 k=16 dtype=int8 "
-              "accumulate=1 a_stride=0 b_stride=0 c_stride=0 a_zp=-3 b_zp=0");
+              "accumulate=1 transpose=0 a_stride=0 b_stride=0 c_stride=0 a_zp=-3 b_zp=0");
     EXPECT_EQ(gemm.getSigned(Field::AZeroPoint), -3);
 }
 

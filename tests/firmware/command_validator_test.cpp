@@ -70,6 +70,10 @@ TEST_F(Validator, FieldsTheUnitsCannotExecute) {
     EXPECT_EQ(check("gemm m=4 n=16 k=17 dtype=int8 a_stride=17 b_stride=16 c_stride=16"), ErrorCode::BadField);
     EXPECT_EQ(check("gemm m=4 n=16 k=16 dtype=int8 a_stride=8 b_stride=16 c_stride=16"), ErrorCode::BadField);
     EXPECT_EQ(check("gemm m=0 n=16 k=16 dtype=int8 a_stride=16 b_stride=16 c_stride=16"), ErrorCode::BadField);
+    // A transposed tile holds A^T: m within the columns, n streams.
+    EXPECT_EQ(check("gemm m=16 n=64 k=16 dtype=int8 a_stride=16 b_stride=64 c_stride=64"), ErrorCode::BadField);
+    EXPECT_EQ(check("gemm m=16 n=64 k=16 dtype=int8 transpose=1 a_stride=16 b_stride=64 c_stride=64"), ErrorCode::None);
+    EXPECT_EQ(check("gemm m=64 n=16 k=16 dtype=int8 transpose=1 a_stride=16 b_stride=16 c_stride=16"), ErrorCode::BadField);
     // Zero points on float operands; a transposing DMA with a partial element.
     EXPECT_EQ(check("gemm m=4 n=16 k=16 dtype=fp32 a_stride=16 b_stride=16 c_stride=16 a_zp=3"), ErrorCode::BadField);
     EXPECT_EQ(check("dma.load rows=2 row_bytes=6 dram_stride=6 stride=8 transpose=1 elem=4"), ErrorCode::BadField);

@@ -165,6 +165,34 @@ TEST_F(UnitTiming, GemmInt8Tile) {
     }
 }
 
+TEST_F(UnitTiming, TransposedGemmTileHoldsAAndStreamsB) {
+    // A 16 x 16 by 16 x 64 product: n = 64 is beyond the array's 16 columns, so only its
+    // transpose (C^T = B^T A^T) fits (Validator.FieldsTheUnitsCannotExecute): the array holds
+    // A^T and streams B's 64 columns.
+    std::vector<int8_t> a(16 * 16), b(16 * 64);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(i * 7 % 251 - 125);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(i * 13 % 255 - 127);
+    Command tile = gemm(DType::Int8, 16, 64, 16, 0, 0x1000, false);
+    tile.set(Field::Transpose, 1);
+    uint64_t cycles = 0;
+    harness.run([&] {
+        harness.write(Memory::Sram, 0, bytesOf(a));
+        harness.write(Memory::Sram, 0x1000, bytesOf(b));
+        cycles = harness.execute({tile});
+    });
+    // GemmInt8Tile with m and n exchanged: A^T's 16 rows load in 16 cycles, B's 64 columns
+    // stream at 1 cycle each, fill 15 and drain 15: 110.
+    EXPECT_EQ(cycles, 110u);
+    const auto c = valuesOf<int32_t>(harness.read(Memory::Accumulator, 0, 16 * 64 * 4));
+    for (int i = 0; i < 16; ++i) {
+        for (int j = 0; j < 64; ++j) {
+            int32_t expected = 0;
+            for (int p = 0; p < 16; ++p) expected += a[i * 16 + p] * b[p * 64 + j];
+            ASSERT_EQ(c[i * 64 + j], expected) << i << "," << j;
+        }
+    }
+}
+
 TEST_F(UnitTiming, GemmFp32TileAccumulates) {
     std::vector<float> a(64 * 16, 0.5f), b(16 * 16, 2.0f), c(64 * 16, 1.0f);
     uint64_t cycles = 0;
