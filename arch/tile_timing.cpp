@@ -14,11 +14,9 @@ TilePhases tilePhases(const TensorUnitConfig& t, DType dtype, uint64_t m, uint64
     return {k, m * cyclesPerRow, skew, t.rows};
 }
 
-namespace {
-
-/// One orientation (m rows of the streamed operand, n columns of the result) of one product,
-/// without the fill and drain a double-buffered array pays once for all.
-uint64_t orientedArrayCycles(const TensorUnitConfig& t, uint64_t cyclesPerRow, uint64_t m, uint64_t k, uint64_t n) {
+uint64_t orientedArrayCycles(const TensorUnitConfig& t, DType dtype, uint64_t m, uint64_t k, uint64_t n) {
+    if (m == 0 || k == 0 || n == 0 || !t.supports(dtype)) return 0;
+    const uint64_t cyclesPerRow = t.cyclesPerRow.at(dtype);
     const auto tilesOf = [](uint64_t extent, uint32_t size) { return (extent + size - 1) / size; };
     const uint64_t skew = (t.rows - 1) + (t.cols - 1);
     const uint64_t columns = tilesOf(n, t.cols);
@@ -34,12 +32,9 @@ uint64_t orientedArrayCycles(const TensorUnitConfig& t, uint64_t cyclesPerRow, u
     return t.doubleBuffered ? columns * std::max(k, kTiles * stream) : columns * (k + kTiles * (stream + skew));
 }
 
-}  // namespace
-
 uint64_t gemmArrayCycles(const TensorUnitConfig& t, DType dtype, uint64_t batch, uint64_t m, uint64_t k, uint64_t n) {
     if (batch == 0 || m == 0 || k == 0 || n == 0 || !t.supports(dtype)) return 0;
-    const uint64_t cyclesPerRow = t.cyclesPerRow.at(dtype);
-    const uint64_t product = std::min(orientedArrayCycles(t, cyclesPerRow, m, k, n), orientedArrayCycles(t, cyclesPerRow, n, k, m));
+    const uint64_t product = std::min(orientedArrayCycles(t, dtype, m, k, n), orientedArrayCycles(t, dtype, n, k, m));
     const uint64_t drain = t.doubleBuffered ? (t.rows - 1) + (t.cols - 1) : 0;
     return batch * product + drain;
 }

@@ -43,4 +43,8 @@ TilePhases tilePhases(const TensorUnitConfig& tensor, DType dtype, uint64_t m, u
 uint64_t gemmArrayCycles(const TensorUnitConfig& tensor, DType dtype, uint64_t batch, uint64_t m, uint64_t k,
                          uint64_t n);
 
+/// One product's cycles in one orientation (m rows streamed or held, n result columns), without
+/// the fill and drain a double-buffered array pays once: the term gemmArrayCycles minimises.
+uint64_t orientedArrayCycles(const TensorUnitConfig& tensor, DType dtype, uint64_t m, uint64_t k, uint64_t n);
+
 }  // namespace npusim

@@ -134,18 +134,52 @@ double CostModel::gemmLowerBound(const GemmProblem& p, const GemmSchedule& s) co
     for (const Extent& m : extents(p.m, s.mBlock, false)) {
         for (const Extent& n : extents(p.n, s.nBlock, false)) {
             for (const Extent& k : extents(p.k, s.kBlock, true)) {
-                const GemmBlock block{0, 0, 0, 0, m.size, n.size, k.size, k.firstK, false};
+                const GemmBlock block = arrayBlock({0, 0, 0, 0, m.size, n.size, k.size, k.firstK, false}, s);
                 const double count = static_cast<double>(p.batch * m.count * n.count * k.count);
                 array += count * arrayBlockTime(p.operandType, block).occupancy;
-                commands += count * static_cast<double>(ceilDiv(weightStationary ? k.size : m.size, config_.tensor.rows) *
-                                                        ceilDiv(n.size, config_.tensor.cols));
+                commands += count * static_cast<double>(ceilDiv(weightStationary ? block.k : block.m, config_.tensor.rows) *
+                                                        ceilDiv(block.n, config_.tensor.cols));
             }
         }
     }
     return array + commandOverheadCycles(static_cast<uint64_t>(commands));
 }
 
-CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s) const {
+GatherBlockCost CostModel::gatherBlockCost(const GemmProblem& p, const GemmBlock& block) const {
+    // On-chip moves (from a resident source) take the engine's burst issue, not DRAM.
+    const uint64_t elem = dtypeSize(p.operandType);
+    GatherBlockCost cost;
+    forEachGatherTransfer(p, block, [&](const GatherTransfer& g) {
+        if (g.piece->copy.fill) {
+            cost.fills.push_back(gatherFill(g));
+            cost.fillCycles += vectorCycles(isa::VectorOp::Fill, g.rows * g.length);
+            return;
+        }
+        ++cost.commands;
+        if (resident(g.piece->source)) {  // an on-chip move, a strided run at any stride
+            BlockTransfer move;
+            move.planes = g.rows;
+            move.dramPlaneStride = g.rowInStride;
+            move.rowElements = g.length;
+            move.elementStride = g.runInStride;
+            cost.moves += moveCycles(move, elem);
+            return;
+        }
+        const auto elements = static_cast<uint64_t>(g.rows * g.length);
+        const auto rows = static_cast<uint64_t>(g.rows), length = static_cast<uint64_t>(g.length);
+        if (g.runInStride == 1) {
+            cost.cycles += dmaCycles(rows, length * elem, 0);
+        } else if (g.runInStride > 1 && g.runInStride <= maxElementStride(config_, elem, false)) {
+            cost.cycles += stridedDmaCycles(rows, length, elem, static_cast<uint64_t>(g.runInStride) * elem, 0);
+        } else {  // one element per DMA row
+            cost.cycles += dmaCycles(elements, elem, 0);
+        }
+        cost.bytes += elements * elem;
+    });
+    return cost;
+}
+
+CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s, GatherCosts* gathers) const {
     CostEstimate e;
     const int slots = s.doubleBuffer ? 2 : 1;
     SlotCache aSlots(slots), bSlots(slots);
@@ -153,41 +187,19 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     // Per block: the DMA time of its loads, the units' time, and the DMA time after it.
     std::vector<std::pair<StageTimes, double>> blocks;
     double firstPreload = 0;  ///< the first block's, which no stream hides
-    // Gathered B blocks: the copies of the blocks at the first two and last two column
-    // positions are priced transfer by transfer (the operand's borders fall there); an interior
-    // block of a row band costs what its first interior block at the same phase in the gather
-    // period does. Each block's fills are priced where the slot does not hold them already
-    // (SlotFills).
-    struct GatherCost {
-        double cycles = 0;
-        uint64_t bytes = 0, commands = 0;
-    };
-    std::map<std::array<int64_t, 4>, GatherCost> interior;
+    // Gathered B blocks: the blocks at the first two and last two column positions are priced
+    // transfer by transfer (the operand's borders fall there); an interior block costs what
+    // the first interior block at the same phase in the gather period does (GatherCosts). Each
+    // block's fills are priced where the slot does not hold them already (SlotFills).
+    GatherCosts own;
+    GatherCosts& known = gathers ? *gathers : own;
     const int64_t period = std::max<int64_t>(1, gatherPeriod(p));
-    const auto gatherCost = [&](const GemmBlock& block) {
+    const auto gatherCost = [&](const GemmBlock& block) -> const GatherBlockCost& {
         const bool border = block.n0 < 2 * s.nBlock || block.n0 + block.n + 2 * s.nBlock > p.n;
-        const std::array<int64_t, 4> key = {block.k0, block.k, block.n, block.n0 % period};
-        if (!border) {
-            if (const auto it = interior.find(key); it != interior.end()) return it->second;
-        }
-        GatherCost cost;
-        forEachGatherTransfer(p, block, [&](const GatherTransfer& g) {
-            const auto elements = static_cast<uint64_t>(g.rows * g.length);
-            if (!g.piece->copy.fill) {
-                const auto rows = static_cast<uint64_t>(g.rows), length = static_cast<uint64_t>(g.length);
-                if (g.runInStride == 1) {
-                    cost.cycles += dmaCycles(rows, length * elem, 0);
-                } else if (g.runInStride > 1 && g.runInStride <= maxElementStride(config_, elem, resident(g.piece->source))) {
-                    cost.cycles += stridedDmaCycles(rows, length, elem, static_cast<uint64_t>(g.runInStride) * elem, 0);
-                } else {  // one element per DMA row
-                    cost.cycles += dmaCycles(elements, elem, 0);
-                }
-                cost.bytes += elements * elem;
-                ++cost.commands;
-            }
-        });
-        if (!border) interior.emplace(key, cost);
-        return cost;
+        const std::array<int64_t, 5> key = {block.k0, block.k, block.n, border ? block.n0 : block.n0 % period, border};
+        auto it = known.find(key);
+        if (it == known.end()) it = known.emplace(key, gatherBlockCost(p, block)).first;
+        return it->second;
     };
     // A block of a rows x cols operand matrix: a constant is priced as stored in bands of the
     // schedule's block width (pack-constant-operands), one run per block.
@@ -206,6 +218,7 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     SlotFills bFills(static_cast<size_t>(slots));
     forEachGemmBlock(p, s, [&](const GemmBlock& block) {
         StageTimes t;
+        double moves = 0;  ///< on-chip gather moves
         const uint64_t bytesBefore = e.dramBytes;
         if (aSlots.use(gemmKeyA(p, block)).load) {
             t.loads += operandLoad(p.a, p.m, p.k, block.k0, block.m, block.k);
@@ -218,17 +231,14 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 e.dramBytes += static_cast<uint64_t>(block.k * block.n) * elem;
                 ++e.commands;
             } else {  // gathered: a DMA or a fill per transfer
-                const GatherCost cost = gatherCost(block);
+                const GatherBlockCost& cost = gatherCost(block);
                 t.loads += cost.cycles;
+                moves += cost.moves;
                 e.dramBytes += cost.bytes;
                 e.commands += cost.commands;
-                std::vector<GatherFill> fills = gatherFills(p, block);
-                double fillCycles = 0;
-                for (const GatherFill& fill : fills) fillCycles += vectorCycles(isa::VectorOp::Fill, fill.rows * fill.length);
-                const size_t fillCommands = fills.size();
-                if (bFills.needed(static_cast<size_t>(use.slot), std::move(fills))) {
-                    t.loads += fillCycles;
-                    e.commands += fillCommands;
+                if (bFills.needed(static_cast<size_t>(use.slot), cost.fills)) {
+                    t.loads += cost.fillCycles;
+                    e.commands += cost.fills.size();
                 }
             }
         }
@@ -249,17 +259,22 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             e.dramBytes += static_cast<uint64_t>((row ? 1 : block.m) * block.n) * 4;
             ++e.commands;
         }
-        // The engine pipelines a block's transfers: the first byte's latency once.
+        // The engine pipelines a block's transfers: the first byte's latency once; its on-chip
+        // moves take the burst issue the DRAM transfers leave.
         if (e.dramBytes > bytesBefore) t.loadLatency = firstByteCycles();
         t.loadTransfer = static_cast<double>(e.dramBytes - bytesBefore) / dmaBytesPerCycle();
+        const double dramIssue = static_cast<double>(e.dramBytes - bytesBefore) / config_.dma.burstBytes *
+                                 params_.burstCycles / config_.dma.channels;
+        t.loads = std::max(t.loads, dramIssue + moves);
         const uint64_t loadedBytes = e.dramBytes;
-        const ArrayTime array = arrayBlockTime(p.operandType, block);
+        const GemmBlock onArray = arrayBlock(block, s);
+        const ArrayTime array = arrayBlockTime(p.operandType, onArray);
         e.tensorCycles += array.occupancy;
         t.compute = array.occupancy;
         t.latency = array.latency;
         if (blocks.empty()) firstPreload = array.firstPreload;
-        const int64_t cut = config_.tensor.dataflow == Dataflow::WeightStationary ? block.k : block.m;
-        e.commands += static_cast<uint64_t>(ceilDiv(cut, config_.tensor.rows) * ceilDiv(block.n, config_.tensor.cols));
+        const int64_t cut = config_.tensor.dataflow == Dataflow::WeightStationary ? onArray.k : onArray.m;
+        e.commands += static_cast<uint64_t>(ceilDiv(cut, config_.tensor.rows) * ceilDiv(onArray.n, config_.tensor.cols));
         if (block.lastK) {
             const int64_t elements = block.m * block.n;
             if (p.alpha != 1.0f) {

@@ -5,10 +5,13 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "arch/arch_config.h"
+#include "compiler/tile/gemm_gather.h"
 #include "compiler/tile/tile_ir.h"
 
 namespace npusim::compiler {
@@ -24,6 +27,21 @@ struct CostParams {
     std::string archHash;  ///< the config they were fitted for; empty for the defaults
 };
 
+/// What a gathered GEMM operand's B block costs (GemmOperand::gather): its DMAs from DRAM, its
+/// on-chip moves (from a resident source), its DRAM bytes and commands, and its fills.
+struct GatherBlockCost {
+    double cycles = 0, moves = 0, fillCycles = 0;
+    uint64_t bytes = 0, commands = 0;
+    std::vector<GatherFill> fills;
+};
+
+/// The gathered B blocks' costs of one problem under one model. A block's gathers depend on
+/// the block, not on the schedule, so the candidates of one schedule search share them.
+/// Blocks near the operand's column borders are kept by their origin; an interior block by its
+/// phase in the gather period (gatherPeriod), as every interior block at that phase gathers
+/// alike.
+using GatherCosts = std::map<std::array<int64_t, 5>, GatherBlockCost>;
+
 class CostModel {
 public:
     /// `resident`: intermediates the memory plan keeps in SRAM, whose vector transfers are
@@ -31,7 +49,10 @@ public:
     explicit CostModel(const ArchConfig& config, CostParams params = {}, std::set<ValueId> resident = {})
         : config_(config), params_(std::move(params)), resident_(std::move(resident)) {}
 
-    CostEstimate estimateGemm(const GemmProblem& problem, const GemmSchedule& schedule) const;
+    /// `gathers`: the problem's gathered block costs known so far (a search's), which it adds
+    /// to; without it, the estimate keeps its own.
+    CostEstimate estimateGemm(const GemmProblem& problem, const GemmSchedule& schedule,
+                              GatherCosts* gathers = nullptr) const;
     /// A lower bound of estimateGemm's total under the default weights, cheap to compute: the
     /// array's time and the control core's cost of the GEMM commands, summed per distinct
     /// block size. With fitted weights (calibrated()) it bounds nothing.
@@ -96,6 +117,8 @@ public:
     double total(const std::array<double, kCostFeatures>& features) const;
 
 private:
+    GatherBlockCost gatherBlockCost(const GemmProblem& problem, const GemmBlock& block) const;
+
     const ArchConfig& config_;
     CostParams params_;
     std::set<ValueId> resident_;

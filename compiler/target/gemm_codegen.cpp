@@ -222,15 +222,21 @@ private:
 
     uint32_t accumulator() const { return roles_.accumulator[accumulatorSlot_]; }
 
-    /// One GEMM command per array tile of the block.
+    /// One GEMM command per array tile of the block, or of its transpose (the tile's m and n
+    /// exchanged: a command computes the same tile of the result with the array's roles
+    /// exchanged).
     void computeBlock(const GemmBlock& block, uint32_t a, uint32_t b) {
         using isa::Field;
+        const GemmBlock onArray = arrayBlock(block, s_);
         size_t tiles = 0;
-        forEachArrayTile(config_.tensor, block, [&](const ArrayTile&) { ++tiles; });
+        forEachArrayTile(config_.tensor, onArray, [&](const ArrayTile&) { ++tiles; });
         const size_t loadsPerTile = (pendingLoads_.size() + tiles - 1) / std::max<size_t>(tiles, 1);
         // Accumulators loaded with the residual or the bias: the first tiles add onto them.
         const bool preloaded = p_.residual != kNoValue || gemmBiasInAccumulator(p_);
-        forEachArrayTile(config_.tensor, block, [&](const ArrayTile& t) {
+        forEachArrayTile(config_.tensor, onArray, [&](const ArrayTile& arrayTile) {
+            const ArrayTile t = s_.transposed ? ArrayTile{arrayTile.n0, arrayTile.m0, arrayTile.k0, arrayTile.n,
+                                                          arrayTile.m, arrayTile.k}
+                                              : arrayTile;
             isa::Command gemm;
             gemm.opcode = isa::Opcode::Gemm;
             gemm.kind = isa::CommandKind::Compute;
@@ -244,6 +250,7 @@ private:
                 .set(Field::K, t.k)
                 .set(Field::DType, static_cast<uint64_t>(p_.operandType))
                 .set(Field::Accumulate, block.firstK && t.k0 == 0 && !preloaded ? 0 : 1)
+                .set(Field::Transpose, s_.transposed ? 1 : 0)
                 .set(Field::AStride, roles_.aPitch)
                 .set(Field::BStride, roles_.bPitch)
                 .set(Field::CStride, s_.nBlock)

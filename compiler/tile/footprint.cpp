@@ -9,10 +9,13 @@
 namespace npusim::compiler {
 namespace {
 
-/// A transposing DMA writes one element per on-chip row: pad the pitch off a multiple of the
-/// bank period so consecutive elements land in different banks.
-int64_t paddedPitch(int64_t pitch, bool transposed, uint64_t elem, const MemoryConfig& sram) {
-    if (!transposed || (static_cast<uint64_t>(pitch) * elem) % sram.bankPeriod() != 0) return pitch;
+/// A transposing DMA writes one element per on-chip row, and a gathered operand's padding
+/// fills write columns: a pitch of an even number of bank widths would put a column's
+/// elements in a fraction of the banks (all in one at a multiple of the bank period); padded
+/// to an odd number, they rotate over every bank.
+int64_t paddedPitch(int64_t pitch, bool columns, uint64_t elem, const MemoryConfig& sram) {
+    const uint64_t bytes = static_cast<uint64_t>(pitch) * elem;
+    if (!columns || bytes % sram.bankWidthBytes != 0 || (bytes / sram.bankWidthBytes) % 2 != 0) return pitch;
     return pitch + static_cast<int64_t>(sram.bankWidthBytes / elem);
 }
 
@@ -30,7 +33,7 @@ GemmFootprint gemmFootprint(const GemmProblem& p, const GemmSchedule& s, const A
     GemmFootprint f;
     const uint64_t elem = dtypeSize(p.operandType);
     f.aPitch = paddedPitch(s.kBlock, p.a.transposed, elem, config.sram);
-    f.bPitch = paddedPitch(s.nBlock, p.b.transposed, elem, config.sram);
+    f.bPitch = paddedPitch(s.nBlock, p.b.transposed || !p.b.gather.empty(), elem, config.sram);
     f.aSlot = static_cast<uint64_t>(s.mBlock * f.aPitch) * elem;
     f.bSlot = static_cast<uint64_t>(s.kBlock * f.bPitch) * elem;
     if (p.bias != kNoValue && !gemmBiasInAccumulator(p)) {

@@ -111,20 +111,24 @@ GatherFill gatherFill(const GatherTransfer& fill) {
     return out;
 }
 
-std::vector<GatherFill> gatherFills(const GemmProblem& problem, const GemmBlock& block) {
-    std::vector<GatherFill> fills;
-    for (const GatherPiece& piece : problem.b.gather) {
-        if (!piece.copy.fill) continue;
-        pieceTransfers(piece, problem.n, block, [&](const GatherTransfer& t) { fills.push_back(gatherFill(t)); });
-    }
-    return fills;
-}
-
 bool SlotFills::needed(size_t slot, std::vector<GatherFill> fills) {
     std::optional<std::vector<GatherFill>>& held = held_.at(slot);
     const bool inPlace = held && *held == fills;
     held = std::move(fills);
     return !inPlace;
+}
+
+int64_t gatherRowPeriod(const GemmProblem& problem) {
+    int64_t period = 0;
+    for (const GatherPiece& piece : problem.b.gather) {
+        const StridedCopy& c = piece.copy;
+        for (size_t d = 0; d < c.dims.size(); ++d) {
+            if (c.dims[d] <= 1 || c.outputStrides[d] % problem.n != 0) continue;
+            const int64_t step = c.outputStrides[d] / problem.n;
+            period = period == 0 ? step : std::lcm(period, step);
+        }
+    }
+    return period;
 }
 
 int64_t gatherPeriod(const GemmProblem& problem) {

@@ -35,9 +35,6 @@ struct GatherFill {
 /// A fill transfer's place and value.
 GatherFill gatherFill(const GatherTransfer& fill);
 
-/// The fills of B's block (the transfers of its fill pieces), in piece order.
-std::vector<GatherFill> gatherFills(const GemmProblem& problem, const GemmBlock& block);
-
 /// The fills each B slot holds. A block's transfers write each of its elements once, so a block
 /// whose fills are exactly those of the block its slot last held finds them in place (its copies
 /// write only the other elements) and writes none. Codegen and the cost model both use it.
@@ -55,6 +52,11 @@ private:
 /// (an image row of a convolution's positions), 0 when B is not gathered or has no lines. Away
 /// from the operand's borders, blocks at the same column phase in it gather alike.
 int64_t gatherPeriod(const GemmProblem& problem);
+
+/// The gathered pieces' period along B's rows: the least common multiple of the steps, in
+/// rows, of the dims that step over rows (a convolution's kernel taps per input channel), 0
+/// when B is not gathered. Reduction blocks of whole periods hold their fills in the same places.
+int64_t gatherRowPeriod(const GemmProblem& problem);
 
 /// Column block sizes, not among `sizes`, aligned to the gather period so that every block's
 /// fills fall in the same places: each of `sizes` rounded down to whole periods, and to whole

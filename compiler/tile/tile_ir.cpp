@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 namespace npusim::compiler {
 namespace {
@@ -64,8 +65,13 @@ void printGemm(std::ostringstream& out, const GemmTiles& tiles, const Graph& gra
     out << "   for " << outer << " in [0, " << outerExtent << ") step " << outerStep << " parallel\n";
     out << "    for " << inner << " in [0, " << innerExtent << ") step " << innerStep << " parallel\n";
     out << "     for k in [0, " << p.k << ") step " << s.kBlock << " reduction\n";
-    out << "      gemm.block a[" << s.mBlock << "x" << s.kBlock << "] b[" << s.kBlock << "x"
-        << s.nBlock << "] -> acc[" << s.mBlock << "x" << s.nBlock << "]\n";
+    if (s.transposed) {  // the array computes the block's transpose
+        out << "      gemm.block.transposed b^T[" << s.nBlock << "x" << s.kBlock << "] a^T[" << s.kBlock << "x"
+            << s.mBlock << "] -> acc[" << s.mBlock << "x" << s.nBlock << "]\n";
+    } else {
+        out << "      gemm.block a[" << s.mBlock << "x" << s.kBlock << "] b[" << s.kBlock << "x"
+            << s.nBlock << "] -> acc[" << s.mBlock << "x" << s.nBlock << "]\n";
+    }
     out << "  buffering " << (s.doubleBuffer ? "double" : "single") << "\n";
     out << "  " << estimateText(s.estimate) << "\n}\n";
 }
@@ -215,6 +221,14 @@ BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block) {
 bool gemmBiasInAccumulator(const GemmProblem& problem) {
     return problem.bias != kNoValue && (problem.biasMode == BiasMode::Row || problem.biasMode == BiasMode::Full) &&
            problem.alpha == 1.0f && problem.beta == 1.0f && problem.residual == kNoValue;
+}
+
+GemmBlock arrayBlock(const GemmBlock& block, const GemmSchedule& schedule) {
+    if (!schedule.transposed) return block;
+    GemmBlock swapped = block;
+    std::swap(swapped.m0, swapped.n0);
+    std::swap(swapped.m, swapped.n);
+    return swapped;
 }
 
 void forEachArrayTile(const TensorUnitConfig& tensor, const GemmBlock& block,

@@ -98,6 +98,11 @@ struct GemmSchedule {
     int64_t mBlock = 0, nBlock = 0, kBlock = 0;
     GemmLoopOrder order = GemmLoopOrder::MOuter;
     bool doubleBuffer = true;
+    /// The array computes each block's transpose, Y^T = B^T A^T: B's block streams through the
+    /// array and A's is held (gemm transpose=1); operands and results stay where they are. It
+    /// fills a weight-stationary array when N is small and M large (a late convolution layer's
+    /// positions and channels).
+    bool transposed = false;
     CostEstimate estimate;
 };
 
@@ -160,6 +165,9 @@ BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block);
 /// a row bias repeated down the block's rows) instead of the vector unit adding it after the
 /// array: a row or full bias that neither alpha nor beta scales, on a GEMM without a residual.
 bool gemmBiasInAccumulator(const GemmProblem& problem);
+/// The block as the array computes it: itself, or with m and n exchanged when the schedule
+/// computes its transpose.
+GemmBlock arrayBlock(const GemmBlock& block, const GemmSchedule& schedule);
 /// The content key of the bias part a result block adds: blocks in the same rows share a
 /// column bias, blocks in the same columns a row bias, and every block a scalar one.
 BlockKey gemmKeyBias(const GemmProblem& problem, const GemmBlock& block);

@@ -57,15 +57,21 @@ int fuseGatheredOperands(TileProgram& program, const Graph& graph, const ArchCon
         }
         GemmProblem gathered = gemm->problem;
         for (const StridedCopy& copy : *copies) gathered.b.gather.push_back({producer.inputs[copy.input], copy});
-        // Gathering pays when it beats writing the patch matrix and reading it back.
-        const std::optional<GemmSchedule> schedule = chooseGemmColumns(gathered, gemm->schedule, config, model);
+        // Gathering pays when it beats writing the patch matrix and reading it back. Fused,
+        // the GEMM gathers on chip when memory planning likely keeps im2col's input (an
+        // intermediate) in SRAM beside the GEMM's buffers.
+        const ValueId sourceId = producer.inputs.at(0);
+        const Value& source = graph.value(sourceId);
+        const uint64_t sourceBytes = source.producer >= 0 ? residentFootprint(source, config.sram) : 0;
+        const bool sourceResident =
+            sourceBytes != 0 && sourceBytes + gemmFootprint(gathered, gemm->schedule, config).sramBytes <= config.sram.sizeBytes;
+        const CostModel fusedModel(config, model.params(), sourceResident ? std::set<ValueId>{sourceId} : std::set<ValueId>{});
+        const std::optional<GemmSchedule> schedule = chooseGemmColumns(gathered, gemm->schedule, config, fusedModel);
         // Apart, memory planning likely keeps the patch matrix in SRAM when it fits beside the
         // two ops' buffers and im2col's input (which may be resident too); im2col then writes
         // it on chip. The GEMM's loads of it are still priced from DRAM.
         uint64_t working = gemmFootprint(gemm->problem, gemm->schedule, config).sramBytes;
         for (const VectorKernel& k : im2col->kernels) working = std::max(working, vectorFootprint(k.problem, k.schedule, config));
-        const Value& source = graph.value(producer.inputs.at(0));
-        const uint64_t sourceBytes = source.producer >= 0 ? residentFootprint(source, config.sram) : 0;
         const bool resident = residentFootprint(graph.value(b.value), config.sram) + sourceBytes + working <= config.sram.sizeBytes;
         const CostModel apartModel(config, model.params(), resident ? std::set<ValueId>{b.value} : std::set<ValueId>{});
         const double apart = gemm->schedule.estimate.totalCycles + apartModel.estimateTileOp(TileOp(*im2col)).totalCycles;

@@ -39,8 +39,8 @@ std::optional<std::vector<EpilogueStep>> epilogueOf(const VectorProblem& p, DTyp
 /// a MatMul) or, for one batch, per result row, read whole and in order. Its value and mode.
 std::optional<std::pair<ValueId, BiasMode>> leadingBias(const VectorProblem& p, uint32_t result, const GemmProblem& gemm,
                                                         const Graph& graph) {
-    if (p.loads.size() != 2 || p.steps.empty() || gemm.bias != kNoValue || !gemm.epilogue.empty() ||
-        gemm.a.gather.size() + gemm.b.gather.size() != 0 || p.colDims != 1 || p.cols() != gemm.n) {
+    if (p.loads.size() != 2 || p.steps.empty() || gemm.bias != kNoValue || !gemm.epilogue.empty() || p.colDims != 1 ||
+        p.cols() != gemm.n) {
         return std::nullopt;
     }
     const VectorStep& add = p.steps[0];

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "arch/int_math.h"
+#include "arch/tile_timing.h"
 #include "compiler/tile/footprint.h"
 #include "compiler/tile/gemm_gather.h"
 #include "compiler/tiling/tiling.h"
@@ -33,12 +34,30 @@ bool better(const CostEstimate& candidate, const CostEstimate& best) {
 /// Calls `visit` with every GEMM schedule of these k and m block sizes that fits on chip and
 /// within the ISA's fields (estimate not yet filled).
 template <class Visit>
-void forEachGemmSchedule(const GemmProblem& p, const ArchConfig& config, const std::vector<int64_t>& kBlocks,
+void forEachGemmSchedule(const GemmProblem& p, const ArchConfig& config, std::vector<int64_t> kBlocks,
                          const std::vector<int64_t>& mBlocks, Visit visit) {
+    // A gathered B also tries reduction blocks of whole row periods, whose fills stay in place.
+    if (const int64_t period = gatherRowPeriod(p); period > 1) {
+        const size_t sizes = kBlocks.size();
+        for (size_t i = 0; i < sizes; ++i) {
+            const int64_t aligned = kBlocks[i] / period * period;
+            if (aligned >= period && aligned < p.k && std::find(kBlocks.begin(), kBlocks.end(), aligned) == kBlocks.end()) {
+                kBlocks.push_back(aligned);
+            }
+        }
+    }
     // A gathered B also tries blocks of whole image rows, whose padding fills stay in place.
     std::vector<int64_t> nBlocks = blockSizes(p.n, config.tensor.cols);
     const std::vector<int64_t> aligned = gatherAlignedBlocks(p, nBlocks, config.tensor.cols);
     nBlocks.insert(nBlocks.end(), aligned.begin(), aligned.end());
+    // The transpose is tried where it fills the array clearly better (a GEMM whose N is small
+    // and M large: at least a tenth fewer array cycles), first: the search then prunes more of
+    // the other orientation's candidates.
+    std::vector<bool> orientations = {false};
+    const uint64_t asStored = orientedArrayCycles(config.tensor, p.operandType, p.m, p.k, p.n);
+    if (orientedArrayCycles(config.tensor, p.operandType, p.n, p.k, p.m) * 10 <= asStored * 9) {
+        orientations.insert(orientations.begin(), true);
+    }
     for (int64_t kBlock : kBlocks) {
         for (int64_t nBlock : nBlocks) {
             for (int64_t mBlock : mBlocks) {
@@ -48,12 +67,16 @@ void forEachGemmSchedule(const GemmProblem& p, const ArchConfig& config, const s
                 }
                 for (bool doubleBuffer : {true, false}) {
                     for (GemmLoopOrder order : {GemmLoopOrder::MOuter, GemmLoopOrder::NOuter}) {
-                        GemmSchedule schedule{mBlock, nBlock, kBlock, order, doubleBuffer, {}};
-                        const GemmFootprint f = gemmFootprint(p, schedule, config);
+                        const GemmSchedule fitting{mBlock, nBlock, kBlock, order, doubleBuffer, false, {}};
+                        const GemmFootprint f = gemmFootprint(p, fitting, config);
                         if (f.sramBytes > config.sram.sizeBytes || f.accumulatorBytes > config.accumulator.sizeBytes) {
                             continue;
                         }
-                        visit(schedule);
+                        for (bool transposed : orientations) {
+                            GemmSchedule schedule = fitting;
+                            schedule.transposed = transposed;
+                            visit(schedule);
+                        }
                     }
                 }
             }
@@ -64,9 +87,10 @@ void forEachGemmSchedule(const GemmProblem& p, const ArchConfig& config, const s
 std::optional<GemmSchedule> searchGemmSchedules(const GemmProblem& p, const ArchConfig& config, const CostModel& model,
                                                 const std::vector<int64_t>& kBlocks, const std::vector<int64_t>& mBlocks) {
     std::optional<GemmSchedule> best;
+    GatherCosts gathers;
     forEachGemmSchedule(p, config, kBlocks, mBlocks, [&](GemmSchedule& schedule) {
         if (best && !model.calibrated() && model.gemmLowerBound(p, schedule) >= best->estimate.totalCycles) return;
-        schedule.estimate = model.estimateGemm(p, schedule);
+        schedule.estimate = model.estimateGemm(p, schedule, &gathers);
         if (!best || better(schedule.estimate, best->estimate)) best = schedule;
     });
     return best;
@@ -117,8 +141,9 @@ std::optional<VectorSchedule> chooseVectorSchedule(const VectorProblem& p, const
 
 std::vector<GemmSchedule> gemmCandidates(const GemmProblem& p, const ArchConfig& config, const CostModel& model) {
     std::vector<GemmSchedule> candidates;
+    GatherCosts gathers;
     forEachGemmSchedule(p, config, blockSizes(p.k, config.tensor.rows), blockSizes(p.m, 16), [&](GemmSchedule& schedule) {
-        schedule.estimate = model.estimateGemm(p, schedule);
+        schedule.estimate = model.estimateGemm(p, schedule, &gathers);
         candidates.push_back(schedule);
     });
     return candidates;

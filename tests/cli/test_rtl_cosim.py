@@ -61,6 +61,24 @@ class RtlCosimTest(NpusimTestCase):
                 self.assertLessEqual(abs(rtl["total_cycles"] - tlm["total_cycles"]), tlm["total_cycles"] // 100)
                 self.assertEqual(rtl["total_cycles"], tlm["total_cycles"])
 
+    def test_a_transposed_tile_runs_on_the_rtl_array(self):
+        # y = x W, x 16x16, W 16x17 (int8) on the default 16x16 array: as stored, W's 17
+        # columns take two tiles of 16 rows streamed; transposed, the array holds x and streams
+        # W's 17 columns once (gemm transpose=1). The Verilated array computes that tile.
+        rng = np.random.default_rng(3)
+        weights = numpy_helper.from_array(rng.integers(-127, 128, (16, 17), dtype=np.int8), "w")
+        graph = helper.make_graph([helper.make_node("MatMulInteger", ["x", "w"], ["y"], name="product")], "narrow",
+                                  [helper.make_tensor_value_info("x", TensorProto.INT8, [16, 16])],
+                                  [helper.make_tensor_value_info("y", TensorProto.INT32, [16, 17])], [weights])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "narrow.onnx")
+        tile = self.ok("compile", self.tmp / "narrow.onnx", "--emit", "tile", "-o", self.tmp / "narrow.npuart")
+        self.assertIn("gemm.block.transposed", tile)
+        tlm, rtl = self.run_both(self.tmp / "narrow.onnx")
+        self.assert_same_outputs()
+        self.assertEqual(rtl["rtl"]["blocks"]["tensor"]["on_rtl"], 1)
+        self.assertEqual(rtl["rtl"]["differences"], [])
+        self.assertEqual(rtl["total_cycles"], tlm["total_cycles"])
+
     def test_the_int8_cnns_int32_bias_adds_run_on_the_rtl_lanes(self):
         tlm, rtl = self.run_both(example("small_cnn_int8.onnx"), blocks="vector")
         self.assert_same_outputs()

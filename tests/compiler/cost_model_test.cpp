@@ -83,7 +83,7 @@ TEST(CostModel, LowerBoundNeverExceedsTheEstimate) {
                     for (int64_t kBlock : {32, 128, 512}) {
                         for (bool doubleBuffer : {true, false}) {
                             const GemmSchedule s{std::min(mBlock, m), std::min(nBlock, n), std::min(kBlock, k),
-                                                 GemmLoopOrder::MOuter, doubleBuffer, {}};
+                                                 GemmLoopOrder::MOuter, doubleBuffer, false, {}};
                             EXPECT_LE(model.gemmLowerBound(p, s), model.estimateGemm(p, s).totalCycles + 1e-6)
                                 << preset << " " << m << "x" << n << "x" << k;
                         }

@@ -95,7 +95,11 @@ TEST(GemmGather, BlocksOfWholeImageRowsFindTheirFillsInPlace) {
     for (int64_t n0 = 0, index = 0; n0 < p.n; n0 += nBlock, ++index) {
         std::vector<float>& slot = slots[static_cast<size_t>(index % 2)];
         const GemmBlock block{0, 0, n0, 0, 4, nBlock, p.k, true, true};
-        written.push_back(held.needed(static_cast<size_t>(index % 2), gatherFills(p, block)));
+        std::vector<GatherFill> fills;
+        forEachGatherTransfer(p, block, [&](const GatherTransfer& t) {
+            if (t.piece->copy.fill) fills.push_back(gatherFill(t));
+        });
+        written.push_back(held.needed(static_cast<size_t>(index % 2), fills));
         forEachGatherTransfer(p, block, [&](const GatherTransfer& t) {
             if (t.piece->copy.fill && !written.back()) return;
             for (int64_t r = 0; r < t.rows; ++r) {
