@@ -150,11 +150,7 @@ GatherBlockCost CostModel::gatherBlockCost(const GemmProblem& p, const GemmBlock
     const uint64_t elem = dtypeSize(p.operandType);
     GatherBlockCost cost;
     forEachGatherTransfer(p, block, [&](const GatherTransfer& g) {
-        if (g.piece->copy.fill) {
-            cost.fills.push_back(gatherFill(g));
-            cost.fillCycles += vectorCycles(isa::VectorOp::Fill, g.rows * g.length);
-            return;
-        }
+        if (g.piece->copy.fill) return;
         ++cost.commands;
         if (resident(g.piece->source)) {  // an on-chip move, a strided run at any stride
             BlockTransfer move;
@@ -179,6 +175,16 @@ GatherBlockCost CostModel::gatherBlockCost(const GemmProblem& p, const GemmBlock
     return cost;
 }
 
+GatherBlockFills CostModel::gatherBlockFills(const GemmProblem& p, const GemmBlock& block) const {
+    GatherBlockFills fills;
+    forEachGatherTransfer(p, block, [&](const GatherTransfer& g) {
+        if (!g.piece->copy.fill) return;
+        fills.fills.push_back(gatherFill(g));
+        fills.cycles += vectorCycles(isa::VectorOp::Fill, g.rows * g.length);
+    });
+    return fills;
+}
+
 CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s, GatherCosts* gathers) const {
     CostEstimate e;
     const int slots = s.doubleBuffer ? 2 : 1;
@@ -187,18 +193,25 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     // Per block: the DMA time of its loads, the units' time, and the DMA time after it.
     std::vector<std::pair<StageTimes, double>> blocks;
     double firstPreload = 0;  ///< the first block's, which no stream hides
-    // Gathered B blocks: the blocks at the first two and last two column positions are priced
-    // transfer by transfer (the operand's borders fall there); an interior block costs what
-    // the first interior block at the same phase in the gather period does (GatherCosts). Each
-    // block's fills are priced where the slot does not hold them already (SlotFills).
+    // Gathered B blocks: the copies of the blocks at the first two and last two column
+    // positions are priced transfer by transfer (the operand's borders fall there); an interior
+    // block's copies cost what the first interior block's at the same phase in the gather
+    // period do (GatherCosts). Each block's fills are priced where the slot does not hold them
+    // already (SlotFills).
     GatherCosts own;
     GatherCosts& known = gathers ? *gathers : own;
     const int64_t period = std::max<int64_t>(1, gatherPeriod(p));
     const auto gatherCost = [&](const GemmBlock& block) -> const GatherBlockCost& {
         const bool border = block.n0 < 2 * s.nBlock || block.n0 + block.n + 2 * s.nBlock > p.n;
         const std::array<int64_t, 5> key = {block.k0, block.k, block.n, border ? block.n0 : block.n0 % period, border};
-        auto it = known.find(key);
-        if (it == known.end()) it = known.emplace(key, gatherBlockCost(p, block)).first;
+        auto it = known.copies.find(key);
+        if (it == known.copies.end()) it = known.copies.emplace(key, gatherBlockCost(p, block)).first;
+        return it->second;
+    };
+    const auto gatherFills = [&](const GemmBlock& block) -> const GatherBlockFills& {
+        const std::array<int64_t, 4> key = {block.k0, block.k, block.n0, block.n};
+        auto it = known.fills.find(key);
+        if (it == known.fills.end()) it = known.fills.emplace(key, gatherBlockFills(p, block)).first;
         return it->second;
     };
     // A block of a rows x cols operand matrix: a constant is priced as stored in bands of the
@@ -236,9 +249,10 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 moves += cost.moves;
                 e.dramBytes += cost.bytes;
                 e.commands += cost.commands;
-                if (bFills.needed(static_cast<size_t>(use.slot), cost.fills)) {
-                    t.loads += cost.fillCycles;
-                    e.commands += cost.fills.size();
+                const GatherBlockFills& fills = gatherFills(block);
+                if (bFills.needed(static_cast<size_t>(use.slot), fills.fills)) {
+                    t.loads += fills.cycles;
+                    e.commands += fills.fills.size();
                 }
             }
         }

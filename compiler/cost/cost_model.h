@@ -27,20 +27,29 @@ struct CostParams {
     std::string archHash;  ///< the config they were fitted for; empty for the defaults
 };
 
-/// What a gathered GEMM operand's B block costs (GemmOperand::gather): its DMAs from DRAM, its
-/// on-chip moves (from a resident source), its DRAM bytes and commands, and its fills.
+/// What a gathered GEMM operand's B block's copies cost (GemmOperand::gather): its DMAs from
+/// DRAM, its on-chip moves (from a resident source), its DRAM bytes and commands.
 struct GatherBlockCost {
-    double cycles = 0, moves = 0, fillCycles = 0;
+    double cycles = 0, moves = 0;
     uint64_t bytes = 0, commands = 0;
+};
+
+/// A gathered B block's fills and the vector unit's cycles for them.
+struct GatherBlockFills {
     std::vector<GatherFill> fills;
+    double cycles = 0;
 };
 
 /// The gathered B blocks' costs of one problem under one model. A block's gathers depend on
 /// the block, not on the schedule, so the candidates of one schedule search share them.
-/// Blocks near the operand's column borders are kept by their origin; an interior block by its
-/// phase in the gather period (gatherPeriod), as every interior block at that phase gathers
-/// alike.
-using GatherCosts = std::map<std::array<int64_t, 5>, GatherBlockCost>;
+struct GatherCosts {
+    /// Copies: blocks near the operand's column borders by their origin, an interior block by
+    /// its phase in the gather period (gatherPeriod), as interior blocks at one phase copy alike.
+    std::map<std::array<int64_t, 5>, GatherBlockCost> copies;
+    /// Fills, by block origin and extent: the padding rows at the top and bottom of an image
+    /// make the fills of blocks near them differ from their phase's.
+    std::map<std::array<int64_t, 4>, GatherBlockFills> fills;
+};
 
 class CostModel {
 public:
@@ -118,6 +127,7 @@ public:
 
 private:
     GatherBlockCost gatherBlockCost(const GemmProblem& problem, const GemmBlock& block) const;
+    GatherBlockFills gatherBlockFills(const GemmProblem& problem, const GemmBlock& block) const;
 
     const ArchConfig& config_;
     CostParams params_;

@@ -3,6 +3,7 @@
 #include "compiler/tile/footprint.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "arch/int_math.h"
 
@@ -10,13 +11,15 @@ namespace npusim::compiler {
 namespace {
 
 /// A transposing DMA writes one element per on-chip row, and a gathered operand's padding
-/// fills write columns: a pitch of an even number of bank widths would put a column's
-/// elements in a fraction of the banks (all in one at a multiple of the bank period); padded
-/// to an odd number, they rotate over every bank.
+/// fills write columns: a pitch of w bank widths puts a column's elements in banks /
+/// gcd(w, banks) of the banks (one at a multiple of the bank period); padded to a w coprime
+/// with the bank count, they rotate over every bank.
 int64_t paddedPitch(int64_t pitch, bool columns, uint64_t elem, const MemoryConfig& sram) {
     const uint64_t bytes = static_cast<uint64_t>(pitch) * elem;
-    if (!columns || bytes % sram.bankWidthBytes != 0 || (bytes / sram.bankWidthBytes) % 2 != 0) return pitch;
-    return pitch + static_cast<int64_t>(sram.bankWidthBytes / elem);
+    if (!columns || bytes % sram.bankWidthBytes != 0) return pitch;
+    uint64_t widths = bytes / sram.bankWidthBytes;
+    while (std::gcd(widths, uint64_t{sram.banks}) != 1) ++widths;
+    return static_cast<int64_t>(widths * sram.bankWidthBytes / elem);
 }
 
 }  // namespace
