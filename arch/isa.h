@@ -100,7 +100,7 @@ enum class Field : uint8_t {
     DramAddr,      ///< byte offset inside the job's context DRAM window
     Space,         ///< MemorySpace of the on-chip side
     Transpose,     ///< 1: the DMA transposes a rows x (row_bytes/elem) block; GEMM: the array computes C^T
-    ElemBytes,     ///< element size for a transposing DMA (1, 2, 4)
+    ElemBytes,     ///< element size for a transposing or strided DMA
     OnchipAddr,    ///< on-chip byte address
     Rows,
     RowBytes,
@@ -111,6 +111,9 @@ enum class Field : uint8_t {
     OnchipPlaneStride,  ///< bytes between on-chip planes
     OnchipMove,         ///< 1: the DRAM side is SRAM at DramAddr instead (an on-chip move)
     ElemStride,         ///< bytes between the DRAM elements of a row, each ElemBytes (0: contiguous rows)
+    IndexAddr,          ///< an indexed load's row indices: byte offset inside the context window
+    IndexBytes,         ///< bytes per row index (4: int32, 8: int64; 0: the load is not indexed)
+    IndexLimit,         ///< rows of an indexed load's table: indices lie in [-limit, limit)
     AAddr,         ///< GEMM: A tile (SRAM)
     BAddr,         ///< GEMM: B tile (SRAM)
     CAddr,         ///< GEMM: C tile (accumulator)

@@ -37,7 +37,12 @@ constexpr std::array<std::string_view, 6> kOperand1ModeNames = {"none",   "full"
 // elem_stride=s > 0 (e = elem bytes, cols = row_bytes/e): a row's elements lie s bytes apart
 //   on the `dram` side and side by side on chip; for c < cols, element
 //   dram[ctx + dram + p*dram_plane_stride + r*dram_stride + c*s] <-> onchip[addr + p*plane_stride + r*stride + c*e].
-constexpr std::array<FieldLayout, 14> kDmaFields = {{
+// index_elem=s > 0 (DMA_LOAD only; s = 4 or 8: int32 or int64 indices): an indexed load. Row r
+//   of every plane is row i of a table: i is the s-byte little-endian integer at
+//   dram[ctx + index + r*s], counted from index_limit when negative, and
+//   onchip[space][addr + p*plane_stride + r*stride + b] = dram[ctx + dram + p*dram_plane_stride + i*dram_stride + b];
+//   an i outside [-index_limit, index_limit) faults index_out_of_range.
+constexpr std::array<FieldLayout, 17> kDmaFields = {{
     {F::DramAddr, "dram", 96, 48, V::Hex},
     {F::Space, "space", 144, 2, V::Enum, kSpaceNames},
     {F::Transpose, "transpose", 146, 1, V::Unsigned},
@@ -52,6 +57,9 @@ constexpr std::array<FieldLayout, 14> kDmaFields = {{
     {F::DramPlaneStride, "dram_plane_stride", 352, 32, V::Unsigned},
     {F::OnchipPlaneStride, "plane_stride", 384, 32, V::Unsigned},
     {F::ElemStride, "elem_stride", 416, 32, V::Unsigned},
+    {F::IndexBytes, "index_elem", 152, 4, V::Unsigned},
+    {F::IndexAddr, "index", 448, 40, V::Hex},
+    {F::IndexLimit, "index_limit", 488, 24, V::Unsigned},
 }};
 
 // GEMM: for i < m, j < n:

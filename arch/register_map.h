@@ -73,6 +73,7 @@ enum class ErrorCode : uint32_t {
     BusError = 11,          ///< a memory access got an error response
     MemoryError = 12,       ///< a memory found an uncorrectable error in what it read (SRAM parity)
     BadLoop = 13,           ///< a loop descriptor the command processor cannot run (isa::checkLoop)
+    IndexOutOfRange = 14,   ///< an indexed load read a row index outside its table
 };
 
 /// snake_case name of an error code, for messages and reports.
@@ -92,6 +93,7 @@ inline const char* errorCodeName(ErrorCode code) {
         case ErrorCode::BusError: return "bus_error";
         case ErrorCode::MemoryError: return "memory_error";
         case ErrorCode::BadLoop: return "bad_loop";
+        case ErrorCode::IndexOutOfRange: return "index_out_of_range";
     }
     return "unknown";
 }

@@ -38,7 +38,18 @@ ErrorCode validateDma(const isa::Command& c, const ArchConfig& config, uint64_t 
         if (c.get(Field::Transpose) || !strideable || elemStride < elem) return ErrorCode::BadField;
         dramRow = blockExtent(rowBytes / elem, elem, elemStride);
     }
-    const uint64_t dramPlane = blockExtent(rows, dramRow, c.get(Field::DramStride));
+    // An indexed load reads whole rows of a table of index_limit rows, through a list of
+    // rows indices in the window.
+    const uint64_t indexBytes = c.get(Field::IndexBytes), limit = c.get(Field::IndexLimit);
+    if (indexBytes != 0) {
+        const bool valid = (indexBytes == 4 || indexBytes == 8) && c.opcode == isa::Opcode::DmaLoad && limit != 0 &&
+                           elemStride == 0 && !c.get(Field::Transpose);
+        if (!valid) return ErrorCode::BadField;
+        if (!fits(c.get(Field::IndexAddr), rows * indexBytes, windowSize)) return ErrorCode::DramOutOfWindow;
+    } else if (limit != 0 || c.get(Field::IndexAddr) != 0) {
+        return ErrorCode::BadField;
+    }
+    const uint64_t dramPlane = blockExtent(indexBytes != 0 ? limit : rows, dramRow, c.get(Field::DramStride));
     const bool move = c.get(Field::OnchipMove) != 0;
     if (!fits(c.get(Field::DramAddr), blockExtent(planes, dramPlane, c.get(Field::DramPlaneStride)),
               move ? config.sram.sizeBytes : windowSize)) {

@@ -2,6 +2,7 @@
 #include "hw_model/dma/dma_engine.h"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 
 #include "hw_model/common/memory_access.h"
@@ -18,7 +19,72 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& config, con
       window_(window),
       channels_(config.dma.channels) {}
 
-std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command) const {
+sc_core::sc_time DmaEngine::Channel::nextIssue(size_t maxOutstanding) {
+    if (inFlight.size() == maxOutstanding) {
+        issue = std::max(issue, inFlight.front());
+        inFlight.pop_front();
+    }
+    return issue;
+}
+
+void DmaEngine::Channel::issued(const sc_core::sc_time& done, const sc_core::sc_time& cycle) {
+    inFlight.push_back(done);
+    issue += cycle;  // one new request per cycle and channel
+}
+
+std::vector<uint64_t> DmaEngine::readIndices(const isa::Command& command, const AccessTag& tag, sc_core::sc_time& arrived) {
+    using isa::Field;
+    const uint64_t rows = command.get(Field::Rows), size = command.get(Field::IndexBytes);
+    const uint64_t limit = command.get(Field::IndexLimit), list = command.get(Field::IndexAddr);
+    if (list + rows * size > window_.size) {
+        throw UnitFault{regs::ErrorCode::DramOutOfWindow, trace_.name() + ": index list bytes [" + std::to_string(list) + ", " +
+                                                              std::to_string(list + rows * size) + ") lie outside the context window of " +
+                                                              std::to_string(window_.size) + " bytes"};
+    }
+    // The list's bursts, like any load's; the indices are read whatever the mode, since the
+    // rows they name decide the timing.
+    indexList_.resize(rows * size);
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const uint64_t burstBytes = config_.dma.burstBytes;
+    arrived = now;
+    size_t b = 0;
+    for (uint64_t done = 0; done < rows * size; ++b) {
+        const uint64_t address = window_.base + list + done;
+        const uint64_t bytes = std::min(rows * size - done, burstBytes - address % burstBytes);
+        Channel& channel = channels_[b % channels_.size()];
+        const sc_core::sc_time issue = channel.nextIssue(config_.dma.maxOutstanding) - now;
+        const MemoryResponse response =
+            memory_.access(forwardPath(dramSocket), {tlm::TLM_READ_COMMAND, address, indexList_.data() + done, 1, bytes, bytes},
+                           tag, issue, trace_.name(), regs::ErrorCode::DramOutOfWindow);
+        channel.issued(now + response.done, clock_.period());
+        arrived = std::max(arrived, now + response.done);
+        done += bytes;
+    }
+    std::vector<uint64_t> tableRows(rows);
+    const auto signedLimit = static_cast<int64_t>(limit);
+    for (uint64_t r = 0; r < rows; ++r) {
+        int64_t index = 0;
+        if (size == 4) {
+            int32_t word = 0;
+            std::memcpy(&word, indexList_.data() + r * size, sizeof word);
+            index = word;
+        } else {
+            std::memcpy(&index, indexList_.data() + r * size, sizeof index);
+        }
+        if (index < -signedLimit || index >= signedLimit) {
+            if (functional_) {
+                throw UnitFault{regs::ErrorCode::IndexOutOfRange, trace_.name() + ": row " + std::to_string(r) + "'s index " +
+                                                                      std::to_string(index) + " lies outside the table of " +
+                                                                      std::to_string(limit) + " rows"};
+            }
+            index %= signedLimit;  // timing only: the list may hold values no run computed
+        }
+        tableRows[r] = static_cast<uint64_t>(index < 0 ? index + signedLimit : index);
+    }
+    return tableRows;
+}
+
+std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64_t>& tableRows) const {
     using isa::Field;
     const uint64_t planes = std::max<uint64_t>(1, command.get(Field::Planes));
     const uint64_t rows = command.get(Field::Rows);
@@ -61,9 +127,11 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
     }
 
     // Rows back to back in DRAM form one run: bursts then span rows and are full size. A load
-    // repeating one row (dram_stride 0) reads it once and writes it to every on-chip row.
-    const bool linear = !transpose && dramStride == rowBytes;
-    const bool broadcast = command.opcode == isa::Opcode::DmaLoad && !transpose && dramStride == 0 && rows > 1;
+    // repeating one row (dram_stride 0) reads it once and writes it to every on-chip row. An
+    // indexed load's rows are runs of their own, wherever its indices put them.
+    const bool indexed = !tableRows.empty();
+    const bool linear = !transpose && !indexed && dramStride == rowBytes;
+    const bool broadcast = command.opcode == isa::Opcode::DmaLoad && !transpose && !indexed && dramStride == 0 && rows > 1;
     const uint64_t runs = linear || broadcast ? 1 : rows;
     const uint64_t runBytes = linear ? rows * rowBytes : rowBytes;
     for (uint64_t plane = 0; plane < planes; ++plane) {
@@ -71,7 +139,7 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command)
         const uint64_t onchip = command.get(Field::OnchipAddr) + plane * command.get(Field::OnchipPlaneStride);
         const uint64_t planeBuffer = plane * rows * rowBytes;
         for (uint64_t run = 0; run < runs; ++run) {
-            const uint64_t runStart = dram + run * dramStride;
+            const uint64_t runStart = dram + (indexed ? tableRows[run] : run) * dramStride;
             for (uint64_t done = 0; done < runBytes;) {
                 // Bursts never cross a burst-aligned boundary; a transposing DMA keeps whole elements.
                 uint64_t bytes = std::min(runBytes - done, burstBytes - (runStart + done) % burstBytes);
@@ -131,8 +199,10 @@ void DmaEngine::execute(const isa::Command& command) {
     // A strided row reaches from its first element to its last.
     const uint64_t elem = command.get(Field::ElemBytes), elemStride = command.get(Field::ElemStride);
     const uint64_t dramRow = elemStride != 0 && elem != 0 ? (rowBytes / elem - 1) * elemStride + elem : rowBytes;
+    // An indexed load may read any row of its table.
+    const uint64_t tableRows = command.get(Field::IndexBytes) != 0 ? command.get(Field::IndexLimit) : rows;
     const uint64_t lastByte = command.get(Field::DramAddr) + (planes - 1) * command.get(Field::DramPlaneStride) +
-                              (rows - 1) * command.get(Field::DramStride) + dramRow;
+                              (std::max<uint64_t>(tableRows, 1) - 1) * command.get(Field::DramStride) + dramRow;
     // An on-chip move reads or writes SRAM where a transfer would touch DRAM.
     const bool move = command.get(Field::OnchipMove) != 0;
     const uint64_t farSize = move ? config_.sram.sizeBytes : window_.size;
@@ -162,7 +232,16 @@ void DmaEngine::execute(const isa::Command& command) {
     sc_core::sc_time finish = now;
     uint64_t dramContention = 0, sramConflicts = 0;
     uint64_t& farContention = move ? sramConflicts : dramContention;
-    const std::vector<Burst> bursts = planBursts(command);
+    // An indexed load's rows issue once its indices are in.
+    std::vector<uint64_t> rowsOfTable;
+    const uint64_t indexBytes = rows * command.get(Field::IndexBytes);
+    if (indexBytes != 0) {
+        sc_core::sc_time arrived;
+        rowsOfTable = readIndices(command, tag, arrived);
+        for (Channel& channel : channels_) channel.issue = std::max(channel.issue, arrived);
+        finish = arrived;
+    }
+    const std::vector<Burst> bursts = planBursts(command, rowsOfTable);
     // Injected bit flips: in DRAM where the load reads (before it does), on chip where it
     // writes (after it has).
     if (load && !move && !bursts.empty() && injectedFault(FaultKind::DramFlip)) faults()->flipDram(bursts.front().dramAddress);
@@ -171,11 +250,7 @@ void DmaEngine::execute(const isa::Command& command) {
     for (size_t b = 0; b < bursts.size(); ++b) {
         const Burst& burst = bursts[b];
         Channel& channel = channels_[b % channels_.size()];
-        if (channel.inFlight.size() == config_.dma.maxOutstanding) {
-            channel.issue = std::max(channel.issue, channel.inFlight.front());
-            channel.inFlight.pop_front();
-        }
-        const sc_core::sc_time issue = channel.issue - now;  // from now
+        const sc_core::sc_time issue = channel.nextIssue(config_.dma.maxOutstanding) - now;  // from now
         const uint64_t elementBytes = burst.bytes / burst.elements;
         const MemoryRequest dramRequest{load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND,
                                         burst.dramAddress, at(staging, burst.bufferOffset), burst.elements,
@@ -209,9 +284,8 @@ void DmaEngine::execute(const isa::Command& command) {
             sramConflicts += first.contentionCycles;
             farContention += second.contentionCycles;
         }
-        channel.inFlight.push_back(now + second.done);
+        channel.issued(now + second.done, cycle);
         finish = std::max(finish, now + second.done);
-        channel.issue += cycle;  // one new request per cycle and channel
     }
     if (flipOnchip) faults()->flipOnchip(space == isa::MemorySpace::Accumulator, bursts.front().pieces[0].address);
 
@@ -229,7 +303,7 @@ void DmaEngine::execute(const isa::Command& command) {
     trace_.stall(trace::StallReason::SramBankConflict, command, from + dramStall, from + dramStall + sramStall);
     // A load repeating one row reads it once: the command moves the row's bytes, not its copies'.
     const uint64_t copies = bursts.empty() ? 1 : bursts.front().copies;
-    trace_.busy(command, from + dramStall + sramStall, end, planes * rows * rowBytes / copies);
+    trace_.busy(command, from + dramStall + sramStall, end, planes * rows * rowBytes / copies + indexBytes);
     recordedUntil_ = std::max(recordedUntil_, end);
     doneAt_ = std::max(doneAt_, end);
 

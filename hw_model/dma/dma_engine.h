@@ -58,17 +58,28 @@ private:
         int pieceCount = 0;
     };
 
-    std::vector<Burst> planBursts(const isa::Command& command) const;
+    /// The command's bursts; `tableRows` gives an indexed load's table row for each of its rows
+    /// (empty: the command is not indexed).
+    std::vector<Burst> planBursts(const isa::Command& command, const std::vector<uint64_t>& tableRows) const;
+    /// Reads an indexed load's index list on the engine's channels and returns the table row of
+    /// each row; `arrived` becomes when the last index is in (absolute). Out-of-range indices
+    /// fault, or in timing-only mode are taken modulo the table's rows.
+    std::vector<uint64_t> readIndices(const isa::Command& command, const AccessTag& tag, sc_core::sc_time& arrived);
 
     /// A channel: when it issues its next burst, and the completion times of its bursts in
     /// flight (absolute).
     struct Channel {
         sc_core::sc_time issue = sc_core::SC_ZERO_TIME;
         std::deque<sc_core::sc_time> inFlight;
+        /// When its next burst issues, after a slot frees in its window (absolute).
+        sc_core::sc_time nextIssue(size_t maxOutstanding);
+        /// Records a burst issued at nextIssue() that is done at `done`; the next issues a cycle later.
+        void issued(const sc_core::sc_time& done, const sc_core::sc_time& cycle);
     };
 
     const ContextWindow& window_;
     std::vector<std::byte> staging_;
+    std::vector<std::byte> indexList_;  ///< an indexed load's indices, read in every mode
     std::vector<Channel> channels_;
     uint64_t doneAt_ = 0;         ///< the cycle the last burst issued so far is done
     uint64_t recordedUntil_ = 0;  ///< the unit's timeline is recorded up to this cycle

@@ -99,6 +99,28 @@ TEST_F(Validator, UnsupportedDTypesAndSemaphores) {
     EXPECT_EQ(check("sem.signal queue=load sem=32"), ErrorCode::BadSemaphore);
 }
 
+TEST_F(Validator, IndexedLoadsReachTheirWholeTableAndList) {
+    // A table of 1000 rows of 64 B at 0x1000 picked by 16 int64 indices at 0x0.
+    const std::string indexed = "dma.load space=sram addr=0x0 rows=16 row_bytes=64 dram_stride=64 stride=64 index=0x0 index_elem=8";
+    EXPECT_EQ(check(indexed + " dram=0x1000 index_limit=1000"), ErrorCode::None);
+    // The table (1000 x 64 B = 0xfa00) ends one byte past the 1 MiB window, whatever rows are picked.
+    EXPECT_EQ(check(indexed + " dram=0xf0601 index_limit=1000"), ErrorCode::DramOutOfWindow);
+    EXPECT_EQ(check(indexed + " dram=0xf0600 index_limit=1000"), ErrorCode::None);
+    // The list's 16 x 8 bytes end one byte past it.
+    EXPECT_EQ(check("dma.load space=sram addr=0x0 rows=16 row_bytes=64 dram_stride=64 stride=64 index=0xfff81 index_elem=8 "
+                    "index_limit=4"),
+              ErrorCode::DramOutOfWindow);
+    // Index sizes other than 4 and 8, an empty table, a store, a transposing or strided row,
+    // and index fields on a load that is not indexed.
+    EXPECT_EQ(check(indexed + " index_limit=0"), ErrorCode::BadField);
+    EXPECT_EQ(check("dma.load rows=4 row_bytes=64 dram_stride=64 stride=64 index_elem=2 index_limit=4"), ErrorCode::BadField);
+    EXPECT_EQ(check("dma.store rows=4 row_bytes=64 dram_stride=64 stride=64 index_elem=4 index_limit=4"), ErrorCode::BadField);
+    EXPECT_EQ(check("dma.load rows=4 row_bytes=16 dram_stride=16 stride=16 transpose=1 elem=4 index_elem=4 index_limit=4"),
+              ErrorCode::BadField);
+    EXPECT_EQ(check("dma.load rows=4 row_bytes=16 stride=16 elem=4 elem_stride=8 index_elem=4 index_limit=4"), ErrorCode::BadField);
+    EXPECT_EQ(check("dma.load rows=4 row_bytes=64 dram_stride=64 stride=64 index_limit=4"), ErrorCode::BadField);
+}
+
 TEST_F(Validator, TransposingDmaNeedsTheFeature) {
     const std::string transposed = "dma.load rows=4 row_bytes=16 dram_stride=16 stride=16 transpose=1 elem=4";
     EXPECT_EQ(check(transposed), ErrorCode::None);

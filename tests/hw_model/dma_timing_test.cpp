@@ -1,6 +1,6 @@
 // Exact cycle counts of single DMA commands and of the DRAM behind them on the `edge` preset
 // (unit_timing_support.h gives its parameters): bursts, the outstanding window, channels,
-// strided, repeated and 3D transfers, on-chip moves, open and closed DRAM rows.
+// strided, repeated, 3D and indexed transfers, on-chip moves, open and closed DRAM rows.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -202,6 +202,46 @@ TEST_F(UnitTiming, ThreeDimensionalDmaGathersPlanes) {
     // 80, the others find the row open; each takes 1 bus cycle, data [80, 84), and 1 SRAM
     // cycle: the last is on chip at 85.
     EXPECT_EQ(cycles, 85u);
+}
+
+/// An indexed load of 4 rows of 16 B from a table of 8 rows at DRAM 0, its int64 indices at
+/// 0x1000.
+Command indexedLoad() {
+    Command load = dma(isa::Opcode::DmaLoad, 0, 0, 4, 16);
+    return load.set(Field::IndexAddr, 0x1000).set(Field::IndexBytes, 8).set(Field::IndexLimit, 8);
+}
+
+TEST_F(UnitTiming, AnIndexedLoadReadsItsListThenTheRowsItNames) {
+    std::vector<float> table(8 * 4);
+    std::iota(table.begin(), table.end(), 0.0f);
+    const std::vector<int64_t> indices{5, -1, 0, 5};  // -1 counts back from the 8 rows: row 7
+    uint64_t cycles = 0;
+    std::vector<float> rows;
+    harness.run([&] {
+        harness.write(Memory::Dram, 0, bytesOf(table));
+        harness.write(Memory::Dram, 0x1000, bytesOf(indices));
+        cycles = harness.execute({indexedLoad()});
+        rows = valuesOf<float>(harness.read(Memory::Sram, 0, 64));
+    });
+    const int picked[] = {5, 7, 0, 5};
+    for (size_t r = 0; r < 4; ++r) {
+        for (size_t c = 0; c < 4; ++c) EXPECT_EQ(rows[r * 4 + c], table[static_cast<size_t>(picked[r]) * 4 + c]);
+    }
+    // The list's 32 B are one burst, issued at 0 to bank 2 (0x1000 = 2 x 2048 B), no row open:
+    // its data is on the bus over [80, 82). The rows' bursts, one per row (16 B each, the
+    // rows not back to back), issue at 82..85 to bank 0, whose row is not open yet: the first
+    // waits 56 + 12 + 12 = 80, bus [162, 163), in SRAM at 164; the others follow into the open
+    // row a bus cycle apart, the last in SRAM at 167.
+    EXPECT_EQ(cycles, 167u);
+}
+
+TEST_F(UnitTiming, AnIndexOutsideTheTableFaults) {
+    harness.run([&] {
+        harness.write(Memory::Dram, 0x1000, bytesOf(std::vector<int64_t>{0, 1, 8, 2}));  // 8: one past the table
+        harness.execute({indexedLoad()});
+    });
+    ASSERT_TRUE(harness.fault());
+    EXPECT_EQ(harness.fault()->code, regs::ErrorCode::IndexOutOfRange);
 }
 
 TEST(UnitTimingChannels, TwoChannelsDoubleTheBurstsInFlight) {
