@@ -132,8 +132,10 @@ JobResult Driver::run(ContextId id, const CommandBuffer& buffer, uint64_t timeou
     const auto error = static_cast<regs::ErrorCode>(bus_.readRegister(regs::kErrorCode));
     if ((irq & regs::kIrqJobError) || error != regs::ErrorCode::None) {
         const std::string detail = explain_ ? explain_() : std::string();
-        throw RunError("NPU rejected the job: " + std::string(regs::errorCodeName(error)) + " at command " +
-                       std::to_string(bus_.readRegister(regs::kErrorCommand)) + (detail.empty() ? "" : ": " + detail));
+        const uint32_t command = bus_.readRegister(regs::kErrorCommand);
+        throw JobError("NPU rejected the job: " + std::string(regs::errorCodeName(error)) + " at command " +
+                           std::to_string(command) + (detail.empty() ? "" : ": " + detail),
+                       error, command);
     }
     return result;
 }

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "arch/error.h"
 #include "arch/register_map.h"
 #include "driver/device_bus.h"
 #include "driver/device_memory.h"
@@ -21,6 +22,16 @@ using ContextId = uint32_t;
 struct JobResult {
     uint64_t startCycle = 0;  ///< the cycle the doorbell reached the NPU
     uint64_t cycles = 0;      ///< NPU cycles from doorbell to completion
+};
+
+/// A job the NPU stopped with an error: the error code and the index, in the job's command
+/// buffer, of the command it stopped at.
+class JobError : public RunError {
+public:
+    JobError(const std::string& message, regs::ErrorCode code, uint32_t commandIndex)
+        : RunError(message), code(code), commandIndex(commandIndex) {}
+    regs::ErrorCode code;
+    uint32_t commandIndex;
 };
 
 /// An encoded command stream resident in driver-owned device memory (outside every context

@@ -12,6 +12,25 @@ namespace npusim::runtime {
 
 namespace {
 
+/// "op 'name' (Type)" of an op of the artifact; "op N" when the manifest has no record of it.
+std::string opLabel(const ArtifactManifest& manifest, uint32_t opId) {
+    const auto op = std::find_if(manifest.ops.begin(), manifest.ops.end(), [&](const OpRecord& r) { return r.opId == opId; });
+    return op == manifest.ops.end() ? "op " + std::to_string(opId) : "op '" + op->name + "' (" + op->type + ")";
+}
+
+/// A job's error with the op its failing command belongs to in front, when the command (in
+/// the `commands` the job ran) names one.
+std::string withFailingOp(const ArtifactManifest& manifest, std::span<const std::byte> commands, const driver::JobError& e) {
+    const uint64_t at = uint64_t{e.commandIndex} * isa::kCommandBytes;
+    if (at + isa::kCommandBytes > commands.size()) return e.what();
+    try {
+        const isa::Command command = isa::decode(commands.subspan(at).first<isa::kCommandBytes>());
+        return command.opId == isa::kNoOp ? std::string(e.what()) : opLabel(manifest, command.opId) + ": " + e.what();
+    } catch (const InputError&) {
+        return e.what();
+    }
+}
+
 /// InputError unless the binding lies inside a window of `windowBytes`.
 void checkInWindow(const TensorBinding& binding, uint64_t windowBytes, const std::string& what) {
     const uint64_t bytes = static_cast<uint64_t>(elementCount(binding.shape)) * dtypeSize(binding.dtype);
@@ -165,19 +184,27 @@ driver::JobResult Runtime::runJob(const LoadedModel& model, const driver::Comman
 
 driver::JobResult Runtime::runSegment(const LoadedModel& model, size_t index, RunResult& result) {
     const LoadedSegment& segment = model.segments[index];
-    if (segment.jobs.empty()) return runJob(model, segment.commands, result);
     const std::vector<std::byte>& stream = model.artifact.sections.at(model.artifact.manifest.segments[index].section);
+    if (segment.jobs.empty()) {
+        try {
+            return runJob(model, segment.commands, result);
+        } catch (const driver::JobError& e) {
+            throw RunError(withFailingOp(model.artifact.manifest, stream, e));
+        }
+    }
     std::optional<uint64_t> start;
     uint64_t finish = 0;
     for (const CommandJob& job : segment.jobs) {
-        const driver::CommandBuffer buffer = driver_.writeCommands(model.staging, jobBytes(stream, job));
+        const std::vector<std::byte> bytes = jobBytes(stream, job);
+        const driver::CommandBuffer buffer = driver_.writeCommands(model.staging, bytes);
         driver::JobResult ran;
         try {
             ran = runJob(model, buffer, result);
         } catch (const RunError& e) {
-            throw RunError(std::string(e.what()) + " (in the job of commands " + std::to_string(job.begin) + ".." +
-                           std::to_string(job.end) + " of the streamed section '" +
-                           model.artifact.manifest.segments[index].section + "')");
+            const auto* failed = dynamic_cast<const driver::JobError*>(&e);
+            throw RunError((failed ? withFailingOp(model.artifact.manifest, bytes, *failed) : std::string(e.what())) +
+                           " (in the job of commands " + std::to_string(job.begin) + ".." + std::to_string(job.end) +
+                           " of the streamed section '" + model.artifact.manifest.segments[index].section + "')");
         }
         if (!start) start = ran.startCycle;
         finish = ran.startCycle + ran.cycles;
@@ -294,10 +321,7 @@ uint64_t Runtime::runOnHost(const LoadedModel& model, const SegmentRecord& segme
     std::vector<void*> buffers;
     for (Tensor& tensor : tensors) buffers.push_back(tensor.bytes.data());
     if (const int64_t status = kernel(buffers.data()); status != 0) {
-        const auto& ops = model.artifact.manifest.ops;
-        const auto op = std::find_if(ops.begin(), ops.end(), [&](const OpRecord& r) { return r.opId == segment.opId; });
-        const std::string name = op == ops.end() ? "op " + std::to_string(segment.opId) : "op '" + op->name + "' (" + op->type + ")";
-        throw RunError(name + " on the host CPU: " +
+        throw RunError(opLabel(model.artifact.manifest, segment.opId) + " on the host CPU: " +
                        (status == 1 ? std::string("an index input holds a value outside the indexed axis")
                                     : "its kernel failed with status " + std::to_string(status)));
     }
