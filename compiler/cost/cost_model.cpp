@@ -382,6 +382,15 @@ double CostModel::moveCycles(const BlockTransfer& t, uint64_t elementBytes) cons
     return kAccessCycles + bursts * params_.burstCycles / config_.dma.channels;
 }
 
+double CostModel::indexedCycles(const BlockTransfer& t, uint64_t elementBytes, uint64_t indexBytes, bool onChip) const {
+    const double list = firstByteCycles() + dmaCycles(1, static_cast<uint64_t>(t.rows) * indexBytes, 0);
+    // The rows lie wherever the indices put them: no two form one run.
+    BlockTransfer runs = t;
+    runs.dramRowStride = runs.dramPlaneStride = 0;
+    const auto rowBytes = static_cast<uint64_t>(t.rowElements) * elementBytes;
+    return list + (onChip ? moveCycles(runs, elementBytes) : dmaCycles(static_cast<uint64_t>(t.planes * t.rows), rowBytes, 0));
+}
+
 namespace {
 
 /// A vector kernel's blocks: at most two sizes (full and tail along blockDim), whose transfers
@@ -407,12 +416,21 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
             const int64_t maxStride = maxElementStride(model.config(), dtypeSize(dtype), onChip);
             for (const BlockTransfer& b : loadTransfers(p, s, block, access, maxStride)) {
                 ++t.commands;
-                if (onChip) {
+                const uint64_t indexBytes = access.indices ? access.indices->bytes : 0;
+                if (indexBytes != 0) {
+                    cycles += model.indexedCycles(b, dtypeSize(dtype), indexBytes, onChip);
+                    const auto listBytes = static_cast<uint64_t>(b.rows) * indexBytes;
+                    transfer += static_cast<double>(listBytes) / model.dmaBytesPerCycle();
+                    t.bytes += listBytes;
+                    dram = true;
+                    if (onChip) continue;
+                } else if (onChip) {
                     cycles += model.moveCycles(b, dtypeSize(dtype));
                     continue;
+                } else {
+                    cycles += model.transferCycles(b, dtypeSize(dtype));
                 }
                 dram = true;
-                cycles += model.transferCycles(b, dtypeSize(dtype));
                 const uint64_t bytes = static_cast<uint64_t>(b.planes * b.rows * b.rowElements) * dtypeSize(dtype);
                 transfer += static_cast<double>(bytes) / model.dmaBytesPerCycle();
                 t.bytes += bytes;
@@ -423,7 +441,7 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
         }
         if (loadsDram) t.stages.loadLatency = model.firstByteCycles();
         for (const VectorStore& store : p.stores) {
-            transfers({store.view, store.buffer, {}}, p.buffers[store.buffer].dtype, t.stages.stores, t.stages.storeTransfer,
+            transfers({store.view, store.buffer, {}, {}}, p.buffers[store.buffer].dtype, t.stages.stores, t.stages.storeTransfer,
                       storesDram);
             t.stages.inPlace |= std::any_of(p.loads.begin(), p.loads.end(),
                                             [&](const VectorLoad& load) { return load.buffer == store.buffer; });

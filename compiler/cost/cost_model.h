@@ -106,6 +106,10 @@ public:
     double transferCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
     /// One DMA transfer of a vector block within SRAM: its bursts, issued by the DMA channels.
     double moveCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
+    /// One indexed load of a vector block (transfer.firstIndex): its index list of
+    /// `indexBytes` elements, which its rows wait for, then each row a run of its own, from
+    /// DRAM or, for a resident table, within SRAM.
+    double indexedCycles(const BlockTransfer& transfer, uint64_t elementBytes, uint64_t indexBytes, bool onChip) const;
     bool resident(ValueId value) const { return resident_.contains(value); }
     /// One vector command over `elements` elements.
     double vectorCycles(isa::VectorOp op, int64_t elements) const;

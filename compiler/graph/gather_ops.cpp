@@ -47,11 +47,6 @@ Shape gatherNdShape(const Node& node, const Shape& data, const Shape& indices) {
 
 }  // namespace
 
-int64_t gatherAxis(const Node& node, const Shape& data) {
-    if (data.empty()) opError(node, "data must have rank >= 1, got a scalar");
-    return normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(data.size()));
-}
-
 void checkElementIndices(const Node& node, const Shape& data, const Shape& indices) {
     const int64_t axis = gatherAxis(node, data);
     bool fits = indices.size() == data.size();

@@ -44,9 +44,8 @@ Tensor shapeTensor(const Node& node, const Shape& input);
 Tensor sizeTensor(const Shape& input);
 /// EyeLike's output of `dtype` for an input of `shape` (matrix_ops.cpp).
 Tensor eyeLikeTensor(const Node& node, DType dtype, const Shape& shape);
-/// GatherElements' and ScatterElements' axis, and the check of their indices: the rank of data,
-/// no dim larger than data's outside the axis.
-int64_t gatherAxis(const Node& node, const Shape& data);
+/// The check of GatherElements' and ScatterElements' indices (their axis is gatherAxis): the
+/// rank of data, no dim larger than data's outside the axis.
 void checkElementIndices(const Node& node, const Shape& data, const Shape& indices);
 
 // Data movement as strided copies (compiler/graph/strided_copy.h), from the same layout logic

@@ -126,6 +126,11 @@ int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* 
     return axis < 0 ? axis + rank : axis;
 }
 
+int64_t gatherAxis(const Node& node, const Shape& data) {
+    if (data.empty()) opError(node, "data must have rank >= 1, got a scalar");
+    return normalizeAxis(node, node.intAttr("axis", 0), static_cast<int64_t>(data.size()));
+}
+
 int64_t checkedIndex(const Node& node, int64_t index, int64_t size, int64_t axis) {
     if (index < -size || index >= size) {
         opError(node, "index " + std::to_string(index) + " is out of range for axis " + std::to_string(axis) +

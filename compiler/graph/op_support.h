@@ -71,6 +71,8 @@ void forEachPosition(const Shape& shape, Visit visit) {
 
 /// An ONNX axis in [-rank, rank) made non-negative; opError naming `what` when out of range.
 int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* what = "axis");
+/// The axis of Gather, GatherElements and ScatterElements over `data` (rank >= 1), normalised.
+int64_t gatherAxis(const Node& node, const Shape& data);
 
 /// An index into axis `axis` of size `size` made non-negative (a negative one counts from the
 /// back); opError unless it is in [-size, size).

@@ -117,6 +117,7 @@ std::string printMemoryPlan(const MemoryPlan& plan, const Graph& graph) {
         out << "  " << spaceName(t.space) << " %" << v.name << " " << roleName(t.role) << " [" << t.offset
             << ", " << t.offset + t.bytes << ") " << dtypeName(v.dtype) << shapeString(v.shape)
             << " live ops " << t.firstOp << ".." << t.lastOp << (t.spilled() ? " spilled" : "") << (t.jobBoundary ? " job-boundary" : "")
+            << (t.indexList ? " index-list" : "")
             << "\n";
     }
     std::unordered_map<uint32_t, std::vector<const OnchipBuffer*>> buffersOf;

@@ -45,12 +45,15 @@ struct TensorHome {
     /// across one or across the start of a weight phase. It then lives in DRAM by design, not
     /// spilled: on-chip memory is only a job's own.
     bool jobBoundary = false;
+    /// Whether an indexed load reads the tensor as its index list, which it takes from DRAM:
+    /// the tensor lives there by design, not spilled.
+    bool indexList = false;
     /// A spilled tensor: the SRAM size that would have held it beside the working sets of the
     /// ops it lives across.
     uint64_t sramToKeep = 0;
 
     bool resident() const { return space == AddressSpace::Sram; }
-    bool spilled() const { return role == TensorRole::Intermediate && !resident() && accessed && !jobBoundary; }
+    bool spilled() const { return role == TensorRole::Intermediate && !resident() && accessed && !jobBoundary && !indexList; }
 };
 
 /// A weight copied into DRAM when its phase begins: the bytes at `imageOffset` of the weights

@@ -109,6 +109,7 @@ private:
     std::set<ValueId> inputs_, outputs_, readBack_;
     std::map<ValueId, std::pair<int, int>> live_;
     std::set<ValueId> accessed_, hostAccessed_;
+    std::set<ValueId> indexLists_;  ///< read by indexed loads, which take their lists from DRAM
     std::vector<int> hostPositions_;
     std::map<ValueId, ConstantBands> bands_;
 };
@@ -134,6 +135,13 @@ Planner::Planner(const Graph& graph, const TileProgram& program, const ArchConfi
             if (!program.views.contains(id)) live_.emplace(id, std::make_pair(position, position));
         }
         if (std::holds_alternative<HostTiles>(op)) hostPositions_.push_back(position);
+        if (const auto* vector = std::get_if<VectorTiles>(&op)) {
+            for (const VectorKernel& kernel : vector->kernels) {
+                for (const VectorLoad& load : kernel.problem.loads) {
+                    if (load.indices) indexLists_.insert(storageOf(load.indices->list.value));
+                }
+            }
+        }
         for (ValueId id : accessedValues(op)) {
             const ValueId storage = storageOf(id);
             if (std::holds_alternative<HostTiles>(op)) hostAccessed_.insert(storage);
@@ -266,7 +274,8 @@ MemoryPlan Planner::plan(const std::vector<int>& phaseStarts) const {
     // are spilled to DRAM.
     std::vector<std::pair<std::pair<int, int>, ValueId>> byProduction;
     for (const auto& [id, range] : live_) {
-        if (roleOf(id) == TensorRole::Intermediate && accessed_.contains(id) && !crossesJob(id, range)) {
+        if (roleOf(id) == TensorRole::Intermediate && accessed_.contains(id) && !crossesJob(id, range) &&
+            !indexLists_.contains(id)) {
             byProduction.push_back({range, id});
         }
     }
@@ -316,6 +325,7 @@ MemoryPlan Planner::plan(const std::vector<int>& phaseStarts) const {
             tensor.storage = id;
             tensor.accessed = accessed_.contains(id);
             tensor.jobBoundary = crossesJob(id, range);
+        tensor.indexList = indexLists_.contains(id);
             tensor.offset = alignUp(offset, kDramAlignment);
             offset = tensor.offset + tensor.bytes;
             if (role == TensorRole::Weight) {
@@ -346,6 +356,7 @@ MemoryPlan Planner::plan(const std::vector<int>& phaseStarts) const {
         tensor.storage = id;
         tensor.accessed = accessed_.contains(id);
         tensor.jobBoundary = crossesJob(id, range);
+        tensor.indexList = indexLists_.contains(id);
         if (const auto resident = residentBuffers.find(id); resident != residentBuffers.end()) {
             tensor.space = AddressSpace::Sram;
             tensor.buffer = resident->second;

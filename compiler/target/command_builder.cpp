@@ -27,6 +27,11 @@ isa::Command dmaCommand(const DmaSpec& spec, uint32_t opId, uint32_t tileId) {
         command.set(Field::Transpose, 1).set(Field::ElemBytes, spec.transposeElementBytes);
     }
     if (spec.elementStride) command.set(Field::ElemStride, spec.elementStride).set(Field::ElemBytes, spec.elementBytes);
+    if (spec.indexBytes) {
+        command.set(Field::IndexAddr, spec.indexAddress)
+            .set(Field::IndexBytes, spec.indexBytes)
+            .set(Field::IndexLimit, spec.indexLimit);
+    }
     return command;
 }
 

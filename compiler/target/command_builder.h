@@ -35,6 +35,9 @@ struct DmaSpec {
     /// bytes apart, side by side on chip.
     uint64_t elementBytes = 0, elementStride = 0;
     uint64_t planes = 1, dramPlaneStride = 0, onchipPlaneStride = 0;  ///< a 3D transfer
+    /// An indexed load (non-zero indexBytes): the index list's offset in the window, its
+    /// element size and the table's rows; dramStride is the table's row stride.
+    uint64_t indexAddress = 0, indexBytes = 0, indexLimit = 0;
 };
 
 isa::Command dmaCommand(const DmaSpec& spec, uint32_t opId, uint32_t tileId);

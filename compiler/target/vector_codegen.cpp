@@ -1,6 +1,8 @@
 // Vector kernel code generation: per block, the loads of every view, one vector command per
 // step, then the stores; blocks alternate between the two slots of each buffer when the
 // schedule double-buffers, so block i+1 loads while block i computes.
+#include <stdexcept>
+
 #include "compiler/target/command_builder.h"
 #include "compiler/target/op_codegen.h"
 
@@ -36,7 +38,7 @@ public:
                     compute(block, step, slot, tile);
                 }
             }
-            for (const VectorStore& store : p_.stores) transfer(block, {store.view, store.buffer, {}}, store.buffer, slot, false, tile);
+            for (const VectorStore& store : p_.stores) transfer(block, {store.view, store.buffer, {}, {}}, store.buffer, slot, false, tile);
             ++tile;
             ++blocks;
         });
@@ -53,8 +55,14 @@ private:
         const uint64_t elem = dtypeSize(b.dtype);
         const uint64_t base = address(buffer, slot);
         const uint64_t dramBase = plan_.tensor(view.value).offset;
-        const Access accesses[] = {{bufferResource(slotOf(buffer, slot)), load},
-                                   {tensorResource(plan_, view.value), !load}};
+        std::vector<Access> accesses{{bufferResource(slotOf(buffer, slot)), load},
+                                     {tensorResource(plan_, view.value), !load}};
+        if (access.indices) {
+            if (plan_.tensor(access.indices->list.value).resident()) {
+                throw std::logic_error("codegen: an index list must live in DRAM");
+            }
+            accesses.push_back({tensorResource(plan_, access.indices->list.value), false});
+        }
         const int64_t maxStride = maxElementStride(config_, elem, plan_.tensor(view.value).resident());
         for (const BlockTransfer& t : loadTransfers(p_, s_, block, access, maxStride)) {
             DmaSpec spec;
@@ -75,6 +83,11 @@ private:
             spec.planes = static_cast<uint64_t>(t.planes);
             spec.dramPlaneStride = static_cast<uint64_t>(t.dramPlaneStride) * elem;
             spec.onchipPlaneStride = static_cast<uint64_t>(t.onchipPlaneStride) * elem;
+            if (const std::optional<RowIndices>& indices = access.indices) {
+                spec.indexBytes = indices->bytes;
+                spec.indexAddress = plan_.tensor(indices->list.value).offset + static_cast<uint64_t>(t.firstIndex) * indices->bytes;
+                spec.indexLimit = static_cast<uint64_t>(indices->limit);
+            }
             markTensorTransfer(spec, plan_, view.value);
             out_.add(dmaCommand(spec, p_.opId, tile), accesses);
         }

@@ -86,7 +86,10 @@ std::vector<ValueId> accessedValues(const TileOp& op) {
         values.insert(values.end(), host->host.outputs.begin(), host->host.outputs.end());
     } else {
         for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
-            for (const VectorLoad& load : kernel.problem.loads) values.push_back(load.view.value);
+            for (const VectorLoad& load : kernel.problem.loads) {
+                values.push_back(load.view.value);
+                if (load.indices) values.push_back(load.indices->list.value);
+            }
             for (const VectorStore& store : kernel.problem.stores) values.push_back(store.view.value);
         }
     }

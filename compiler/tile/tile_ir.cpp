@@ -131,6 +131,10 @@ void printVector(std::ostringstream& out, const VectorTiles& tiles, const Graph&
                 out << " plane [" << join(load.plane->extents) << "] at " << load.plane->onchipOffset << " strides ["
                     << join(load.plane->onchipStrides) << "] pad 0x" << std::hex << load.plane->padBits << std::dec;
             }
+            if (load.indices) {
+                out << " rows " << load.indices->rowStride << " apart, indexed by " << viewText(load.indices->list, graph)
+                    << " of " << load.indices->limit;
+            }
             out << "\n";
         }
         for (const VectorStep& step : p.steps) {

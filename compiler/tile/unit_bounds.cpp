@@ -58,18 +58,30 @@ ReachedBytes reachedBytes(const Graph& graph, const TileOp& op) {
     }
     std::set<std::tuple<bool, ValueId, int64_t, std::vector<int64_t>>> seen;
     for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
-        const auto reach = [&](const TensorView& view, bool store, const std::optional<PlaneLayout>& plane) {
+        // An indexed load reaches a row of its table per index: its view varies along the
+        // list's dims too.
+        const auto reach = [&](const TensorView& view, bool store, const std::optional<PlaneLayout>& plane,
+                               const TensorView* list = nullptr) {
             if (view.value == kNoValue || !seen.emplace(store, view.value, view.offset, view.strides).second) return;
             uint64_t elements = 1;
             for (size_t d = 0; d < kernel.problem.dims.size() && d < view.strides.size(); ++d) {
-                if (view.strides[d] != 0) elements *= static_cast<uint64_t>(kernel.problem.dims[d]);
+                if (view.strides[d] != 0 || (list && list->strides[d] != 0)) {
+                    elements *= static_cast<uint64_t>(kernel.problem.dims[d]);
+                }
             }
             if (plane) elements *= static_cast<uint64_t>(elementCount(plane->extents));
             const Value& value = graph.value(view.value);
             uint64_t& bytes = (store ? reached.written : reached.read)[view.value];
             bytes = std::min(valueBytes(value), bytes + elements * dtypeSize(value.dtype));
         };
-        for (const VectorLoad& load : kernel.problem.loads) reach(load.view, false, load.plane);
+        for (const VectorLoad& load : kernel.problem.loads) {
+            if (load.indices) {
+                reach(load.view, false, std::nullopt, &load.indices->list);
+                reach(load.indices->list, false, std::nullopt);
+            } else {
+                reach(load.view, false, load.plane);
+            }
+        }
         for (const VectorStore& store : kernel.problem.stores) reach(store.view, true, std::nullopt);
     }
     return reached;

@@ -64,14 +64,21 @@ uint32_t VectorBuilder::load(const TensorView& view, DType dtype) {
                                                  : BufferExtent::Block;
     const uint32_t buffer = newBuffer(dtype, extent);
     loadOf_[buffer] = problem_.loads.size();
-    problem_.loads.push_back({view, buffer, std::nullopt});
+    problem_.loads.push_back({view, buffer, std::nullopt, std::nullopt});
     return buffer;
 }
 
 uint32_t VectorBuilder::loadBlock(const TensorView& view, DType dtype) {
     const uint32_t buffer = newBuffer(dtype, BufferExtent::Block);
     loadOf_[buffer] = problem_.loads.size();
-    problem_.loads.push_back({view, buffer, std::nullopt});
+    problem_.loads.push_back({view, buffer, std::nullopt, std::nullopt});
+    return buffer;
+}
+
+uint32_t VectorBuilder::loadRows(const TensorView& table, DType dtype, RowIndices indices) {
+    const uint32_t buffer = newBuffer(dtype, BufferExtent::Block);
+    loadOf_[buffer] = problem_.loads.size();
+    problem_.loads.push_back({table, buffer, std::nullopt, std::move(indices)});
     return buffer;
 }
 
@@ -79,7 +86,7 @@ uint32_t VectorBuilder::loadPlane(const TensorView& rows, DType dtype, PlaneLayo
     const uint32_t buffer = newBuffer(dtype, BufferExtent::Block);
     problem_.buffers[buffer].width = width;
     loadOf_[buffer] = problem_.loads.size();
-    problem_.loads.push_back({rows, buffer, std::move(plane)});
+    problem_.loads.push_back({rows, buffer, std::move(plane), std::nullopt});
     return buffer;
 }
 

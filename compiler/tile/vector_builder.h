@@ -35,6 +35,9 @@ public:
     /// Loads a view as a whole block whatever its broadcasting (the DMA repeats elements).
     uint32_t loadBlock(const TensorView& view, DType dtype);
 
+    /// Loads into a new Block buffer the rows of `table` that `indices` name.
+    uint32_t loadRows(const TensorView& table, DType dtype, RowIndices indices);
+
     /// Loads, per row of the block, one plane laid out as `plane` says into a padded row of
     /// `width` elements; `rows` addresses the row dims (its column strides are 0).
     uint32_t loadPlane(const TensorView& rows, DType dtype, PlaneLayout plane, int64_t width);

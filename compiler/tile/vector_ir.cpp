@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -20,29 +21,51 @@ int64_t product(const Shape& dims, size_t begin, size_t end) {
     return result;
 }
 
-/// One dim of a block transfer: its extent and the strides on both sides.
+/// One dim of a block transfer: its extent and the strides on both sides (and in an indexed
+/// load's index list).
 struct TransferDim {
-    int64_t extent = 1, dramStride = 0, onchipStride = 0;
+    int64_t extent = 1, dramStride = 0, onchipStride = 0, listStride = 0;
 };
 
+/// The dims without those of one index, neighbours that step alike everywhere merged.
+std::vector<TransferDim> mergedDims(const std::vector<TransferDim>& dims) {
+    std::vector<TransferDim> merged;
+    for (const TransferDim& dim : dims) {
+        if (dim.extent == 1) continue;
+        if (!merged.empty()) {
+            TransferDim& last = merged.back();
+            if (last.dramStride == dim.dramStride * dim.extent && last.onchipStride == dim.onchipStride * dim.extent &&
+                last.listStride == dim.listStride * dim.extent) {
+                last = {last.extent * dim.extent, dim.dramStride, dim.onchipStride, dim.listStride};
+                continue;
+            }
+        }
+        merged.push_back(dim);
+    }
+    return merged;
+}
+
 /// Emits the transfers for `outer` (dims iterated by separate transfers, outermost first),
-/// the planes and rows dims (split where they exceed the ISA's fields) and the run length.
+/// the planes and rows dims (split where they exceed the ISA's fields) and the run length. An
+/// indexed load's rows (`tableRowStride` set) step its index list, not DRAM: each transfer
+/// names the list element of its first row and the table's row stride.
 class TransferEmitter {
 public:
     TransferEmitter(std::vector<TransferDim> outer, TransferDim planes, TransferDim rows, int64_t rowElements,
-                    int64_t elementStride, std::vector<BlockTransfer>& out)
+                    int64_t elementStride, std::vector<BlockTransfer>& out, std::optional<int64_t> tableRowStride = {})
         : outer_(std::move(outer)),
           planes_(planes),
           rows_(rows),
           rowElements_(rowElements),
           elementStride_(elementStride),
+          tableRowStride_(tableRowStride),
           out_(out) {}
 
-    void emit(size_t depth, int64_t dram, int64_t onchip) {
+    void emit(size_t depth, int64_t dram, int64_t onchip, int64_t list = 0) {
         if (depth < outer_.size()) {
             const TransferDim& dim = outer_[depth];
             for (int64_t i = 0; i < dim.extent; ++i) {
-                emit(depth + 1, dram + i * dim.dramStride, onchip + i * dim.onchipStride);
+                emit(depth + 1, dram + i * dim.dramStride, onchip + i * dim.onchipStride, list + i * dim.listStride);
             }
             return;
         }
@@ -55,10 +78,11 @@ public:
                 t.dramPlaneStride = planes_.dramStride;
                 t.onchipPlaneStride = planes_.onchipStride;
                 t.rows = std::min(kMaxRowsField, rows_.extent - r);
-                t.dramRowStride = rows_.dramStride;
+                t.dramRowStride = tableRowStride_.value_or(rows_.dramStride);
                 t.onchipRowStride = rows_.onchipStride;
                 t.rowElements = rowElements_;
                 t.elementStride = elementStride_;
+                if (tableRowStride_) t.firstIndex = list + r * rows_.listStride;
                 out_.push_back(t);
             }
         }
@@ -68,6 +92,7 @@ private:
     std::vector<TransferDim> outer_;
     TransferDim planes_, rows_;
     int64_t rowElements_, elementStride_;
+    std::optional<int64_t> tableRowStride_;
     std::vector<BlockTransfer>& out_;
 };
 
@@ -76,19 +101,7 @@ private:
 /// strided run where the DMA allows, the next two rows and planes, any others iterated.
 std::vector<BlockTransfer> transfersOf(const std::vector<TransferDim>& dims, int64_t dram, int64_t onchip,
                                        int64_t maxElementStride) {
-    std::vector<TransferDim> merged;
-    for (const TransferDim& dim : dims) {
-        if (dim.extent == 1) continue;
-        if (!merged.empty()) {
-            TransferDim& last = merged.back();
-            if (last.dramStride == dim.dramStride * dim.extent &&
-                last.onchipStride == dim.onchipStride * dim.extent) {
-                last = {last.extent * dim.extent, dim.dramStride, dim.onchipStride};
-                continue;
-            }
-        }
-        merged.push_back(dim);
-    }
+    std::vector<TransferDim> merged = mergedDims(dims);
     // The innermost dim is a run when it is contiguous on chip and steps forward in DRAM (a
     // strided one gathers: a pooling window's or strided convolution's inputs).
     int64_t rowElements = 1, elementStride = 1;
@@ -118,6 +131,49 @@ int64_t blockOrigin(const VectorSchedule& schedule, const VectorBlock& block, co
     int64_t dram = view.offset + block.start * view.strides[blockDim];
     for (size_t d = 0; d < blockDim; ++d) dram += block.prefix[d] * view.strides[d];
     return dram;
+}
+
+/// The transfers of an indexed load for a block. The block's row dims step the table view
+/// and the index list; the innermost, where the list steps by one element and the view stays,
+/// is each transfer's rows (a run of the list), the next, where the list stays, its planes,
+/// and any others are iterated (rows of one index where no dim qualifies). A row is the
+/// problem's columns, one dense run of the table.
+std::vector<BlockTransfer> indexedTransfers(const VectorProblem& problem, const VectorSchedule& schedule,
+                                            const VectorBlock& block, const VectorLoad& load) {
+    const RowIndices& indices = load.indices.value();
+    const TensorView& view = load.view;
+    const auto blockDim = static_cast<size_t>(schedule.blockDim);
+    const auto rowDims = static_cast<size_t>(problem.rowDims());
+    int64_t columnStride = 1;
+    for (size_t d = problem.dims.size(); d-- > rowDims;) {
+        if (problem.dims[d] != 1 && view.strides[d] != columnStride) {
+            throw std::logic_error("vector IR: an indexed load's columns must be one dense run of its table");
+        }
+        columnStride *= problem.dims[d];
+    }
+    std::vector<TransferDim> dims;
+    for (size_t d = blockDim; d < rowDims; ++d) {
+        dims.push_back({d == blockDim ? block.extent : problem.dims[d], view.strides[d], 0, indices.list.strides[d]});
+    }
+    int64_t onchipStride = problem.blockCols();
+    for (size_t i = dims.size(); i-- > 0;) {
+        dims[i].onchipStride = onchipStride;
+        onchipStride *= dims[i].extent;
+    }
+    std::vector<TransferDim> merged = mergedDims(dims);
+    TransferDim rows{1, 0, problem.blockCols(), 1}, planes;
+    if (!merged.empty() && merged.back().listStride == 1 && merged.back().dramStride == 0) {
+        rows = merged.back();
+        merged.pop_back();
+    }
+    if (rows.extent > 1 && !merged.empty() && merged.back().listStride == 0) {
+        planes = merged.back();
+        merged.pop_back();
+    }
+    std::vector<BlockTransfer> transfers;
+    TransferEmitter(std::move(merged), planes, rows, problem.cols(), 1, transfers, indices.rowStride)
+        .emit(0, blockOrigin(schedule, block, view), 0, blockOrigin(schedule, block, indices.list));
+    return transfers;
 }
 
 }  // namespace
@@ -219,6 +275,7 @@ std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const Ve
 std::vector<BlockTransfer> loadTransfers(const VectorProblem& problem, const VectorSchedule& schedule,
                                          const VectorBlock& block, const VectorLoad& load, int64_t maxElementStride) {
     const VectorBuffer& buffer = problem.buffers[load.buffer];
+    if (load.indices) return indexedTransfers(problem, schedule, block, load);
     if (!load.plane) return blockTransfers(problem, schedule, block, load.view, buffer.extent, maxElementStride);
     // The block's row dims, each row a padded plane, then the plane's dims.
     const PlaneLayout& plane = *load.plane;
@@ -249,6 +306,10 @@ bool denseWalk(const VectorProblem& problem, const TensorView& view, int64_t ele
 
 bool hasWindows(const VectorProblem& problem) {
     return std::any_of(problem.loads.begin(), problem.loads.end(), [](const VectorLoad& load) { return load.plane.has_value(); });
+}
+
+bool hasIndexedLoads(const VectorProblem& problem) {
+    return std::any_of(problem.loads.begin(), problem.loads.end(), [](const VectorLoad& load) { return load.indices.has_value(); });
 }
 
 std::vector<WindowCommand> windowCommands(const VectorProblem& problem, const VectorStep& step, int64_t blockRows) {
@@ -368,7 +429,10 @@ std::optional<VectorProblem> splitColumns(const VectorProblem& problem, int64_t 
         view.strides.back() = stride * inner;
         view.strides.push_back(stride);
     };
-    for (VectorLoad& load : split.loads) splitView(load.view);
+    for (VectorLoad& load : split.loads) {
+        splitView(load.view);
+        if (load.indices) load.indices->list.strides.push_back(0);  // the list stays along columns
+    }
     for (VectorStore& store : split.stores) splitView(store.view);
     // A row shared by every row of the block now varies along the new row dim.
     for (VectorBuffer& buffer : split.buffers) {

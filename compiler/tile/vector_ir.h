@@ -52,13 +52,27 @@ struct PlaneLayout {
     uint32_t padBits = 0;
 };
 
+/// Rows of a table picked by indices known only at run time (an embedding lookup): element
+/// (i0, i1, ...) of the index space is element `view.offset + sum(i_d * view.strides[d]) +
+/// index * rowStride` of the table, where `index` is element `offset + sum(i_d * strides[d])`
+/// of the `list` view (int32 or int64, `bytes` each; negative counts back from `limit`, the
+/// table's rows). The list varies along row dims only; the DMA reads it from DRAM.
+struct RowIndices {
+    TensorView list;
+    uint32_t bytes = 8;
+    int64_t limit = 0;
+    int64_t rowStride = 0;
+};
+
 /// A DRAM view loaded into a buffer. A Column buffer's view must not vary along the column
 /// dims, a Row buffer's not along the row dims. With a plane, the view addresses the row dims
-/// only (its column strides are 0) and the plane gives each row's elements.
+/// only (its column strides are 0) and the plane gives each row's elements. With indices, a
+/// Block buffer's rows are the table rows they name; the view's columns are one dense run.
 struct VectorLoad {
     TensorView view;
     uint32_t buffer = 0;
     std::optional<PlaneLayout> plane;
+    std::optional<RowIndices> indices;
 };
 
 /// A buffer stored through a DRAM view; a Column buffer stores one element per row.
@@ -146,6 +160,9 @@ struct BlockTransfer {
     int64_t onchipOffset = 0, onchipPlaneStride = 0, onchipRowStride = 0;
     int64_t planes = 1, rows = 1, rowElements = 1;
     int64_t elementStride = 1;
+    /// An indexed load's transfer: its rows are the table rows named by the list's elements
+    /// from this one on (dramRowStride: the table's row stride); -1: not indexed.
+    int64_t firstIndex = -1;
     /// Elements from the first of a row to the last, in DRAM.
     int64_t rowSpan() const { return (rowElements - 1) * elementStride + 1; }
 };
@@ -165,7 +182,7 @@ std::vector<BlockTransfer> blockTransfers(const VectorProblem& problem, const Ve
 int64_t maxElementStride(const ArchConfig& config, uint64_t elementBytes, bool onChip);
 
 /// The transfers of a load for a block: blockTransfers, or with a plane, each row's plane at
-/// its place in the padded row.
+/// its place in the padded row, or with indices, runs of the index list's rows (firstIndex).
 std::vector<BlockTransfer> loadTransfers(const VectorProblem& problem, const VectorSchedule& schedule,
                                          const VectorBlock& block, const VectorLoad& load, int64_t maxElementStride);
 
@@ -182,6 +199,8 @@ bool denseWalk(const VectorProblem& problem, const TensorView& view, int64_t ele
 /// True when the problem reads a plane through a window (it has a PlaneLayout load): its
 /// buffers are not all of the block's shape, so it fuses with no other kernel.
 bool hasWindows(const VectorProblem& problem);
+/// True when a load of the problem picks its rows by indices read at run time.
+bool hasIndexedLoads(const VectorProblem& problem);
 
 /// One vector command of a windowed step, in elements relative to each buffer's start: `rows`
 /// rows of `cols` with these row strides. `src1Scalar`: a Column src1 read as one value per

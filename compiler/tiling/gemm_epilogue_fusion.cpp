@@ -115,7 +115,7 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
         auto* reader = std::get_if<VectorTiles>(&op);
         if (!reader || reader->kernels.size() != 1) continue;
         const VectorProblem& p = reader->kernels[0].problem;
-        if (p.loads.empty() || p.loads.size() > 2 || p.stores.size() != 1 || hasWindows(p)) continue;
+        if (p.loads.empty() || p.loads.size() > 2 || p.stores.size() != 1 || hasWindows(p) || hasIndexedLoads(p)) continue;
         // Fuses the kernel into the GEMM whose result `load` reads; false when it cannot.
         const auto fuseInto = [&](const VectorLoad& load) {
             const ValueId storage = storageOf(load.view.value);

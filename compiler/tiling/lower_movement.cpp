@@ -1,9 +1,10 @@
 // Data movement on the NPU: each strided copy of an op is a kernel that loads blocks through
-// one view and stores them through another. The vector unit runs no step; the DMA does the
-// work, so any dtype moves.
+// one view and stores them through another; a Gather on indices known only at run time is an
+// indexed load. The vector unit runs no step; the DMA does the work, so any dtype moves.
 #include <algorithm>
 #include <cstring>
 
+#include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/graph/strided_copy.h"
 #include "compiler/tiling/vector_lowering.h"
@@ -44,12 +45,41 @@ std::vector<StridedCopy> forwardCopies(const std::vector<StridedCopy>& copies) {
     return done;
 }
 
+/// The widest table an indexed DMA load reads from: its index_limit field is 24 bits.
+constexpr int64_t kMaxIndexedRows = (int64_t{1} << 24) - 1;
+
+/// Gather with indices known only at run time, as an indexed DMA load: over the index space
+/// [data's dims before the axis, the indices | data's dims after it], each row of the block is
+/// the table row its index names, and the kernel stores the block as it is.
+VectorProblem indexedGather(const Graph& graph, const Node& node, uint32_t opId) {
+    const Value& data = graph.value(node.inputs[0]);
+    const Value& indices = graph.value(node.inputs[1]);
+    const int64_t axis = ops::gatherAxis(node, data.shape);
+    const int64_t outer = elementCount(Shape(data.shape.begin(), data.shape.begin() + axis));
+    const int64_t rows = data.shape[static_cast<size_t>(axis)];
+    const int64_t inner = elementCount(Shape(data.shape.begin() + axis + 1, data.shape.end()));
+    const int64_t count = elementCount(indices.shape);
+    if (rows > kMaxIndexedRows) {
+        throw VectorUnsupported("a Gather from " + std::to_string(rows) + " rows (an indexed DMA load names at most " +
+                                std::to_string(kMaxIndexedRows) + ")");
+    }
+    VectorBuilder b(opId, "gather", {outer, count, inner}, 1);
+    RowIndices picked;
+    picked.list = {node.inputs[1], 0, {0, 1, 0}};
+    picked.bytes = static_cast<uint32_t>(dtypeSize(indices.dtype));
+    picked.limit = rows;
+    picked.rowStride = inner;
+    const uint32_t block = b.loadRows({node.inputs[0], 0, {rows * inner, 0, 1}}, data.dtype, std::move(picked));
+    b.store(block, {node.outputs[0], 0, {count * inner, inner, 1}});
+    return b.finish();
+}
+
 }  // namespace
 
 std::vector<VectorProblem> movementProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
     const std::optional<std::vector<StridedCopy>> copies = stridedCopies(graph, node);
     if (!copies) {
-        if (node.kind == OpKind::Gather) throw VectorUnsupported("Gather with indices computed at run time");
+        if (node.kind == OpKind::Gather) return {indexedGather(graph, node, opId)};
         if (node.kind == OpKind::Trilu) throw VectorUnsupported("Trilu with k computed at run time");
         return {};
     }

@@ -18,8 +18,9 @@ constexpr int64_t kMaxMappedElements = int64_t{1} << 22;
 
 /// Whether the kernel only moves its input to its output, whole and in order on the output side.
 bool plainCopy(const VectorProblem& p, const Graph& graph) {
-    if (p.loads.size() != 1 || p.stores.size() != 1 || !p.steps.empty() || p.loads[0].plane || !p.colPitch.empty() ||
-        p.stores[0].buffer != p.loads[0].buffer || p.buffers[p.loads[0].buffer].extent != BufferExtent::Block) {
+    if (p.loads.size() != 1 || p.stores.size() != 1 || !p.steps.empty() || p.loads[0].plane || p.loads[0].indices ||
+        !p.colPitch.empty() || p.stores[0].buffer != p.loads[0].buffer ||
+        p.buffers[p.loads[0].buffer].extent != BufferExtent::Block) {
         return false;
     }
     const Value& out = graph.value(p.stores[0].view.value);

@@ -61,7 +61,10 @@ VectorProblem withRowDims(const VectorProblem& p, const Shape& rows) {
         result.insert(result.end(), strides.begin() + p.rowDims(), strides.end());
         return result;
     };
-    for (VectorLoad& load : out.loads) load.view.strides = split(load.view.strides);
+    for (VectorLoad& load : out.loads) {
+        load.view.strides = split(load.view.strides);
+        if (load.indices) load.indices->list.strides = split(load.indices->list.strides);
+    }
     for (VectorStore& store : out.stores) store.view.strides = split(store.view.strides);
     return out;
 }
@@ -78,7 +81,7 @@ std::optional<VectorProblem> inWindowSpace(const VectorProblem& producer, Vector
         return reader.buffers[buffer].extent == BufferExtent::Block && denseWalk(reader, view, elements);
     };
     for (const VectorLoad& load : reader.loads) {
-        if (load.plane || !dense(load.view, load.buffer)) return std::nullopt;
+        if (load.plane || load.indices || !dense(load.view, load.buffer)) return std::nullopt;
     }
     for (const VectorStore& store : reader.stores) {
         if (!dense(store.view, store.buffer)) return std::nullopt;
@@ -143,7 +146,8 @@ std::optional<VectorProblem> merged(VectorProblem producer, VectorProblem reader
     bool renamed = false;
     for (const VectorLoad& load : reader.loads) {
         if (load.view.value != value) {
-            m.loads.push_back({load.view, rename[load.buffer], std::nullopt});
+            m.loads.push_back(load);
+            m.loads.back().buffer = rename[load.buffer];
         } else if (!renamed) {
             rename[load.buffer] = store.buffer;
             renamed = true;

@@ -123,37 +123,42 @@ class CpuFallbackTest(NpusimTestCase):
         self.assertFailsCleanly(["run", "bad.npuart"], 2, ["probs", "outside", "window"])
 
     def test_an_index_out_of_range_stops_the_run_naming_the_op(self):
-        graph = helper.make_graph(
-            [helper.make_node("Gather", ["table", "ids"], ["rows"], name="lookup", axis=0)], "lookup",
-            [helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
-            [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [3, 4])],
-            [numpy_helper.from_array(np.arange(20, dtype=np.float32).reshape(5, 4), "table")])
-        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "lookup.onnx")
-        for ids, ok in (([4, -5, 0], True), ([1, 5, 0], False)):
-            directory = self.tmp / f"in{ids[1]}"
-            directory.mkdir()
-            np.save(directory / "ids.npy", np.array(ids, dtype=np.int64))
-            if ok:
-                self.ok("run", "lookup.onnx", "--inputs", directory, "--outputs", "out")
-                np.testing.assert_array_equal(np.load(self.tmp / "out" / "rows.npy"),
-                                              np.arange(20, dtype=np.float32).reshape(5, 4)[ids])
-            else:
-                self.assertFailsCleanly(["run", "lookup.onnx", "--inputs", directory], 1,
-                                        ["'lookup' (Gather)", "outside the indexed axis"])
+        # Gather runs on the NPU (an indexed DMA load), GatherND on the host CPU: either way a
+        # bad index stops the run with one line naming the op.
+        table = np.arange(20, dtype=np.float32).reshape(5, 4)
+        cases = (("Gather", [3], "index_out_of_range"), ("GatherND", [3, 1], "outside the indexed axis"))
+        for op, ids_shape, why in cases:
+            graph = helper.make_graph(
+                [helper.make_node(op, ["table", "ids"], ["rows"], name="lookup")], "lookup",
+                [helper.make_tensor_value_info("ids", TensorProto.INT64, ids_shape)],
+                [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [3, 4])],
+                [numpy_helper.from_array(table, "table")])
+            onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / f"{op}.onnx")
+            for ids, ok in (([4, -5, 0], True), ([1, 5, 0], False)):
+                with self.subTest(op=op, ids=ids):
+                    directory = self.tmp / f"{op}{ids[1]}"
+                    directory.mkdir()
+                    np.save(directory / "ids.npy", np.array(ids, dtype=np.int64).reshape(ids_shape))
+                    if ok:
+                        self.ok("run", f"{op}.onnx", "--inputs", directory, "--outputs", directory / "out")
+                        np.testing.assert_array_equal(np.load(directory / "out" / "rows.npy"), table[ids])
+                    else:
+                        self.assertFailsCleanly(["run", f"{op}.onnx", "--inputs", directory], 1, [f"'lookup' ({op})", why])
 
     def test_a_weight_the_cpu_reads_comes_from_the_artifact_not_device_memory(self):
-        # An embedding lookup: the table (a weight) is read from the host's own copy; only the
-        # ids cross device memory on the way in, and the rows on the way back.
+        # An embedding lookup by GatherND (a host op): the table (a weight) is read from the
+        # host's own copy; only the ids cross device memory on the way in, and the rows on the
+        # way back.
         table = np.random.default_rng(5).standard_normal((1000, 64)).astype(np.float32)
         graph = helper.make_graph(
-            [helper.make_node("Gather", ["table", "ids"], ["rows"], name="embed", axis=0)], "embed",
-            [helper.make_tensor_value_info("ids", TensorProto.INT64, [16])],
+            [helper.make_node("GatherND", ["table", "ids"], ["rows"], name="embed")], "embed",
+            [helper.make_tensor_value_info("ids", TensorProto.INT64, [16, 1])],
             [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [16, 64])],
             [numpy_helper.from_array(table, "table")])
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), self.tmp / "embed.onnx")
         ids = np.array([7, 999, 0, 3] * 4, dtype=np.int64)
         (self.tmp / "in").mkdir()
-        np.save(self.tmp / "in" / "ids.npy", ids)
+        np.save(self.tmp / "in" / "ids.npy", ids.reshape(16, 1))
         self.ok("compile", "embed.onnx", "-o", "embed.npuart")
         segment = next(s for s in read_manifest((self.tmp / "embed.npuart").read_bytes())[0]["segments"] if s["device"] == "cpu")
         self.assertEqual([b["image_offset"] >= 0 for b in segment["inputs"]], [True, False])

@@ -39,13 +39,15 @@ class OnnxConformanceTest(NpusimTestCase):
             self.assertTrue(case["reason"], case["name"])
 
     def test_families_that_run_on_the_npu(self):
-        # Matmul, conv, pooling, normalisation, data movement, resampling and quantisation, on the NPU.
+        # Matmul, conv, pooling, normalisation, data movement (Gather on runtime indices too: an
+        # indexed DMA load), resampling and quantisation, on the NPU.
         result, cases = self.run_suite("--filter", r"^test_(matmul_|gemm_|basic_conv_|conv_with|maxpool_2d_pads|"
                                                    r"averagepool_2d_pads|batchnorm_epsilon$|layer_normalization_4d|"
                                                    r"softmax_axis|transpose_all|concat_|slice$|split_equal|"
                                                    r"reshape_|edge_pad|quantizelinear$|dequantizelinear$|"
                                                    r"resize_upsample_scales_linear$|resize_downsample_scales_cubic$|"
-                                                   r"convtranspose_pads|add_uint8)")
+                                                   r"convtranspose_pads|add_uint8|gather_0|gather_1|gather_2d_indices|"
+                                                   r"gather_negative_indices)")
         self.assertEqual(result.returncode, 0, result.stdout)
         self.assertGreaterEqual(len(cases), 40)
         self.assertTrue(all(c["status"] == "passed" and c["cycles"] > 0 and c["cpu_ops"] == 0 for c in cases.values()))
@@ -58,7 +60,7 @@ class OnnxConformanceTest(NpusimTestCase):
         self.assertTrue(all(c["status"] == "passed" and c["npu_ops"] > 0 and c["cpu_ops"] == 0 for c in cases.values()))
 
     def test_ops_without_npu_lowering_run_as_cpu_segments(self):
-        result, cases = self.run_suite("--filter", r"^test_(top_k|gather_0|gather_elements_negative_indices|"
+        result, cases = self.run_suite("--filter", r"^test_(top_k|gathernd_example_float32|gather_elements_negative_indices|"
                                                    r"where_example|onehot_with_axis|reduce_prod_keepdims_random|"
                                                    r"dynamicquantizelinear|nllloss_NCd1_expanded|nllloss_NCd1_weight_ii|"
                                                    r"sce_mean_weight_ii_log_prob)$")
@@ -68,7 +70,7 @@ class OnnxConformanceTest(NpusimTestCase):
             with self.subTest(case=case["name"]):
                 self.assertEqual(case["status"], "passed")
                 self.assertGreater(case["cpu_ops"], 0)
-        # The expanded NLL loss mixes both: its arithmetic on the NPU, its Gather on the host; so
+        # The expanded NLL loss mixes both: its arithmetic on the NPU, its GatherElements on the host; so
         # does SoftmaxCrossEntropyLoss: its LogSoftmax on the NPU, its loss on the host.
         self.assertGreater(cases["test_nllloss_NCd1_expanded"]["npu_ops"], 0)
         self.assertGreater(cases["test_sce_mean_weight_ii_log_prob"]["npu_ops"], 0)
