@@ -1,7 +1,8 @@
 // A DMA engine serving one queue: 2D and 3D strided copies between DRAM (inside the job's
 // context window) and on-chip memory, split into bursts spread over the engine's channels,
 // each with a bounded number in flight, optionally transposing each 2D block on the way; or
-// on-chip moves, SRAM to on-chip memory, for intermediates kept resident between ops.
+// on-chip moves, SRAM to on-chip memory, for intermediates kept resident between ops; or
+// indexed loads, whose rows a list of indices read from DRAM picks from a table.
 #pragma once
 
 #include <array>
