@@ -21,6 +21,8 @@ DramTiming::DramTiming(const DramConfig& config, uint64_t cyclePs)
       banks_(uint64_t{config.channels} * config.banks) {}
 
 void DramTiming::forgetBefore(uint64_t now) {
+    if (now == forgotten_) return;
+    forgotten_ = now;
     for (ResourceTimeline& bus : buses_) bus.forgetBefore(now);
     for (Bank& bank : banks_) bank.timeline.forgetBefore(now);
 }

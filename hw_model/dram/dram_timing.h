@@ -23,7 +23,8 @@ public:
     };
     /// An access of `bytes` at `address`, issued at `issue` (ps), by `owner`.
     Result access(uint64_t issue, uint64_t address, uint64_t bytes, int owner);
-    /// Drops resource uses that end before `now` (ps).
+    /// Drops resource uses that end before `now` (ps); a no-op while `now` stays where it was
+    /// (a unit issues all of a command's accesses at one simulated time).
     void forgetBefore(uint64_t now);
 
     uint64_t rowHits() const { return rowHits_; }
@@ -45,6 +46,7 @@ private:
     std::vector<ResourceTimeline> buses_;
     std::vector<Bank> banks_;  ///< channel-major
     uint64_t rowHits_ = 0, rowMisses_ = 0;
+    uint64_t forgotten_ = 0;  ///< the last `now` uses were dropped before
 };
 
 }  // namespace npusim::hw
