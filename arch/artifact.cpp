@@ -2,8 +2,6 @@
 #include "arch/artifact.h"
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +10,7 @@
 #include "arch/checksum.h"
 #include "arch/error.h"
 #include "arch/int_math.h"
+#include "arch/read_file.h"
 
 namespace npusim {
 namespace {
@@ -325,12 +324,8 @@ void writeArtifact(const std::filesystem::path& path, const Artifact& artifact) 
 }
 
 Artifact readArtifact(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot read artifact '" + path.string() + "'");
-    std::ostringstream content;
-    content << in.rdbuf();
-    const std::string text = content.str();
-    return parseArtifact(std::as_bytes(std::span(text)), path.string());
+    const std::string bytes = readWholeFile(path, "artifact");
+    return parseArtifact(std::as_bytes(std::span(bytes)), path.string());
 }
 
 }  // namespace npusim
