@@ -18,6 +18,9 @@ public:
     /// Copies between host memory and physical device memory.
     virtual void writeMemory(uint64_t address, std::span<const std::byte> bytes) = 0;
     virtual void readMemory(uint64_t address, std::span<std::byte> bytes) = 0;
+    /// A copy of `bytes` bytes to device memory that takes writeMemory's time and stores
+    /// nothing: for values no one will read (a timing-only run's weights).
+    virtual void writeMemoryTimingOnly(uint64_t address, uint64_t bytes) = 0;
     /// Blocks until the NPU's interrupt line is high or `timeoutCycles` pass; false on timeout.
     virtual bool waitForInterrupt(uint64_t timeoutCycles) = 0;
     /// Current time in NPU cycles.

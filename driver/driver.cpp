@@ -56,6 +56,12 @@ void Driver::write(ContextId id, uint64_t offset, std::span<const std::byte> byt
     bus_.writeMemory(ctx.base + offset, bytes);
 }
 
+void Driver::writeTimingOnly(ContextId id, uint64_t offset, uint64_t bytes) {
+    const Context& ctx = context(id);
+    if (offset > ctx.size || bytes > ctx.size - offset) throw std::out_of_range("write outside context window");
+    bus_.writeMemoryTimingOnly(ctx.base + offset, bytes);
+}
+
 void Driver::read(ContextId id, uint64_t offset, std::span<std::byte> bytes) {
     const Context& ctx = context(id);
     if (offset > ctx.size || bytes.size() > ctx.size - offset) {

@@ -55,6 +55,8 @@ public:
 
     /// Copies into / out of a context's window; ranges outside it throw std::out_of_range.
     void write(ContextId context, uint64_t offset, std::span<const std::byte> bytes);
+    /// A write of `bytes` bytes that takes write's time and stores nothing.
+    void writeTimingOnly(ContextId context, uint64_t offset, uint64_t bytes);
     void read(ContextId context, uint64_t offset, std::span<std::byte> bytes);
 
     /// Copies an encoded command stream into device memory.

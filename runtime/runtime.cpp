@@ -120,8 +120,12 @@ LoadedModel Runtime::load(Artifact artifact) {
     model.context = driver_.createContext(manifest.dramBytes);
     try {
         if (manifest.residentWeightBytes > 0) {
-            driver_.write(model.context, manifest.weightsOffset,
-                          std::span(weights->second).first(manifest.residentWeightBytes));
+            if (host_.timingOnly) {
+                driver_.writeTimingOnly(model.context, manifest.weightsOffset, manifest.residentWeightBytes);
+            } else {
+                driver_.write(model.context, manifest.weightsOffset,
+                              std::span(weights->second).first(manifest.residentWeightBytes));
+            }
         }
         loadCommands(model, streams);
     } catch (...) {
@@ -287,7 +291,11 @@ uint64_t Runtime::uploadWeights(const LoadedModel& model, const SegmentRecord& s
     const std::vector<std::byte>& weights = model.artifact.sections.at(kWeightsSection);
     for (const WeightUpload& upload : segment.uploads) {
         const uint64_t from = driver_.nowCycles();
-        driver_.write(model.context, upload.dramOffset, std::span(weights).subspan(upload.source, upload.bytes));
+        if (host_.timingOnly) {
+            driver_.writeTimingOnly(model.context, upload.dramOffset, upload.bytes);
+        } else {
+            driver_.write(model.context, upload.dramOffset, std::span(weights).subspan(upload.source, upload.bytes));
+        }
         recordHost(trace::EventType::WeightUpload, upload.opId, from, driver_.nowCycles(), upload.bytes);
     }
     return driver_.nowCycles();

@@ -57,6 +57,9 @@ struct HostOptions {
     /// How often a job the NPU fails (an error code, its watchdog, a timeout) is run again
     /// before the run fails: the NPU takes the next job after a failed one.
     int jobRetries = 0;
+    /// The NPU computes no values (a timing-only run): weights, which only its DMAs read from
+    /// device memory (the host reads its own copy), are uploaded for their time, not stored.
+    bool timingOnly = false;
 };
 
 /// A job's cycle budget (the firmware's watchdog) unless the user gives another.

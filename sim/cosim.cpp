@@ -141,7 +141,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& given,
         [&](driver::Driver& driver) {
             runtime::Runtime runtime(driver, options.jobTimeoutCycles,
                                      {config.host.cpuOpsPerCycle, options.trace ? &result.trace : nullptr,
-                                      options.jobRetries});
+                                      options.jobRetries, options.timingOnly});
             // Each phase on the host's clock: simulated cycles and wall-clock seconds.
             struct Stopwatch {
                 driver::Driver& driver;

@@ -65,6 +65,12 @@ void HostCpu::writeMemory(uint64_t address, std::span<const std::byte> bytes) {
     transfer(tlm::TLM_WRITE_COMMAND, address, const_cast<std::byte*>(bytes.data()), bytes.size(), cycles);
 }
 
+void HostCpu::writeMemoryTimingOnly(uint64_t address, uint64_t bytes) {
+    if (bytes == 0) return;
+    const auto cycles = static_cast<uint64_t>(std::ceil(bytes / config_.host.copyBytesPerCycle));
+    transfer(tlm::TLM_WRITE_COMMAND, address, nullptr, bytes, cycles);  // memories move no data without a pointer
+}
+
 void HostCpu::readMemory(uint64_t address, std::span<std::byte> bytes) {
     if (bytes.empty()) return;
     const auto cycles = static_cast<uint64_t>(std::ceil(bytes.size() / config_.host.copyBytesPerCycle));

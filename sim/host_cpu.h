@@ -32,6 +32,7 @@ public:
     uint32_t readRegister(uint32_t offset) override;
     void writeRegister(uint32_t offset, uint32_t value) override;
     void writeMemory(uint64_t address, std::span<const std::byte> bytes) override;
+    void writeMemoryTimingOnly(uint64_t address, uint64_t bytes) override;
     void readMemory(uint64_t address, std::span<std::byte> bytes) override;
     bool waitForInterrupt(uint64_t timeoutCycles) override;
     uint64_t nowCycles() override { return clock_.now(); }

@@ -23,6 +23,7 @@ public:
     uint64_t jobCycles = 500;
     std::map<uint32_t, uint32_t> registers{{regs::kDeviceId, regs::kDeviceIdValue}};
     std::map<uint64_t, std::byte> memory;
+    std::map<uint64_t, uint64_t> timedOnly;  ///< bytes written for their time alone, by address
     uint64_t now = 0;
     bool interrupt = false;
 
@@ -39,6 +40,7 @@ public:
     void writeMemory(uint64_t address, std::span<const std::byte> bytes) override {
         for (size_t i = 0; i < bytes.size(); ++i) memory[address + i] = bytes[i];
     }
+    void writeMemoryTimingOnly(uint64_t address, uint64_t bytes) override { timedOnly[address] += bytes; }
     void readMemory(uint64_t address, std::span<std::byte> bytes) override {
         for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = memory[address + i];
     }
@@ -96,6 +98,13 @@ TEST(Driver, ContextsConfineCopiesToTheirWindows) {
     EXPECT_EQ(back, bytes);
     EXPECT_THROW(driver.write(b, 4081, bytes), std::out_of_range);
     EXPECT_THROW(driver.read(a, 8192, back), std::out_of_range);
+    // A write for its time alone stores nothing, and stays inside the window too.
+    const size_t stored = device.memory.size();
+    driver.writeTimingOnly(b, 4064, 32);
+    EXPECT_EQ(device.memory.size(), stored);
+    ASSERT_EQ(device.timedOnly.size(), 1u);
+    EXPECT_EQ(device.timedOnly.begin()->second, 32u);
+    EXPECT_THROW(driver.writeTimingOnly(b, 4065, 32), std::out_of_range);
     driver.destroyContext(a);
     EXPECT_THROW(driver.write(a, 0, bytes), std::out_of_range);
 }
