@@ -13,7 +13,8 @@ public:
     explicit Clock(uint64_t periodPs) : period_(static_cast<double>(periodPs), sc_core::SC_PS) {}
 
     sc_core::sc_time period() const { return period_; }
-    sc_core::sc_time cycles(uint64_t count) const { return period_ * static_cast<double>(count); }
+    /// In integer time units (a product through double would round above 2^53 and cost more).
+    sc_core::sc_time cycles(uint64_t count) const { return sc_core::sc_time::from_value(period_.value() * count); }
     /// Whole cycles in t, rounding down.
     uint64_t toCycles(const sc_core::sc_time& t) const {
         return t.value() / period_.value();
