@@ -120,12 +120,7 @@ LoadedModel Runtime::load(Artifact artifact) {
     model.context = driver_.createContext(manifest.dramBytes);
     try {
         if (manifest.residentWeightBytes > 0) {
-            if (host_.timingOnly) {
-                driver_.writeTimingOnly(model.context, manifest.weightsOffset, manifest.residentWeightBytes);
-            } else {
-                driver_.write(model.context, manifest.weightsOffset,
-                              std::span(weights->second).first(manifest.residentWeightBytes));
-            }
+            writeWeights(model, manifest.weightsOffset, std::span(weights->second).first(manifest.residentWeightBytes));
         }
         loadCommands(model, streams);
     } catch (...) {
@@ -196,6 +191,10 @@ driver::JobResult Runtime::runSegment(const LoadedModel& model, size_t index, Ru
             throw RunError(withFailingOp(model.artifact.manifest, stream, e));
         }
     }
+    const auto inJob = [&](const CommandJob& job) {
+        return " (in the job of commands " + std::to_string(job.begin) + ".." + std::to_string(job.end) +
+               " of the streamed section '" + model.artifact.manifest.segments[index].section + "')";
+    };
     std::optional<uint64_t> start;
     uint64_t finish = 0;
     for (const CommandJob& job : segment.jobs) {
@@ -204,11 +203,10 @@ driver::JobResult Runtime::runSegment(const LoadedModel& model, size_t index, Ru
         driver::JobResult ran;
         try {
             ran = runJob(model, buffer, result);
+        } catch (const driver::JobError& e) {
+            throw RunError(withFailingOp(model.artifact.manifest, bytes, e) + inJob(job));
         } catch (const RunError& e) {
-            const auto* failed = dynamic_cast<const driver::JobError*>(&e);
-            throw RunError((failed ? withFailingOp(model.artifact.manifest, bytes, *failed) : std::string(e.what())) +
-                           " (in the job of commands " + std::to_string(job.begin) + ".." + std::to_string(job.end) +
-                           " of the streamed section '" + model.artifact.manifest.segments[index].section + "')");
+            throw RunError(e.what() + inJob(job));
         }
         if (!start) start = ran.startCycle;
         finish = ran.startCycle + ran.cycles;
@@ -287,15 +285,19 @@ void Runtime::recordHost(trace::EventType type, uint32_t opId, uint64_t from, ui
     host_.trace->record(e);
 }
 
+void Runtime::writeWeights(const LoadedModel& model, uint64_t offset, std::span<const std::byte> bytes) {
+    if (host_.timingOnly) {
+        driver_.writeTimingOnly(model.context, offset, bytes.size());
+    } else {
+        driver_.write(model.context, offset, bytes);
+    }
+}
+
 uint64_t Runtime::uploadWeights(const LoadedModel& model, const SegmentRecord& segment) {
     const std::vector<std::byte>& weights = model.artifact.sections.at(kWeightsSection);
     for (const WeightUpload& upload : segment.uploads) {
         const uint64_t from = driver_.nowCycles();
-        if (host_.timingOnly) {
-            driver_.writeTimingOnly(model.context, upload.dramOffset, upload.bytes);
-        } else {
-            driver_.write(model.context, upload.dramOffset, std::span(weights).subspan(upload.source, upload.bytes));
-        }
+        writeWeights(model, upload.dramOffset, std::span(weights).subspan(upload.source, upload.bytes));
         recordHost(trace::EventType::WeightUpload, upload.opId, from, driver_.nowCycles(), upload.bytes);
     }
     return driver_.nowCycles();

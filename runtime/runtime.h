@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,8 @@ private:
     driver::JobResult runJob(const LoadedModel& model, const driver::CommandBuffer& commands, RunResult& result);
     /// Copies a segment's streamed weights into the window; returns the cycle the copies end.
     uint64_t uploadWeights(const LoadedModel& model, const SegmentRecord& segment);
+    /// Writes weight bytes into the model's window, or only takes their time in a timing-only run.
+    void writeWeights(const LoadedModel& model, uint64_t offset, std::span<const std::byte> bytes);
     /// An interval of the host's track in host_.trace, when there is one.
     void recordHost(trace::EventType type, uint32_t opId, uint64_t from, uint64_t to, uint64_t bytes);
 

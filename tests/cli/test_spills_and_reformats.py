@@ -118,6 +118,11 @@ class WeightStreamingTest(NpusimTestCase):
         streaming = [f for f in small["findings"] if f["kind"] == "weight_streaming"]
         self.assertEqual(sum(f["cycles_lost"] for f in streaming), upload_cycles)
         self.assertTrue(all("dram.size_mib" in f["hint"] for f in streaming))
+        # A timing-only run uploads the weights for their time alone: the same cycles.
+        self.ok("run", example("transformer_block.onnx"), *self.SMALL_DRAM, "--timing-only", "--report", "timing")
+        timing = json.loads((self.tmp / "timing" / "report.json").read_text())
+        self.assertEqual(timing["total_cycles"], small["total_cycles"])
+        self.assertEqual(sum(op["host"]["weight_upload_cycles"] for op in timing["ops"]), upload_cycles)
 
 
 if __name__ == "__main__":
