@@ -48,26 +48,22 @@ const Driver::Context& Driver::context(ContextId id) const {
     return it->second;
 }
 
-void Driver::write(ContextId id, uint64_t offset, std::span<const std::byte> bytes) {
+uint64_t Driver::inWindow(ContextId id, uint64_t offset, uint64_t bytes, const char* what) const {
     const Context& ctx = context(id);
-    if (offset > ctx.size || bytes.size() > ctx.size - offset) {
-        throw std::out_of_range("write outside context window");
-    }
-    bus_.writeMemory(ctx.base + offset, bytes);
+    if (offset > ctx.size || bytes > ctx.size - offset) throw std::out_of_range(std::string(what) + " outside context window");
+    return ctx.base + offset;
+}
+
+void Driver::write(ContextId id, uint64_t offset, std::span<const std::byte> bytes) {
+    bus_.writeMemory(inWindow(id, offset, bytes.size(), "write"), bytes);
 }
 
 void Driver::writeTimingOnly(ContextId id, uint64_t offset, uint64_t bytes) {
-    const Context& ctx = context(id);
-    if (offset > ctx.size || bytes > ctx.size - offset) throw std::out_of_range("write outside context window");
-    bus_.writeMemoryTimingOnly(ctx.base + offset, bytes);
+    bus_.writeMemoryTimingOnly(inWindow(id, offset, bytes, "write"), bytes);
 }
 
 void Driver::read(ContextId id, uint64_t offset, std::span<std::byte> bytes) {
-    const Context& ctx = context(id);
-    if (offset > ctx.size || bytes.size() > ctx.size - offset) {
-        throw std::out_of_range("read outside context window");
-    }
-    bus_.readMemory(ctx.base + offset, bytes);
+    bus_.readMemory(inWindow(id, offset, bytes.size(), "read"), bytes);
 }
 
 void Driver::writeWide(uint32_t lo, uint32_t hi, uint64_t value) {

@@ -95,6 +95,9 @@ private:
         uint64_t base = 0, size = 0;
     };
     const Context& context(ContextId id) const;
+    /// The physical address of [offset, offset + bytes) of a context's window; std::out_of_range
+    /// naming `what` when the range leaves the window.
+    uint64_t inWindow(ContextId id, uint64_t offset, uint64_t bytes, const char* what) const;
     void writeWide(uint32_t lo, uint32_t hi, uint64_t value);
 
     DeviceBus& bus_;

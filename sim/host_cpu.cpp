@@ -59,22 +59,23 @@ void HostCpu::writeRegister(uint32_t offset, uint32_t value) {
              4, 0);
 }
 
+uint64_t HostCpu::copyCycles(uint64_t bytes) const {
+    return static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / config_.host.copyBytesPerCycle));
+}
+
 void HostCpu::writeMemory(uint64_t address, std::span<const std::byte> bytes) {
     if (bytes.empty()) return;
-    const auto cycles = static_cast<uint64_t>(std::ceil(bytes.size() / config_.host.copyBytesPerCycle));
-    transfer(tlm::TLM_WRITE_COMMAND, address, const_cast<std::byte*>(bytes.data()), bytes.size(), cycles);
+    transfer(tlm::TLM_WRITE_COMMAND, address, const_cast<std::byte*>(bytes.data()), bytes.size(), copyCycles(bytes.size()));
 }
 
 void HostCpu::writeMemoryTimingOnly(uint64_t address, uint64_t bytes) {
     if (bytes == 0) return;
-    const auto cycles = static_cast<uint64_t>(std::ceil(bytes / config_.host.copyBytesPerCycle));
-    transfer(tlm::TLM_WRITE_COMMAND, address, nullptr, bytes, cycles);  // memories move no data without a pointer
+    transfer(tlm::TLM_WRITE_COMMAND, address, nullptr, bytes, copyCycles(bytes));  // memories move no data without a pointer
 }
 
 void HostCpu::readMemory(uint64_t address, std::span<std::byte> bytes) {
     if (bytes.empty()) return;
-    const auto cycles = static_cast<uint64_t>(std::ceil(bytes.size() / config_.host.copyBytesPerCycle));
-    transfer(tlm::TLM_READ_COMMAND, address, bytes.data(), bytes.size(), cycles);
+    transfer(tlm::TLM_READ_COMMAND, address, bytes.data(), bytes.size(), copyCycles(bytes.size()));
 }
 
 void HostCpu::compute(uint64_t cycles) { sc_core::wait(clock_.cycles(cycles)); }

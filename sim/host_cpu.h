@@ -40,6 +40,8 @@ public:
 
 private:
     void run();
+    /// Cycles a copy of `bytes` takes at the host's copy bandwidth.
+    uint64_t copyCycles(uint64_t bytes) const;
     void transfer(tlm::tlm_command command, uint64_t address, std::byte* data, uint64_t bytes,
                   uint64_t minimumCycles);
 

@@ -416,21 +416,22 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
             const int64_t maxStride = maxElementStride(model.config(), dtypeSize(dtype), onChip);
             for (const BlockTransfer& b : loadTransfers(p, s, block, access, maxStride)) {
                 ++t.commands;
+                // An indexed load reads its index list from DRAM wherever its table is.
                 const uint64_t indexBytes = access.indices ? access.indices->bytes : 0;
                 if (indexBytes != 0) {
-                    cycles += model.indexedCycles(b, dtypeSize(dtype), indexBytes, onChip);
                     const auto listBytes = static_cast<uint64_t>(b.rows) * indexBytes;
                     transfer += static_cast<double>(listBytes) / model.dmaBytesPerCycle();
                     t.bytes += listBytes;
                     dram = true;
-                    if (onChip) continue;
-                } else if (onChip) {
-                    cycles += model.moveCycles(b, dtypeSize(dtype));
+                }
+                if (onChip) {
+                    cycles += indexBytes != 0 ? model.indexedCycles(b, dtypeSize(dtype), indexBytes, true)
+                                              : model.moveCycles(b, dtypeSize(dtype));
                     continue;
-                } else {
-                    cycles += model.transferCycles(b, dtypeSize(dtype));
                 }
                 dram = true;
+                cycles += indexBytes != 0 ? model.indexedCycles(b, dtypeSize(dtype), indexBytes, false)
+                                          : model.transferCycles(b, dtypeSize(dtype));
                 const uint64_t bytes = static_cast<uint64_t>(b.planes * b.rows * b.rowElements) * dtypeSize(dtype);
                 transfer += static_cast<double>(bytes) / model.dmaBytesPerCycle();
                 t.bytes += bytes;
