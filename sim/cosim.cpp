@@ -57,7 +57,8 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
     host.irq.bind(irq);
 
     auto traffic = [&dram] {
-        return DramTraffic{dram.bytesRead(), dram.bytesWritten(), dram.rowHits(), dram.rowMisses(), dram.correctedErrors()};
+        return DramTraffic{dram.bytesRead(), dram.bytesWritten(), dram.transactions(), dram.rowHits(), dram.rowMisses(),
+                          dram.correctedErrors()};
     };
     if (dramProbe) *dramProbe = traffic;
     sc_core::sc_start();

@@ -28,6 +28,7 @@ namespace npusim::sim {
 /// What the NPU's masters moved through DRAM during a simulation.
 struct DramTraffic {
     uint64_t bytesRead = 0, bytesWritten = 0;
+    uint64_t transactions = 0;            ///< the NPU masters' bursts, reads and writes
     uint64_t rowHits = 0, rowMisses = 0;  ///< of all accesses, host copies included
     uint64_t correctedErrors = 0;  ///< single-bit errors the DRAM's ECC corrected
 };

@@ -94,7 +94,10 @@ void Dram::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
     // bus: a burst is not sparse.
     const uint64_t bytes = blockShapeOf(payload).extent();
     AccessTag* tag = AccessTag::of(payload);
-    if (tag) (payload.is_read() ? bytesRead_ : bytesWritten_) += bytes;
+    if (tag) {
+        (payload.is_read() ? bytesRead_ : bytesWritten_) += bytes;
+        ++transactions_;
+    }
 
     // Timing: banks, row buffers and channel buses (DramTiming).
     const int owner = tag ? tag->initiator : -1 - initiatorSocket;

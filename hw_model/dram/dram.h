@@ -29,6 +29,8 @@ public:
     /// Bytes moved by the NPU's masters (tagged accesses); host copies are not counted.
     uint64_t bytesRead() const { return bytesRead_; }
     uint64_t bytesWritten() const { return bytesWritten_; }
+    /// Transactions (bursts) of the NPU's masters, reads and writes.
+    uint64_t transactions() const { return transactions_; }
     /// Row-buffer outcomes of all accesses (a miss activates a row, precharging another first
     /// if one was open).
     uint64_t rowHits() const { return timing_.rowHits(); }
@@ -53,7 +55,7 @@ private:
     const Clock& clock_;
     std::unordered_map<uint64_t, std::unique_ptr<std::byte[]>> pages_;
     DramTiming timing_;
-    uint64_t bytesRead_ = 0, bytesWritten_ = 0;
+    uint64_t bytesRead_ = 0, bytesWritten_ = 0, transactions_ = 0;
     BitFlips flips_;
     uint64_t correctedErrors_ = 0;
 };

@@ -1,23 +1,34 @@
-// Simulation speed benchmark: host time of the co-simulation phase alone (compilation and
-// input generation excluded), for a compute-bound GEMM or a bandwidth-bound DRAM copy, in full
-// or timing-only mode. One measurement per process (SystemC elaborates once); run_benchmarks.sh
-// runs the variants side by side and prints the ratios.
+// Simulation speed benchmark. gemm|copy: host time of the co-simulation phase alone
+// (compilation and input generation excluded), for a compute-bound GEMM or a bandwidth-bound
+// DRAM copy. network ARTIFACT: a compiled model from load to report, each phase timed on its
+// own: reading the artifact, elaborating the system, the run (weights, commands, inference)
+// and writing report.json and trace.json (to memory). Full or timing-only mode. One
+// measurement per process (SystemC elaborates once); run_benchmarks.sh runs the variants side
+// by side and prints the ratios.
 //   sim_speed gemm|copy [--timing-only] [--rtl] [--size N] [--arch PRESET]
+//   sim_speed network ARTIFACT [--timing-only]
 // --rtl runs the tensor unit's RTL core (the Verilated systolic array) instead of its model core.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <unistd.h>
 
 #include <systemc>
 
 #include "arch/arch_config.h"
 #include "arch/isa.h"
+#include "cli/tensor_files.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/pipeline.h"
 #include "compiler/target/sync_planner.h"
+#include "reports/report.h"
 #include "sim/cosim.h"
+#include "sim/run_report.h"
 #include "tests/support/artifact_support.h"
 
 namespace {
@@ -25,7 +36,7 @@ namespace {
 using namespace npusim;
 
 struct Options {
-    std::string workload = "gemm", arch = "edge";
+    std::string workload = "gemm", arch = "edge", artifact;
     bool timingOnly = false, rtl = false;
     int64_t size = 0;
 };
@@ -86,6 +97,9 @@ Options parse(int argc, char* argv[]) {
             o.size = std::stoll(argv[++i]);
         } else if (arg == "--arch" && i + 1 < argc) {
             o.arch = argv[++i];
+        } else if (arg == "network" && i + 1 < argc) {
+            o.workload = arg;
+            o.artifact = argv[++i];
         } else {
             o.workload = arg;
         }
@@ -93,10 +107,55 @@ Options parse(int argc, char* argv[]) {
     return o;
 }
 
+double secondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// A whole network from its artifact file to its report, phase by phase.
+int runNetwork(const Options& o) {
+    auto clock = std::chrono::steady_clock::now();
+    const Artifact artifact = readArtifact(o.artifact);
+    const ArchConfig config = validateArchConfig(parseArchConfigFile(artifact.manifest.archConfig, o.artifact));
+    const double load = secondsSince(clock);
+    const std::map<std::string, Tensor> inputs = cli::randomInputs(artifact.manifest.inputs, 1);
+    sim::CoSimOptions options;
+    options.timingOnly = o.timingOnly;
+    clock = std::chrono::steady_clock::now();
+    const sim::CoSimResult result = sim::runCoSimulation(config, artifact, inputs, options);
+    const double simulate = secondsSince(clock);
+    clock = std::chrono::steady_clock::now();
+    const reports::Report report = sim::buildRunReport(config, result, o.timingOnly);
+    // Written to files, as `npusim run --report` writes them, then removed.
+    const std::filesystem::path json = std::filesystem::temp_directory_path() / ("sim_speed_report_" + std::to_string(getpid()) + ".json");
+    const std::filesystem::path trace = std::filesystem::temp_directory_path() / ("sim_speed_trace_" + std::to_string(getpid()) + ".json");
+    std::ofstream(json) << reports::reportToJson(report);
+    {
+        std::ofstream out(trace);
+        reports::writeChromeTrace(out, sim::runRecord(config, result));
+    }
+    const double reportSeconds = secondsSince(clock);
+    const uintmax_t jsonBytes = std::filesystem::file_size(json), traceBytes = std::filesystem::file_size(trace);
+    std::filesystem::remove(json);
+    std::filesystem::remove(trace);
+    uint64_t commands = 0;
+    for (const OpRecord& op : artifact.manifest.ops) commands += op.commands;
+    const double run = result.timing.cold.hostSeconds;
+    std::printf("workload=network model=%s mode=%s arch=%s cycles=%llu commands=%llu trace_events=%zu dram_transactions=%llu "
+                "load_seconds=%.4f elaborate_seconds=%.4f run_seconds=%.4f report_seconds=%.4f total_seconds=%.4f "
+                "report_json_bytes=%zu trace_json_bytes=%zu mcycles_per_second=%.2f mtransactions_per_second=%.3f\n",
+                artifact.manifest.modelName.c_str(), o.timingOnly ? "timing-only" : "full", config.name.c_str(),
+                static_cast<unsigned long long>(result.job.cycles), static_cast<unsigned long long>(commands),
+                result.trace.events().size(), static_cast<unsigned long long>(result.dram.transactions), load, simulate - run, run, reportSeconds,
+                load + simulate + reportSeconds, static_cast<size_t>(jsonBytes), static_cast<size_t>(traceBytes), result.job.cycles / run / 1e6,
+                result.dram.transactions / run / 1e6);
+    return 0;
+}
+
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
     const Options o = parse(argc, argv);
+    if (o.workload == "network") return runNetwork(o);
     const ArchConfig config = loadArchConfig(o.arch, {});
     std::map<std::string, Tensor> inputs;
     Artifact artifact;
@@ -108,7 +167,7 @@ int sc_main(int argc, char* argv[]) {
         artifact = copyArtifact(config, bytes);
         transactions = 2 * bytes / config.dma.burstBytes;  // one read and one write burst per burst of data
     } else {
-        std::fprintf(stderr, "sim_speed: unknown workload '%s' (gemm or copy)\n", o.workload.c_str());
+        std::fprintf(stderr, "sim_speed: unknown workload '%s' (gemm, copy or network ARTIFACT)\n", o.workload.c_str());
         return 2;
     }
     sim::CoSimOptions options;
