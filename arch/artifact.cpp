@@ -2,6 +2,8 @@
 #include "arch/artifact.h"
 
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -272,44 +274,56 @@ std::vector<std::byte> serializeArtifact(const Artifact& artifact) {
     return out;
 }
 
-Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& origin) {
+namespace {
+
+/// Reads `into.size()` bytes at `offset` of the container (the caller checked the range).
+using ReadAt = std::function<void(uint64_t offset, std::span<std::byte> into)>;
+
+/// Parses a container of `size` bytes read through `readAt`: the header and manifest, then
+/// each section straight into its place, checksums verified.
+Artifact parseContainer(uint64_t size, const ReadAt& readBytes, const std::string& origin) {
+    auto readAt = [&](uint64_t offset, std::span<std::byte> into) {
+        if (!into.empty()) readBytes(offset, into);
+    };
     auto fail = [&](const std::string& what) -> InputError {
         return InputError("artifact '" + origin + "': " + what);
     };
-    if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    std::vector<std::byte> header(std::min<uint64_t>(size, kHeaderBytes));
+    readAt(0, header);
+    if (header.size() < sizeof kMagic || std::memcmp(header.data(), kMagic, sizeof kMagic) != 0) {
         throw fail("not an npusim artifact (bad magic)");
     }
-    if (bytes.size() < kHeaderBytes) throw fail("truncated header");
-    const auto version = getLittleEndian<uint32_t>(bytes, 8);
+    if (header.size() < kHeaderBytes) throw fail("truncated header");
+    const auto version = getLittleEndian<uint32_t>(header, 8);
     if (version != kArtifactFormatVersion) {
         throw fail("format version " + std::to_string(version) + ", this npusim reads version " +
                    std::to_string(kArtifactFormatVersion));
     }
-    const auto manifestCrc = getLittleEndian<uint32_t>(bytes, 12);
-    const auto manifestSize = getLittleEndian<uint64_t>(bytes, 16);
-    if (manifestSize > bytes.size() - kHeaderBytes) throw fail("truncated manifest");
-    const auto manifestBytes = bytes.subspan(kHeaderBytes, manifestSize);
-    if (crc32(manifestBytes) != manifestCrc) throw fail("manifest checksum mismatch");
+    const auto manifestCrc = getLittleEndian<uint32_t>(header, 12);
+    const auto manifestSize = getLittleEndian<uint64_t>(header, 16);
+    if (manifestSize > size - kHeaderBytes) throw fail("truncated manifest");
+    std::string manifestText(manifestSize, '\0');
+    readAt(kHeaderBytes, std::as_writable_bytes(std::span(manifestText)));
+    if (crc32(std::as_bytes(std::span(manifestText))) != manifestCrc) throw fail("manifest checksum mismatch");
 
     Artifact artifact;
-    const size_t payloadStart = alignSection(kHeaderBytes + manifestSize);
+    const uint64_t payloadStart = alignSection(kHeaderBytes + manifestSize);
     try {
-        const Json manifest = Json::parse(std::string_view(
-            reinterpret_cast<const char*>(manifestBytes.data()), manifestBytes.size()));
+        const Json manifest = Json::parse(manifestText);
         artifact.manifest = manifestFromJson(manifest);
         for (const Json& section : manifest.at("sections")) {
             const std::string name = section.at("name").get<std::string>();
             const auto offset = section.at("offset").get<uint64_t>();
-            const auto size = section.at("size").get<uint64_t>();
-            if (payloadStart > bytes.size() || offset > bytes.size() - payloadStart ||
-                size > bytes.size() - payloadStart - offset) {
+            const auto bytes = section.at("size").get<uint64_t>();
+            if (payloadStart > size || offset > size - payloadStart || bytes > size - payloadStart - offset) {
                 throw fail("section '" + name + "' is truncated");
             }
-            const auto data = bytes.subspan(payloadStart + offset, size);
+            std::vector<std::byte>& data = artifact.sections[name];
+            data.resize(bytes);
+            readAt(payloadStart + offset, data);
             if (hexDigest(crc32(data)) != section.at("crc32").get<std::string>()) {
                 throw fail("section '" + name + "' checksum mismatch");
             }
-            artifact.sections[name].assign(data.begin(), data.end());
         }
     } catch (const nlohmann::json::exception& e) {
         throw fail(std::string("malformed manifest: ") + e.what());
@@ -319,13 +333,36 @@ Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& orig
     return artifact;
 }
 
+}  // namespace
+
+Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& origin) {
+    return parseContainer(bytes.size(), [&](uint64_t offset, std::span<std::byte> into) {
+        std::memcpy(into.data(), bytes.data() + offset, into.size());
+    }, origin);
+}
+
 void writeArtifact(const std::filesystem::path& path, const Artifact& artifact) {
     writeFileAtomic(path, serializeArtifact(artifact));
 }
 
 Artifact readArtifact(const std::filesystem::path& path) {
-    const std::string bytes = readWholeFile(path, "artifact");
-    return parseArtifact(std::as_bytes(std::span(bytes)), path.string());
+    // A regular file is read section by section into place (a whole network's weights are
+    // tens of MiB: no second copy); anything else (a pipe) whole, then parsed.
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+        const std::string bytes = readWholeFile(path, "artifact");
+        return parseArtifact(std::as_bytes(std::span(bytes)), path.string());
+    }
+    std::ifstream in(path, std::ios::binary);
+    const uint64_t size = std::filesystem::file_size(path, error);
+    if (!in || error) throw InputError("cannot read artifact '" + path.string() + "'");
+    return parseContainer(size, [&](uint64_t offset, std::span<std::byte> into) {
+        in.seekg(static_cast<std::streamoff>(offset));
+        in.read(reinterpret_cast<char*>(into.data()), static_cast<std::streamsize>(into.size()));
+        if (static_cast<size_t>(in.gcount()) != into.size()) {
+            throw InputError("cannot read artifact '" + path.string() + "': it changed while being read");
+        }
+    }, path.string());
 }
 
 }  // namespace npusim

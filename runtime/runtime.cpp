@@ -82,7 +82,7 @@ void checkKernelBindings(const SegmentRecord& segment, const std::vector<CpuCode
 Runtime::Runtime(driver::Driver& driver, uint64_t timeoutCycles, HostOptions host)
     : driver_(driver), timeoutCycles_(timeoutCycles), host_(host) {}
 
-LoadedModel Runtime::load(Artifact artifact) {
+LoadedModel Runtime::load(const Artifact& artifact) {
     const ArtifactManifest& manifest = artifact.manifest;
     for (const TensorBinding& binding : manifest.inputs) checkInWindow(binding, manifest.dramBytes, "input");
     for (const TensorBinding& binding : manifest.outputs) checkInWindow(binding, manifest.dramBytes, "output");
@@ -97,6 +97,7 @@ LoadedModel Runtime::load(Artifact artifact) {
     }
     for (const SegmentRecord& segment : manifest.segments) checkUploads(segment, weightBytes, manifest.dramBytes);
     LoadedModel model;
+    model.artifact = &artifact;
     if (artifact.sections.contains(kCpuSection)) {
         model.cpu = std::make_shared<const CpuCode>(artifact.sections.at(kCpuSection));
     }
@@ -127,7 +128,6 @@ LoadedModel Runtime::load(Artifact artifact) {
         release(model);  // a failed upload leaves nothing behind on the device
         throw;
     }
-    model.artifact = std::move(artifact);
     return model;
 }
 
@@ -183,17 +183,17 @@ driver::JobResult Runtime::runJob(const LoadedModel& model, const driver::Comman
 
 driver::JobResult Runtime::runSegment(const LoadedModel& model, size_t index, RunResult& result) {
     const LoadedSegment& segment = model.segments[index];
-    const std::vector<std::byte>& stream = model.artifact.sections.at(model.artifact.manifest.segments[index].section);
+    const std::vector<std::byte>& stream = model.artifact->sections.at(model.artifact->manifest.segments[index].section);
     if (segment.jobs.empty()) {
         try {
             return runJob(model, segment.commands, result);
         } catch (const driver::JobError& e) {
-            throw RunError(withFailingOp(model.artifact.manifest, stream, e));
+            throw RunError(withFailingOp(model.artifact->manifest, stream, e));
         }
     }
     const auto inJob = [&](const CommandJob& job) {
         return " (in the job of commands " + std::to_string(job.begin) + ".." + std::to_string(job.end) +
-               " of the streamed section '" + model.artifact.manifest.segments[index].section + "')";
+               " of the streamed section '" + model.artifact->manifest.segments[index].section + "')";
     };
     std::optional<uint64_t> start;
     uint64_t finish = 0;
@@ -204,7 +204,7 @@ driver::JobResult Runtime::runSegment(const LoadedModel& model, size_t index, Ru
         try {
             ran = runJob(model, buffer, result);
         } catch (const driver::JobError& e) {
-            throw RunError(withFailingOp(model.artifact.manifest, bytes, e) + inJob(job));
+            throw RunError(withFailingOp(model.artifact->manifest, bytes, e) + inJob(job));
         } catch (const RunError& e) {
             throw RunError(e.what() + inJob(job));
         }
@@ -215,7 +215,7 @@ driver::JobResult Runtime::runSegment(const LoadedModel& model, size_t index, Ru
 }
 
 RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Tensor>& inputs) {
-    const ArtifactManifest& manifest = model.artifact.manifest;
+    const ArtifactManifest& manifest = model.artifact->manifest;
     for (const TensorBinding& binding : manifest.inputs) {
         const auto it = inputs.find(binding.name);
         if (it == inputs.end()) throw InputError("missing input '" + binding.name + "'");
@@ -294,7 +294,7 @@ void Runtime::writeWeights(const LoadedModel& model, uint64_t offset, std::span<
 }
 
 uint64_t Runtime::uploadWeights(const LoadedModel& model, const SegmentRecord& segment) {
-    const std::vector<std::byte>& weights = model.artifact.sections.at(kWeightsSection);
+    const std::vector<std::byte>& weights = model.artifact->sections.at(kWeightsSection);
     for (const WeightUpload& upload : segment.uploads) {
         const uint64_t from = driver_.nowCycles();
         writeWeights(model, upload.dramOffset, std::span(weights).subspan(upload.source, upload.bytes));
@@ -316,7 +316,7 @@ uint64_t Runtime::runOnHost(const LoadedModel& model, const SegmentRecord& segme
     for (const TensorBinding& binding : segment.inputs) {
         Tensor& tensor = tensors.emplace_back(Tensor::zeros(binding.dtype, binding.shape));
         if (binding.imageOffset >= 0) {
-            const std::vector<std::byte>& weights = model.artifact.sections.at(kWeightsSection);
+            const std::vector<std::byte>& weights = model.artifact->sections.at(kWeightsSection);
             const auto image = std::span(weights).subspan(static_cast<size_t>(binding.imageOffset), tensor.bytes.size());
             std::copy(image.begin(), image.end(), tensor.bytes.begin());
             continue;
@@ -331,7 +331,7 @@ uint64_t Runtime::runOnHost(const LoadedModel& model, const SegmentRecord& segme
     std::vector<void*> buffers;
     for (Tensor& tensor : tensors) buffers.push_back(tensor.bytes.data());
     if (const int64_t status = kernel(buffers.data()); status != 0) {
-        throw RunError(opLabel(model.artifact.manifest, segment.opId) + " on the host CPU: " +
+        throw RunError(opLabel(model.artifact->manifest, segment.opId) + " on the host CPU: " +
                        (status == 1 ? std::string("an index input holds a value outside the indexed axis")
                                     : "its kernel failed with status " + std::to_string(status)));
     }

@@ -32,8 +32,10 @@ struct LoadedSegment {
 
 /// An artifact resident on the device: its context (weights uploaded), command buffers and
 /// JIT-compiled kernels, one per segment of the manifest.
+/// A model on the device. It borrows its artifact, which must outlive it: the sections are
+/// read while the model runs, and a whole network's are too large to copy.
 struct LoadedModel {
-    Artifact artifact;
+    const Artifact* artifact = nullptr;
     driver::ContextId context = 0;
     std::vector<LoadedSegment> segments;
     /// The buffer the streamed segments' jobs are copied into, one at a time (capacity 0 when
@@ -73,8 +75,9 @@ public:
 
     /// Creates the artifact's context, uploads its resident weights and command streams (a
     /// stream device memory cannot hold beside them gets a staging buffer and runs as a chain of
-    /// jobs) and compiles its CPU code.
-    LoadedModel load(Artifact artifact);
+    /// jobs) and compiles its CPU code. The model borrows `artifact` (LoadedModel).
+    LoadedModel load(const Artifact& artifact);
+    LoadedModel load(Artifact&&) = delete;  ///< a temporary would not outlive the model
     /// Checks the inputs against the manifest (InputError naming the input), uploads them,
     /// runs every segment (after copying in the weights it streams) and reads every output.
     RunResult run(const LoadedModel& model, const std::map<std::string, Tensor>& inputs);

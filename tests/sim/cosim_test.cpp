@@ -131,8 +131,9 @@ TEST(CoSim, ALoopComputesWhatItsExpansionComputes) {
     runtime::RunResult loop, flat;
     runSystem(config, nullptr, false, [&](driver::Driver& driver) {
         runtime::Runtime runtime(driver, 1'000'000);
-        loop = runtime.run(runtime.load(assembleArtifact(looped, 0x4000)), {{"a", a}, {"b", b}});
-        flat = runtime.run(runtime.load(assembleArtifact(expanded, 0x4000)), {{"a", a}, {"b", b}});
+        const Artifact loopArtifact = assembleArtifact(looped, 0x4000), flatArtifact = assembleArtifact(expanded, 0x4000);
+        loop = runtime.run(runtime.load(loopArtifact), {{"a", a}, {"b", b}});
+        flat = runtime.run(runtime.load(flatArtifact), {{"a", a}, {"b", b}});
     });
     std::vector<int32_t> expected(32 * 16);
     for (int i = 0; i < 32; ++i) {
@@ -179,7 +180,8 @@ TEST(CoSim, AStreamDeviceMemoryCannotHoldRunsAsAChainOfJobs) {
     size_t jobs = 0;
     runSystem(config, nullptr, false, [&](driver::Driver& driver) {
         runtime::Runtime runtime(driver, 1'000'000);
-        const runtime::LoadedModel model = runtime.load(assembleArtifact(program, (1u << 20) - 4096));
+        const Artifact artifact = assembleArtifact(program, (1u << 20) - 4096);
+        const runtime::LoadedModel model = runtime.load(artifact);
         jobs = model.segments.at(0).jobs.size();
         c = runtime.run(model, {{"a", a}, {"b", b}}).outputs.at(0);
     });
@@ -290,14 +292,16 @@ TEST(CoSim, AFaultedJobLeavesTheNextJobUnharmed) {
     Tensor secondResult;
     runSystem(config, nullptr, false, [&](driver::Driver& driver) {
         runtime::Runtime runtime(driver, 1'000'000);
-        const runtime::LoadedModel bad = runtime.load(assembleArtifact(deadlocked, 0x4000));
+        const Artifact deadlockedArtifact = assembleArtifact(deadlocked, 0x4000);
+        const runtime::LoadedModel bad = runtime.load(deadlockedArtifact);
         try {
             runtime.run(bad, {{"a", a}, {"b", b}});
         } catch (const RunError& e) {
             firstError = e.what();
         }
         runtime.unload(bad);
-        const runtime::LoadedModel good = runtime.load(assembleArtifact(kGemmProgram, 0x4000));
+        const Artifact goodArtifact = assembleArtifact(kGemmProgram, 0x4000);
+        const runtime::LoadedModel good = runtime.load(goodArtifact);
         secondResult = runtime.run(good, {{"a", a}, {"b", b}}).outputs.at(0);
     });
     EXPECT_NE(firstError.find("deadlock at command 3"), std::string::npos) << firstError;
@@ -344,9 +348,11 @@ TEST(CoSim, ContextsAreIsolated) {
     runSystem(config, nullptr, false, [&](driver::Driver& driver) {
         runtime::Runtime runtime(driver, 1'000'000);
         // Three models resident at once, each in its own context.
-        const runtime::LoadedModel gemm = runtime.load(assembleArtifact(kGemmProgram, 0x4000));
-        const runtime::LoadedModel escape = runtime.load(assembleArtifact(escaping, 0x4000));
-        const runtime::LoadedModel snoop = runtime.load(assembleArtifact(snooping, 0x4000));
+        const Artifact gemmArtifact = assembleArtifact(kGemmProgram, 0x4000);
+        const Artifact escapeArtifact = assembleArtifact(escaping, 0x4000), snoopArtifact = assembleArtifact(snooping, 0x4000);
+        const runtime::LoadedModel gemm = runtime.load(gemmArtifact);
+        const runtime::LoadedModel escape = runtime.load(escapeArtifact);
+        const runtime::LoadedModel snoop = runtime.load(snoopArtifact);
         const Tensor c = runtime.run(gemm, {{"a", a}, {"b", b}}).outputs.at(0);
         first.assign(c.as<int32_t>().begin(), c.as<int32_t>().end());
         try {
@@ -385,7 +391,8 @@ TEST(CoSim, TheWatchdogStopsAJobPastItsBudgetAndTheNextJobRuns) {
     std::vector<int32_t> after;
     runSystem(config, nullptr, false, [&](driver::Driver& driver) {
         runtime::Runtime hurried(driver, 20'000);
-        const runtime::LoadedModel job = hurried.load(assembleArtifact(slow, 0x10000));
+        const Artifact slowArtifact = assembleArtifact(slow, 0x10000);
+        const runtime::LoadedModel job = hurried.load(slowArtifact);
         const uint64_t start = driver.nowCycles();
         try {
             hurried.run(job, {{"a", a}, {"b", b}});
@@ -395,7 +402,8 @@ TEST(CoSim, TheWatchdogStopsAJobPastItsBudgetAndTheNextJobRuns) {
         stoppedAt = driver.nowCycles() - start;
         hurried.unload(job);
         runtime::Runtime patient(driver, 1'000'000);
-        const runtime::LoadedModel gemm = patient.load(assembleArtifact(kGemmProgram, 0x4000));
+        const Artifact gemmArtifact = assembleArtifact(kGemmProgram, 0x4000);
+        const runtime::LoadedModel gemm = patient.load(gemmArtifact);
         const Tensor c = patient.run(gemm, {{"a", a}, {"b", b}}).outputs.at(0);
         after.assign(c.as<int32_t>().begin(), c.as<int32_t>().end());
     });

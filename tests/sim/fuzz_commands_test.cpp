@@ -106,7 +106,8 @@ TEST(FuzzCommands, RandomJobsEndCleanlyAndTheNpuKeepsWorking) {
     runSystem(config, nullptr, false, [&](driver::Driver& driver) {
         runtime::Runtime runtime(driver, 50'000'000);
         for (int job = 0; job < kJobs; ++job) {
-            const runtime::LoadedModel model = runtime.load(randomJob(rng));
+            const Artifact artifact = randomJob(rng);
+            const runtime::LoadedModel model = runtime.load(artifact);
             try {
                 runtime.run(model, {});
                 ++completed;
