@@ -38,20 +38,22 @@ struct UnitInfo {
 
 /// One interval on one unit's timeline, in cycles since the start of the simulation.
 /// A unit's intervals never overlap: busy (Command) and stalled (Stall) time are disjoint.
+/// The small fields come first, packed together: a whole network records millions of events.
 struct Event {
     EventType type = EventType::Command;
-    uint16_t unit = 0;
     isa::Opcode opcode = isa::Opcode::End;
+    uint16_t unit = 0;
     isa::CommandKind kind = isa::CommandKind::Compute;
     StallReason reason = StallReason::SemaphoreWait;
+    bool onchipMove = false;  ///< a DMA between on-chip addresses: no DRAM traffic
+    /// Busy time that continues an earlier event's command (a pipeline draining after it).
+    bool continuation = false;
     uint32_t opId = 0, tileId = 0;
     uint64_t start = 0, end = 0;
     uint64_t bytes = 0;  ///< bytes moved by the command (DMA) or read/written (units)
     uint64_t macs = 0;   ///< multiply-accumulates (tensor unit)
-    bool onchipMove = false;  ///< a DMA between on-chip addresses: no DRAM traffic
-    /// Busy time that continues an earlier event's command (a pipeline draining after it).
-    bool continuation = false;
 };
+static_assert(sizeof(Event) == 48, "an event's small fields fit in its first 16 bytes");
 
 /// Collects events from all units of one simulation; bound in by the simulation top.
 class Recorder {
@@ -59,6 +61,9 @@ public:
     /// Registers a unit's track and returns its index.
     uint16_t addUnit(std::string name, UnitKind kind);
     void record(const Event& event) { events_.push_back(event); }
+    /// Makes room for `events` events up front (an estimate from the commands a run will
+    /// execute), so that a long run's trace does not grow by copying itself.
+    void reserve(size_t events) { events_.reserve(events); }
 
     const std::vector<UnitInfo>& units() const { return units_; }
     const std::vector<Event>& events() const { return events_; }

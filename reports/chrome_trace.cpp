@@ -4,9 +4,13 @@
 // bandwidth the DMAs use and of the SRAM the compiler's plan has in use. Written an event a line,
 // as it is built: a run of millions of commands never holds its trace as JSON in memory.
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <map>
 #include <ostream>
+#include <string>
+#include <string_view>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -15,8 +19,50 @@
 
 namespace npusim::reports {
 
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// Appends a number as JSON: the shortest text that reads back as the same value.
+template <class T>
+void appendNumber(std::string& out, T value) {
+    char text[32];
+    const auto [end, error] = std::to_chars(text, text + sizeof text, value);
+    out.append(text, end);
+}
+
+/// Appends one complete event. Events are written without a JSON value per event: a run of
+/// millions of commands writes its trace at the speed of formatting numbers.
+void appendSlice(std::string& out, const trace::Event& e, std::string_view quotedName, std::string_view category,
+                 double microsecondsPerCycle) {
+    out += R"({"ph":"X","pid":1,"tid":)";
+    appendNumber(out, e.unit);
+    out += R"(,"name":)";
+    out += quotedName;
+    out += R"(,"cat":")";
+    out += category;
+    out += R"(","ts":)";
+    appendNumber(out, static_cast<double>(e.start) * microsecondsPerCycle);
+    out += R"(,"dur":)";
+    appendNumber(out, static_cast<double>(e.end - e.start) * microsecondsPerCycle);
+    out += R"(,"args":{"op_id":)";
+    appendNumber(out, e.opId);
+    out += R"(,"tile_id":)";
+    appendNumber(out, e.tileId);
+    out += R"(,"start_cycle":)";
+    appendNumber(out, e.start);
+    out += R"(,"cycles":)";
+    appendNumber(out, e.end - e.start);
+    out += R"(,"bytes":)";
+    appendNumber(out, e.bytes);
+    out += R"(,"macs":)";
+    appendNumber(out, e.macs);
+    out += "}}";
+}
+
+}  // namespace
+
 void writeChromeTrace(std::ostream& out, const RunRecord& run) {
-    using Json = nlohmann::ordered_json;
     out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
     bool opening = true;
     const auto emit = [&](const Json& event) {
@@ -33,26 +79,37 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
         emit({{"ph", "M"}, {"pid", 1}, {"tid", unit}, {"name", "thread_name"},
               {"args", {{"name", run.trace.units()[unit].name}}}});
     }
+    // Event names, quoted and escaped once per (op, opcode or stall reason) rather than per event.
+    std::map<std::tuple<uint32_t, int, int, bool>, std::string> quotedNames;
+    const auto quotedName = [&](const trace::Event& e) -> const std::string& {
+        const int what = e.type == trace::EventType::Command ? static_cast<int>(e.opcode)
+                         : e.type == trace::EventType::Stall ? static_cast<int>(e.reason)
+                                                             : 0;
+        auto [slot, added] = quotedNames.try_emplace({e.opId, static_cast<int>(e.type), what, e.continuation});
+        if (added) {
+            const std::string op = e.opId < opNames.size() ? opNames[e.opId] : "job";
+            std::string name = op + " " + std::string(isa::opcodeName(e.opcode)) + (e.continuation ? " (drain)" : "");
+            if (e.type == trace::EventType::Stall) {
+                name = op + " stall:" + std::string(trace::stallReasonName(e.reason));
+            } else if (e.type != trace::EventType::Command) {  // a CPU segment on the host's track
+                name = op + " " + std::string(trace::eventTypeName(e.type));
+            }
+            slot->second = Json(name).dump();
+        }
+        return slot->second;
+    };
+    std::string line;
     for (const trace::Event& e : run.trace.events()) {
-        const std::string op = e.opId < opNames.size() ? opNames[e.opId] : "job";
-        std::string name = op + " " + std::string(isa::opcodeName(e.opcode)) + (e.continuation ? " (drain)" : "");
         std::string category(isa::commandKindName(e.kind));
         if (e.type == trace::EventType::Stall) {
-            name = op + " stall:" + std::string(trace::stallReasonName(e.reason));
             category = "stall";
-        } else if (e.type != trace::EventType::Command) {  // a CPU segment on the host's track
+        } else if (e.type != trace::EventType::Command) {
             category = "host_" + std::string(trace::eventTypeName(e.type));
-            name = op + " " + std::string(trace::eventTypeName(e.type));
         }
-        emit({{"ph", "X"},
-              {"pid", 1},
-              {"tid", e.unit},
-              {"name", name},
-              {"cat", category},
-              {"ts", static_cast<double>(e.start) * microsecondsPerCycle},
-              {"dur", static_cast<double>(e.end - e.start) * microsecondsPerCycle},
-              {"args", {{"op_id", e.opId}, {"tile_id", e.tileId}, {"start_cycle", e.start},
-                        {"cycles", e.end - e.start}, {"bytes", e.bytes}, {"macs", e.macs}}}});
+        line.assign(opening ? "\n" : ",\n");
+        opening = false;
+        appendSlice(line, e, quotedName(e), category, microsecondsPerCycle);
+        out.write(line.data(), static_cast<std::streamsize>(line.size()));
     }
     // A counter track: DRAM bandwidth the NPU's DMAs used, per window of the run (each burst's
     // bytes spread evenly over its command's interval).

@@ -137,6 +137,12 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& given,
         result.faults->retriedFailures.insert(result.faults->retriedFailures.end(), run.retriedFailures.begin(),
                                               run.retriedFailures.end());
     };
+    if (options.trace) {
+        // About three events per command (its dispatch, its busy time, a stall).
+        uint64_t commands = 0;
+        for (const OpRecord& op : artifact.manifest.ops) commands += op.commands;
+        result.trace.reserve(3 * commands);
+    }
     const DramTraffic whole = runSystem(
         config, options.trace ? &result.trace : nullptr, options.timingOnly,
         [&](driver::Driver& driver) {
