@@ -7,8 +7,11 @@ namespace npusim::hw {
 
 void ResourceTimeline::insert(uint64_t start, uint64_t end, int owner) {
     const auto first = uses_.begin() + static_cast<std::ptrdiff_t>(head_);
-    auto next = std::upper_bound(first, uses_.end(), start,
-                                 [](uint64_t value, const Use& use) { return value < use.start; });
+    // Most uses land after every other: no search for them.
+    auto next = first == uses_.end() || uses_.back().start <= start
+                    ? uses_.end()
+                    : std::upper_bound(first, uses_.end(), start,
+                                       [](uint64_t value, const Use& use) { return value < use.start; });
     // Merge with adjacent uses of the same owner to keep the list short.
     const bool joinsPrevious = next != first && std::prev(next)->end == start && std::prev(next)->owner == owner;
     const bool joinsNext = next != uses_.end() && next->start == end && next->owner == owner;
@@ -34,6 +37,12 @@ void ResourceTimeline::forgetBefore(uint64_t time) {
 
 ResourceTimeline::Grant ResourceTimeline::use(uint64_t earliest, uint64_t duration, int owner) {
     Grant grant{earliest, 0};
+    if (duration == 0) return grant;
+    if (head_ == uses_.size() || uses_.back().end <= earliest) {  // free from `earliest` on
+        insert(earliest, earliest + duration, owner);
+        grant.end = earliest + duration;
+        return grant;
+    }
     uint64_t t = earliest, remaining = duration;
     // The first use that ends after t (ends are sorted too, uses never overlap).
     size_t i = static_cast<size_t>(

@@ -84,7 +84,7 @@ std::vector<uint64_t> DmaEngine::readIndices(const isa::Command& command, const 
     return tableRows;
 }
 
-std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64_t>& tableRows) const {
+void DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64_t>& tableRows, std::vector<Burst>& bursts) const {
     using isa::Field;
     const uint64_t planes = std::max<uint64_t>(1, command.get(Field::Planes));
     const uint64_t rows = command.get(Field::Rows);
@@ -95,7 +95,7 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command,
     const uint64_t elem = transpose ? command.get(Field::ElemBytes) : 1;
     const uint64_t burstBytes = config_.dma.burstBytes;
     const uint64_t farBase = command.get(Field::OnchipMove) ? 0 : window_.base;
-    std::vector<Burst> bursts;
+    bursts.clear();
     if (const uint64_t elemStride = command.get(Field::ElemStride); elemStride != 0) {
         // A strided row: a burst takes the elements that lie within one burst boundary and
         // lands them side by side on chip.
@@ -123,7 +123,7 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command,
                 }
             }
         }
-        return bursts;
+        return;
     }
 
     // Rows back to back in DRAM form one run: bursts then span rows and are full size. A load
@@ -183,7 +183,6 @@ std::vector<DmaEngine::Burst> DmaEngine::planBursts(const isa::Command& command,
             }
         }
     }
-    return bursts;
 }
 
 void DmaEngine::execute(const isa::Command& command) {
@@ -241,7 +240,8 @@ void DmaEngine::execute(const isa::Command& command) {
         for (Channel& channel : channels_) channel.issue = std::max(channel.issue, arrived);
         finish = arrived;
     }
-    const std::vector<Burst> bursts = planBursts(command, rowsOfTable);
+    std::vector<Burst>& bursts = bursts_;
+    planBursts(command, rowsOfTable, bursts);
     // Injected bit flips: in DRAM where the load reads (before it does), on chip where it
     // writes (after it has).
     if (load && !move && !bursts.empty() && injectedFault(FaultKind::DramFlip)) faults()->flipDram(bursts.front().dramAddress);

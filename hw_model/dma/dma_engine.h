@@ -59,9 +59,9 @@ private:
         int pieceCount = 0;
     };
 
-    /// The command's bursts; `tableRows` gives an indexed load's table row for each of its rows
-    /// (empty: the command is not indexed).
-    std::vector<Burst> planBursts(const isa::Command& command, const std::vector<uint64_t>& tableRows) const;
+    /// The command's bursts, into `bursts`; `tableRows` gives an indexed load's table row for
+    /// each of its rows (empty: the command is not indexed).
+    void planBursts(const isa::Command& command, const std::vector<uint64_t>& tableRows, std::vector<Burst>& bursts) const;
     /// Reads an indexed load's index list on the engine's channels and returns the table row of
     /// each row; `arrived` becomes when the last index is in (absolute). Out-of-range indices
     /// fault, or in timing-only mode are taken modulo the table's rows.
@@ -80,6 +80,7 @@ private:
 
     const ContextWindow& window_;
     std::vector<std::byte> staging_;
+    std::vector<Burst> bursts_;  ///< the command's, reused: a long run plans millions
     std::vector<std::byte> indexList_;  ///< an indexed load's indices, read in every mode
     std::vector<Channel> channels_;
     uint64_t doneAt_ = 0;         ///< the cycle the last burst issued so far is done

@@ -2,6 +2,7 @@
 #include "hw_model/memory/banked_memory.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <numeric>
 
@@ -16,17 +17,22 @@ BankedMemory::BankedMemory(sc_core::sc_module_name name, const MemoryConfig& con
       config_(config),
       clock_(clock),
 
-      banks_(config.banks) {
+      banks_(config.banks),
+      perBank_(config.banks, 0),
+      widthShift_(std::countr_zero(config.bankWidthBytes)) {
     tSocket.register_b_transport(this, &BankedMemory::b_transport);
     tSocket.register_transport_dbg(this, &BankedMemory::transport_dbg);
 }
 
 void BankedMemory::bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes, uint64_t stride) {
+    if (rows == 1) {  // most accesses (a DMA burst): no period to find
+        addRow(address, rowBytes, 1);
+        return;
+    }
     // A row's banks depend only on its start modulo the interleave period, which repeats
     // every `cycle` rows: count those rows once, weighted by how often each recurs.
     const uint64_t period = uint64_t{config_.banks} * config_.bankWidthBytes;
     const uint64_t cycle = period / std::gcd(stride % period, period);
-    perBank_.assign(config_.banks, 0);
     for (uint64_t r = 0; r < std::min(rows, cycle); ++r) {
         addRow(address + r * stride, rowBytes, (rows - r + cycle - 1) / cycle);
     }
@@ -34,25 +40,28 @@ void BankedMemory::bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes, 
 
 void BankedMemory::addRow(uint64_t address, uint64_t bytes, uint64_t repeats) {
     if (bytes == 0) return;
-    const uint64_t width = config_.bankWidthBytes;
     const uint64_t banks = config_.banks;
-    const uint64_t firstChunk = address / width;
-    const uint64_t chunks = (address + bytes - 1) / width - firstChunk + 1;
+    const uint64_t firstChunk = address >> widthShift_;  // the width is a power of two
+    const uint64_t chunks = ((address + bytes - 1) >> widthShift_) - firstChunk + 1;
     const uint64_t firstBank = firstChunk % banks;
     // Chunks firstChunk .. firstChunk+chunks-1 land on bank (firstBank + i) % banks: every
     // bank gets chunks / banks of them, and the banks after firstBank one more for the rest.
     const uint64_t each = chunks / banks, rest = chunks % banks;
     if (each > 0) {
-        for (uint64_t& load : perBank_) load += each * repeats;
+        for (uint64_t bank = 0; bank < banks; ++bank) addChunks(bank, each * repeats);
     }
     for (uint64_t i = 0; i < rest; ++i) {
         const uint64_t bank = firstBank + i;
-        perBank_[bank < banks ? bank : bank - banks] += repeats;
+        addChunks(bank < banks ? bank : bank - banks, repeats);
     }
 }
 
-bool BankedMemory::copyBlock(tlm::tlm_generic_payload& payload) {
-    const BlockShape shape = blockShapeOf(payload);
+void BankedMemory::addChunks(uint64_t bank, uint64_t chunks) {
+    if (perBank_[bank] == 0) touched_.push_back(static_cast<uint32_t>(bank));
+    perBank_[bank] += chunks;
+}
+
+bool BankedMemory::copyBlock(tlm::tlm_generic_payload& payload, const BlockShape& shape) {
     const uint64_t address = payload.get_address();
     if (!shape.fits(address, config_.sizeBytes)) return false;
     auto* data = reinterpret_cast<std::byte*>(payload.get_data_ptr());
@@ -70,7 +79,7 @@ bool BankedMemory::copyBlock(tlm::tlm_generic_payload& payload) {
 }
 
 unsigned BankedMemory::transport_dbg(int, tlm::tlm_generic_payload& payload) {
-    if (!copyBlock(payload)) {
+    if (!copyBlock(payload, blockShapeOf(payload))) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return 0;
     }
@@ -80,35 +89,35 @@ unsigned BankedMemory::transport_dbg(int, tlm::tlm_generic_payload& payload) {
 
 void BankedMemory::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
                                sc_core::sc_time& delay) {
-    if (flips_.covers(payload.get_address(), blockShapeOf(payload))) {
+    const BlockShape shape = blockShapeOf(payload);
+    if (flips_.covers(payload.get_address(), shape)) {
         if (payload.is_read()) {
             payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);  // the parity check fails
             return;
         }
-        flips_.take(payload.get_address(), blockShapeOf(payload));  // rewritten: fresh parity
+        flips_.take(payload.get_address(), shape);  // rewritten: fresh parity
     }
-    if (!copyBlock(payload)) {
+    if (!copyBlock(payload, shape)) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    const BlockShape shape = blockShapeOf(payload);
     // Timing: each bank serves its chunks, `ports` per cycle, in the cycles it has free from
     // the issue time on; the access is done when its busiest bank is.
     AccessTag* tag = AccessTag::of(payload);
     const int owner = tag ? tag->initiator : -1 - initiatorSocket;
     bankLoad(payload.get_address(), shape.rows, shape.rowBytes, shape.stride);
-    const std::vector<uint64_t>& perBank = perBank_;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const uint64_t issue = (now + delay).value();
     uint64_t end = issue, waited = 0;
-    for (size_t b = 0; b < perBank.size(); ++b) {
-        if (perBank[b] == 0) continue;
+    for (const uint32_t b : touched_) {
         banks_[b].forgetBefore(now.value());
-        const uint64_t cycles = (perBank[b] + config_.ports - 1) / config_.ports;
+        const uint64_t cycles = (perBank_[b] + config_.ports - 1) / config_.ports;
+        perBank_[b] = 0;
         const ResourceTimeline::Grant grant = banks_[b].use(issue, clock_.cycles(cycles).value(), owner);
         end = std::max(end, grant.end);
         waited = std::max(waited, grant.waitedForOthers);
     }
+    touched_.clear();
     if (tag) tag->contentionCycles += clock_.toCyclesCeil(sc_core::sc_time::from_value(waited));
     delay = sc_core::sc_time::from_value(end) - now;
     payload.set_response_status(tlm::TLM_OK_RESPONSE);

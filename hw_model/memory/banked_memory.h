@@ -13,6 +13,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "arch/arch_config.h"
+#include "hw_model/common/access_extension.h"
 #include "hw_model/common/clock.h"
 #include "hw_model/common/resource_timeline.h"
 
@@ -38,18 +39,24 @@ private:
     void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     /// Debug access: copies data without taking time or bank cycles.
     unsigned transport_dbg(int initiatorSocket, tlm::tlm_generic_payload& payload);
-    /// Copies a block between storage and the payload; false when it is out of range.
-    bool copyBlock(tlm::tlm_generic_payload& payload);
-    /// Bank-width chunks the access needs from each bank, into perBank_.
+    /// Copies the payload's block (`shape`) between storage and the payload; false when it is
+    /// out of range.
+    bool copyBlock(tlm::tlm_generic_payload& payload, const BlockShape& shape);
+    /// Bank-width chunks the access needs from each bank, into perBank_ (the banks it
+    /// touches listed in touched_).
     void bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes, uint64_t stride);
     /// Adds the chunks one row touches, `repeats` times, to perBank_.
     void addRow(uint64_t address, uint64_t bytes, uint64_t repeats);
+    void addChunks(uint64_t bank, uint64_t chunks);
 
     const MemoryConfig& config_;
     const Clock& clock_;
     std::vector<std::byte> storage_;  ///< allocated on the first data access (none when timing only)
     std::vector<ResourceTimeline> banks_;
-    std::vector<uint64_t> perBank_;  ///< scratch for bankLoad
+    /// Scratch for bankLoad: chunks per bank, zero outside touched_ between accesses.
+    std::vector<uint64_t> perBank_;
+    std::vector<uint32_t> touched_;
+    int widthShift_;  ///< log2 of the bank width
     BitFlips flips_;
 };
 
