@@ -109,19 +109,29 @@ void checkTopologicalOrder(const Graph& graph, const std::vector<bool>& isInput,
     }
 }
 
-/// Re-runs every op's type function on a copy of the graph and compares with what is recorded.
-void checkRecordedTypes(const Graph& graph) {
-    Graph scratch = graph;
+/// Re-runs every op's type function and compares with what is recorded. It runs on the graph
+/// itself (a network's weights are too large to copy for this): each op's outputs are put
+/// back as recorded once compared, so the graph is left as it was.
+void checkRecordedTypes(Graph& graph) {
+    std::vector<Value> recorded;
     for (const Node& node : graph.nodes) {
-        opInfo(node.kind).inferTypes(scratch, node);
-        for (ValueId id : node.outputs) {
-            const Value& recorded = graph.value(id);
-            const Value& computed = scratch.value(id);
-            if (recorded.dtype != computed.dtype || recorded.shape != computed.shape) {
-                opError(node, "output '" + recorded.name + "' is recorded as " +
-                                  typeText(recorded.dtype, recorded.shape) +
-                                  " but the op computes " +
-                                  typeText(computed.dtype, computed.shape));
+        recorded.clear();
+        for (ValueId id : node.outputs) recorded.push_back(graph.value(id));
+        struct PutBack {
+            Graph& graph;
+            const Node& node;
+            std::vector<Value>& recorded;
+            ~PutBack() {
+                for (size_t i = node.outputs.size(); i-- > 0;) graph.value(node.outputs[i]) = std::move(recorded[i]);
+            }
+        } putBack{graph, node, recorded};
+        opInfo(node.kind).inferTypes(graph, node);
+        for (size_t i = 0; i < node.outputs.size(); ++i) {
+            const Value& computed = graph.value(node.outputs[i]);
+            if (recorded[i].dtype != computed.dtype || recorded[i].shape != computed.shape) {
+                opError(node, "output '" + recorded[i].name + "' is recorded as " +
+                                  typeText(recorded[i].dtype, recorded[i].shape) +
+                                  " but the op computes " + typeText(computed.dtype, computed.shape));
             }
         }
     }
@@ -130,6 +140,11 @@ void checkRecordedTypes(const Graph& graph) {
 }  // namespace
 
 void verifyGraph(const Graph& graph) {
+    Graph scratch = graph;
+    verifyGraph(scratch);
+}
+
+void verifyGraph(Graph& graph) {
     checkIdsInRange(graph, graph.inputs, "input");
     checkIdsInRange(graph, graph.outputs, "output");
     std::vector<bool> isInput(graph.values.size());

@@ -8,5 +8,7 @@ namespace npusim::compiler {
 
 /// Throws InputError with a located diagnostic naming the op or value at fault.
 void verifyGraph(const Graph& graph);
+/// The same without copying the graph: the type functions run on it, and it is left as it was.
+void verifyGraph(Graph& graph);
 
 }  // namespace npusim::compiler

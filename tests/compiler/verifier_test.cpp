@@ -43,6 +43,18 @@ TEST(Verifier, CatchesAWrongRecordedOutputShape) {
               "fp32[3,3]");
 }
 
+TEST(Verifier, VerifyingInPlaceLeavesTheGraphAsItWas) {
+    // The type functions run on the graph itself: a recorded type they disagree with is
+    // reported, and put back as it was recorded.
+    Graph graph = testing::singleOpGraph(
+        OpKind::MatMul, {Tensor::zeros(DType::Fp32, {3, 4}), Tensor::zeros(DType::Fp32, {4, 3})});
+    EXPECT_NO_THROW(verifyGraph(graph));
+    graph.value(graph.outputs[0]).shape = {3, 4};
+    EXPECT_EQ(testing::inputErrorOf([&] { verifyGraph(graph); }),
+              "op 'op' (MatMul): output 'out' is recorded as fp32[3,4] but the op computes fp32[3,3]");
+    EXPECT_EQ(graph.value(graph.outputs[0]).shape, (Shape{3, 4}));
+}
+
 TEST(Verifier, CatchesAValueWithoutAProducer) {
     Graph graph = reluChain();
     graph.nodes.pop_back();
