@@ -32,7 +32,7 @@ struct SweepRow {
     std::string findings;  ///< JSON: kind -> count
     uint64_t findingsTotal = 0;
     uint64_t peCount = 0, sramBytes = 0;  ///< the design's area proxies
-    double wallSeconds = 0;  ///< host time to compile and simulate the point
+    double wallSeconds = 0;  ///< host time to compile the point (from the imported model) and simulate it
 };
 
 class SweepDatabase {

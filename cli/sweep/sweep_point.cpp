@@ -7,6 +7,8 @@
 
 #include "arch/arch_config.h"
 #include "arch/checksum.h"
+#include "arch/error.h"
+#include "compiler/frontend/onnx_import.h"
 #include "compiler/pipeline.h"
 #include "reports/report.h"
 #include "sim/cosim.h"
@@ -46,21 +48,40 @@ void summarise(SweepRow& row, const reports::Report& report) {
 }  // namespace
 
 std::string sweepPointKey(const SweepPoint& point, bool timingOnly) {
+    return sweepPointKey(point, timingOnly, fileSha256(point.model.string()));
+}
+
+std::string sweepPointKey(const SweepPoint& point, bool timingOnly, const std::string& modelSha256) {
     const ArchConfig config = loadArchConfig(point.preset, point.archOverrides);
-    const std::string text = fileSha256(point.model.string()) + "\n" + archConfigHash(config) + "\n" +
-                             compilerJson(point) + "\n" + (timingOnly ? "timing-only" : "values");
+    const std::string text = modelSha256 + "\n" + archConfigHash(config) + "\n" + compilerJson(point) + "\n" +
+                             (timingOnly ? "timing-only" : "values");
     return sha256Hex(std::as_bytes(std::span(text)));
 }
 
+ImportedModel importSweepModel(const SweepPoint& point) {
+    ImportedModel model;
+    model.sha256 = fileSha256(point.model.string());
+    try {
+        model.graph = compiler::importOnnx(point.model, {}, point.dims);
+    } catch (const std::exception& e) {
+        model.error = e.what();
+    }
+    return model;
+}
+
 SweepRow runSweepPoint(const SweepPoint& point, bool timingOnly) {
+    return runSweepPoint(point, timingOnly, importSweepModel(point));
+}
+
+SweepRow runSweepPoint(const SweepPoint& point, bool timingOnly, ImportedModel model) {
     const auto start = std::chrono::steady_clock::now();
     const ArchConfig config = loadArchConfig(point.preset, point.archOverrides);
     SweepRow row;
-    row.key = sweepPointKey(point, timingOnly);
+    row.key = sweepPointKey(point, timingOnly, model.sha256);
     row.sweepIndex = static_cast<int64_t>(point.index);
     row.model = point.model.stem().string();
     row.modelPath = point.model.string();
-    row.modelSha256 = fileSha256(point.model.string());
+    row.modelSha256 = model.sha256;
     row.preset = point.preset;
     row.params = point.params;
     row.config = archConfigFileToJson(toArchConfigFile(config));
@@ -70,10 +91,12 @@ SweepRow runSweepPoint(const SweepPoint& point, bool timingOnly) {
     row.sramBytes = config.sram.sizeBytes;
     row.utilization = row.findings = "{}";
     try {
+        if (!model.graph) throw InputError(model.error);
         compiler::CompileOptions options;
         options.fusion = point.fusion;
         options.dims = point.dims;
-        const compiler::Compilation compilation = compiler::compileModel(point.model, config, options);
+        const compiler::Compilation compilation =
+            compiler::compileGraph(std::move(*model.graph), config, row.model, model.sha256, options);
         const ArtifactManifest& manifest = compilation.artifact.manifest;
         sim::CoSimOptions simulation;
         simulation.timingOnly = timingOnly;

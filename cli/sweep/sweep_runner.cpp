@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <set>
 #include <thread>
 
+#include "arch/checksum.h"
 #include "arch/error.h"
 #include "cli/sweep/sweep_db.h"
 #include "cli/sweep/sweep_point.h"
@@ -111,16 +113,47 @@ struct Pending {
     std::string key;
 };
 
-void runLocal(const SweepSpec& spec, const std::filesystem::path& database, unsigned jobs,
-              const std::filesystem::path& executable, const std::vector<Pending>& pending, Progress& progress,
-              SweepOutcome& outcome) {
+/// Runs one point in a child forked from this process, which has its model read already:
+/// the child compiles from the imported graph, simulates (its own SystemC elaboration: this
+/// process never elaborates), writes its row through its own database connection and exits.
+pid_t forkPoint(const Pending& p, ImportedModel& model, bool timingOnly, const std::filesystem::path& database) {
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw RunError(std::string("cannot start a sweep worker: ") + std::strerror(errno));
+    if (pid > 0) return pid;
+    int status = 0;
+    try {
+        // Quiet, as the spawned workers are; SQLite connections must not cross a fork, so
+        // the child opens its own (and never touches its parent's).
+        if (const int null = open("/dev/null", O_WRONLY); null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+            close(null);
+        }
+        SweepDatabase db(database);
+        db.insert(runSweepPoint(p.point, timingOnly, std::move(model)));  // the child's own copy
+    } catch (...) {
+        status = 1;  // no row: the parent counts the point as lost
+    }
+    std::_Exit(status);
+}
+
+void runLocal(const SweepSpec& spec, const std::filesystem::path& database, unsigned jobs, const std::vector<Pending>& pending,
+              Progress& progress, SweepOutcome& outcome) {
     const SweepDatabase db(database);
     std::map<pid_t, const Pending*> running;
+    // The model (at the dims) the next points share, read once; re-read when they change.
+    std::optional<std::pair<std::filesystem::path, std::map<std::string, int64_t>>> importedFor;
+    ImportedModel imported;
     size_t next = 0;
     while (next < pending.size() || !running.empty()) {
         while (next < pending.size() && running.size() < jobs) {
             const Pending& p = pending[next++];
-            running[spawn(workerCommand(executable, spec, database, std::to_string(p.point.index)), "", false)] = &p;
+            if (!importedFor || importedFor->first != p.point.model || importedFor->second != p.point.dims) {
+                imported = importSweepModel(p.point);
+                importedFor.emplace(p.point.model, p.point.dims);
+            }
+            running[forkPoint(p, imported, spec.timingOnly, database)] = &p;
         }
         int status = 0;
         const pid_t pid = waitpid(-1, &status, 0);
@@ -244,8 +277,11 @@ SweepOutcome runSweep(const SweepSpec& spec, const std::filesystem::path& databa
     {
         const SweepDatabase db(database);
         const std::set<std::string> finished = db.finishedKeys();
+        std::map<std::filesystem::path, std::string> modelHashes;  // a model file is hashed once
         for (const SweepPoint& point : points) {
-            std::string key = sweepPointKey(point, spec.timingOnly);
+            auto [hash, added] = modelHashes.try_emplace(point.model);
+            if (added) hash->second = fileSha256(point.model.string());
+            std::string key = sweepPointKey(point, spec.timingOnly, hash->second);
             if (finished.contains(key)) {
                 ++outcome.skipped;
             } else {
@@ -261,7 +297,7 @@ SweepOutcome runSweep(const SweepSpec& spec, const std::filesystem::path& databa
     if (pending.empty()) return outcome;
     Progress progress(pending.size());
     if (backend.kind == "local") {
-        runLocal(spec, database, jobs, executable, pending, progress, outcome);
+        runLocal(spec, database, jobs, pending, progress, outcome);
     } else {
         runSlurm(spec, database, backend, executable, pending, progress, outcome);
     }
