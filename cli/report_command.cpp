@@ -1,6 +1,7 @@
 // npusim report RUN_DIR: rebuilds a run's plots, report.md and report.html from its report.json
 // and trace.json (after a change to the report writers, or with a newer npusim).
 // npusim diff RUN_A RUN_B [--json]: what changed between two runs, op by op.
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -15,8 +16,8 @@ void addReportCommand(CLI::App& app) {
     auto directory = std::make_shared<std::string>();
     command->add_option("run_dir", *directory, "a directory written by npusim run --report DIR")->required();
     command->callback([directory] {
-        rebuildReportDirectory(*directory);
-        std::cout << "report: " << *directory << "/report.md, report.html, plots/*.png\n";
+        const double plotSeconds = rebuildReportDirectory(*directory);
+        std::printf("report: %s/report.md, report.html, plots/*.png (plots drawn in %.1f s)\n", directory->c_str(), plotSeconds);
     });
 }
 

@@ -1,5 +1,7 @@
 #include "cli/report_directory.h"
 
+#include <chrono>
+
 
 #include "arch/error.h"
 #include "arch/read_file.h"
@@ -16,8 +18,10 @@ void drawPlots(const std::filesystem::path& directory) {
 
 }  // namespace
 
-void writeReadableReport(const std::filesystem::path& directory, const reports::Report& report) {
+double writeReadableReport(const std::filesystem::path& directory, const reports::Report& report) {
+    const auto start = std::chrono::steady_clock::now();
     drawPlots(directory);
+    const double plotSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<reports::Plot> plots;
     for (const char* name : {"timeline", "utilization", "op_cycles", "roofline"}) {
         plots.push_back({name, readWholeFile(directory / "plots" / (std::string(name) + ".png"))});
@@ -25,6 +29,7 @@ void writeReadableReport(const std::filesystem::path& directory, const reports::
     OutputFiles files;
     files.stage(directory / "report.html", reports::reportToHtml(report, plots));
     files.commit();
+    return plotSeconds;
 }
 
 void stageReportData(OutputFiles& files, const std::filesystem::path& directory, const reports::Report& report,
@@ -46,7 +51,7 @@ reports::Report readReport(const std::filesystem::path& runOrFile) {
     return reports::reportFromJson(readWholeFile(json), json.string());
 }
 
-void rebuildReportDirectory(const std::filesystem::path& directory) {
+double rebuildReportDirectory(const std::filesystem::path& directory) {
     if (!std::filesystem::is_directory(directory)) {
         throw InputError("'" + directory.string() + "' is not a directory (a run's --report DIR)");
     }
@@ -54,10 +59,11 @@ void rebuildReportDirectory(const std::filesystem::path& directory) {
     if (!std::filesystem::is_regular_file(directory / "trace.json")) {
         throw InputError("'" + directory.string() + "' has no trace.json (written by npusim run --report DIR)");
     }
-    writeReadableReport(directory, report);
+    const double plotSeconds = writeReadableReport(directory, report);
     OutputFiles files;
     files.stage(directory / "report.md", reports::reportToMarkdown(report));
     files.commit();
+    return plotSeconds;
 }
 
 }  // namespace npusim::cli

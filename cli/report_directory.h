@@ -13,16 +13,18 @@ namespace npusim::cli {
 /// or none).
 void stageReportData(OutputFiles& files, const std::filesystem::path& directory, const reports::Report& report,
                      const reports::RunRecord& run);
-/// Once report.json and trace.json are in place: draws the plots, then writes report.html.
-/// RunError when the plots cannot be drawn or a file cannot be written.
-void writeReadableReport(const std::filesystem::path& directory, const reports::Report& report);
+/// Once report.json and trace.json are in place: draws the plots, then writes report.html;
+/// returns the host seconds the plots took (one Python process draws them all). RunError when
+/// the plots cannot be drawn or a file cannot be written.
+double writeReadableReport(const std::filesystem::path& directory, const reports::Report& report);
 
 /// The report of a run directory (its report.json) or of a report.json file. InputError when it
 /// is missing or not what npusim writes.
 reports::Report readReport(const std::filesystem::path& runOrFile);
 
-/// Rebuilds plots/, report.md and report.html from the directory's report.json and trace.json.
-/// InputError when they are missing or are not what npusim writes.
-void rebuildReportDirectory(const std::filesystem::path& directory);
+/// Rebuilds plots/, report.md and report.html from the directory's report.json and trace.json;
+/// returns the plots' host seconds. InputError when they are missing or are not what npusim
+/// writes.
+double rebuildReportDirectory(const std::filesystem::path& directory);
 
 }  // namespace npusim::cli

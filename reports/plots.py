@@ -39,20 +39,17 @@ def read_trace(path):
         if f.readline().strip() != TRACE_HEADER:
             f.seek(0)
             return json.load(f)["traceEvents"]
+        # Each line starts with its event's phase: only the lines kept are parsed.
         events, slices, step, seen = [], [], 1, 0
         for line in f:
-            line = line.strip().rstrip(",")
-            if not line or line == "]}":
-                continue
-            event = json.loads(line)
-            if event["ph"] == "M":
-                events.append(event)
-            elif event["ph"] == "X":
+            if line.startswith('{"ph":"X"'):
                 if seen % step == 0:
-                    slices.append(event)
+                    slices.append(json.loads(line.rstrip().rstrip(",")))
                 seen += 1
                 if len(slices) > 2 * MAX_SLICES:
                     slices, step = slices[::2], step * 2
+            elif line.startswith('{"ph":"M"'):
+                events.append(json.loads(line.rstrip().rstrip(",")))
         return events + slices
 
 
