@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Runs the simulation-speed benchmarks side by side and prints their figures (medians of
-# several runs: the machines are shared and noisy) and ratios.
-#   tests/bench/run_benchmarks.sh [BUILD_DIR] [RUNS]
+# several runs: the machines are shared and noisy) and ratios: a GEMM and a DRAM copy, whole
+# networks phase by phase on every preset (network_speed.py), then a sweep of GRID^3 ResNet-18
+# points (sweep_speed.py; GRID 10 is the 1,000-point sweep, about ten minutes; 0 skips it).
+#   tests/bench/run_benchmarks.sh [BUILD_DIR] [RUNS] [GRID]
 set -euo pipefail
 build=${1:-build}
 runs=${2:-5}
+grid=${3:-10}
+here=$(dirname "$0")
 bench="$build/bin/sim_speed"
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 
@@ -37,3 +41,9 @@ printf '  int8 GEMM 256^3 on edge: model core %.3f s, RTL core (Verilated 16x16 
     "$gemm_model_seconds" "$gemm_rtl_seconds" "$(echo "$gemm_rtl_seconds / $gemm_model_seconds" | bc -l)"
 echo
 "$build/bin/gemm_kernels"
+echo
+/usr/bin/python3 "$here/network_speed.py" --build "$build" --runs "$runs"
+if [ "$grid" -gt 0 ]; then
+    echo
+    /usr/bin/python3 "$here/sweep_speed.py" --build "$build" --grid "$grid"
+fi
