@@ -1,6 +1,7 @@
 // Artifact container: serialisation, parsing and checksum verification.
 #include "arch/artifact.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -209,6 +210,12 @@ std::vector<std::string> runSections(const Artifact& artifact) {
     return names;
 }
 
+uint64_t Artifact::sectionBytes(const std::string& name) const {
+    if (const auto section = sections.find(name); section != sections.end()) return section->second.size();
+    const auto unread = unreadSections.find(name);
+    return unread == unreadSections.end() ? 0 : unread->second;
+}
+
 std::string bucketLabel(const BucketRecord& bucket) { return bucket.symbol + "=" + std::to_string(bucket.size); }
 
 Artifact bucketArtifact(const Artifact& artifact, size_t index) {
@@ -229,6 +236,9 @@ Artifact bucketArtifact(const Artifact& artifact, size_t index) {
     for (const auto& [name, bytes] : artifact.sections) {
         if (name.ends_with(label)) view.sections[name.substr(0, name.size() - label.size())] = bytes;
     }
+    for (const auto& [name, bytes] : artifact.unreadSections) {
+        if (name.ends_with(label)) view.unreadSections[name.substr(0, name.size() - label.size())] = bytes;
+    }
     return view;
 }
 
@@ -246,6 +256,10 @@ std::string artifactSummaryJson(const Artifact& artifact) {
 }
 
 std::vector<std::byte> serializeArtifact(const Artifact& artifact) {
+    if (!artifact.unreadSections.empty()) {
+        throw InputError("cannot write an artifact whose '" + artifact.unreadSections.begin()->first +
+                         "' section was left unread (read for a timing-only run)");
+    }
     // Section offsets are relative to the end of the manifest (aligned), so the manifest
     // can describe them without knowing its own size.
     Json sections = Json::array();
@@ -279,9 +293,25 @@ namespace {
 /// Reads `into.size()` bytes at `offset` of the container (the caller checked the range).
 using ReadAt = std::function<void(uint64_t offset, std::span<std::byte> into)>;
 
+/// Whether a timing-only reader leaves section `name` in the file: a weights section (of the
+/// artifact, or of one of its buckets), unless a CPU segment reads weights from it.
+bool unreadWhenTimingOnly(const ArtifactManifest& manifest, const std::string& name) {
+    if (name != kWeightsSection && !name.starts_with(std::string(kWeightsSection) + "@")) return false;
+    const auto readsImage = [](const std::vector<SegmentRecord>& segments) {
+        return std::any_of(segments.begin(), segments.end(), [](const SegmentRecord& segment) {
+            return std::any_of(segment.inputs.begin(), segment.inputs.end(),
+                               [](const TensorBinding& binding) { return binding.imageOffset >= 0; });
+        });
+    };
+    if (readsImage(manifest.segments)) return false;
+    return std::none_of(manifest.buckets.begin(), manifest.buckets.end(),
+                        [&](const BucketRecord& bucket) { return readsImage(bucket.segments); });
+}
+
 /// Parses a container of `size` bytes read through `readAt`: the header and manifest, then
-/// each section straight into its place, checksums verified.
-Artifact parseContainer(uint64_t size, const ReadAt& readBytes, const std::string& origin) {
+/// each section straight into its place, checksums verified (a section left unread is only
+/// checked to lie inside the container).
+Artifact parseContainer(uint64_t size, const ReadAt& readBytes, const std::string& origin, ArtifactRead read) {
     auto readAt = [&](uint64_t offset, std::span<std::byte> into) {
         if (!into.empty()) readBytes(offset, into);
     };
@@ -318,6 +348,10 @@ Artifact parseContainer(uint64_t size, const ReadAt& readBytes, const std::strin
             if (payloadStart > size || offset > size - payloadStart || bytes > size - payloadStart - offset) {
                 throw fail("section '" + name + "' is truncated");
             }
+            if (read == ArtifactRead::TimingOnly && unreadWhenTimingOnly(artifact.manifest, name)) {
+                artifact.unreadSections[name] = bytes;
+                continue;
+            }
             std::vector<std::byte>& data = artifact.sections[name];
             data.resize(bytes);
             readAt(payloadStart + offset, data);
@@ -338,20 +372,22 @@ Artifact parseContainer(uint64_t size, const ReadAt& readBytes, const std::strin
 Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& origin) {
     return parseContainer(bytes.size(), [&](uint64_t offset, std::span<std::byte> into) {
         std::memcpy(into.data(), bytes.data() + offset, into.size());
-    }, origin);
+    }, origin, ArtifactRead::Whole);
 }
 
 void writeArtifact(const std::filesystem::path& path, const Artifact& artifact) {
     writeFileAtomic(path, serializeArtifact(artifact));
 }
 
-Artifact readArtifact(const std::filesystem::path& path) {
+Artifact readArtifact(const std::filesystem::path& path, ArtifactRead read) {
     // A regular file is read section by section into place (a whole network's weights are
     // tens of MiB: no second copy); anything else (a pipe) whole, then parsed.
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error)) {
         const std::string bytes = readWholeFile(path, "artifact");
-        return parseArtifact(std::as_bytes(std::span(bytes)), path.string());
+        return parseContainer(bytes.size(), [&](uint64_t offset, std::span<std::byte> into) {
+            std::memcpy(into.data(), bytes.data() + offset, into.size());
+        }, path.string(), read);
     }
     std::ifstream in(path, std::ios::binary);
     const uint64_t size = std::filesystem::file_size(path, error);
@@ -362,7 +398,7 @@ Artifact readArtifact(const std::filesystem::path& path) {
         if (static_cast<size_t>(in.gcount()) != into.size()) {
             throw InputError("cannot read artifact '" + path.string() + "': it changed while being read");
         }
-    }, path.string());
+    }, path.string(), read);
 }
 
 }  // namespace npusim

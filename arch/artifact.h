@@ -150,6 +150,12 @@ inline constexpr const char* kCpuSection = "cpu";
 struct Artifact {
     ArtifactManifest manifest;
     std::map<std::string, std::vector<std::byte>> sections;
+    /// Sections known by their size only, their bytes left in the file (ArtifactRead::TimingOnly):
+    /// name -> bytes.
+    std::map<std::string, uint64_t> unreadSections;
+
+    /// A section's size, read or not; 0 when the artifact has no such section.
+    uint64_t sectionBytes(const std::string& name) const;
 };
 
 /// The sections a run reads: weights, the NPU segments' command streams, the CPU code.
@@ -170,6 +176,12 @@ Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& orig
 std::string artifactSummaryJson(const Artifact& artifact);
 
 void writeArtifact(const std::filesystem::path& path, const Artifact& artifact);
-Artifact readArtifact(const std::filesystem::path& path);
+
+/// What a reader takes from the file. Whole: every section. TimingOnly: a run that computes no
+/// values never reads the weights' bytes (their upload only takes its time), so the weights
+/// sections stay in the file, known by their size, unless a CPU segment of the host reads a
+/// weight from them (a network's weights are most of its artifact).
+enum class ArtifactRead { Whole, TimingOnly };
+Artifact readArtifact(const std::filesystem::path& path, ArtifactRead read = ArtifactRead::Whole);
 
 }  // namespace npusim

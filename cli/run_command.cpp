@@ -57,7 +57,7 @@ struct Prepared {
 Prepared prepare(const RunOptions& o) {
     Prepared p;
     if (isArtifactFile(o.target)) {
-        p.artifact = readArtifact(o.target);
+        p.artifact = readArtifact(o.target, o.timingOnly ? ArtifactRead::TimingOnly : ArtifactRead::Whole);
         p.config = validateArchConfig(parseArchConfigFile(p.artifact.manifest.archConfig, o.target));
         if (o.arch.archGiven() || !o.arch.overrides.empty()) {
             const ArchConfig requested = o.arch.load();

@@ -87,8 +87,10 @@ LoadedModel Runtime::load(const Artifact& artifact) {
     for (const TensorBinding& binding : manifest.inputs) checkInWindow(binding, manifest.dramBytes, "input");
     for (const TensorBinding& binding : manifest.outputs) checkInWindow(binding, manifest.dramBytes, "output");
     for (const TensorBinding& binding : manifest.sizes) checkInWindow(binding, manifest.dramBytes, "size");
-    const auto weights = artifact.sections.find(kWeightsSection);
-    const uint64_t weightBytes = weights == artifact.sections.end() ? 0 : weights->second.size();
+    if (!host_.timingOnly && artifact.unreadSections.contains(kWeightsSection)) {
+        throw InputError("the artifact's weights were left unread (read for a timing-only run), but this run computes values");
+    }
+    const uint64_t weightBytes = artifact.sectionBytes(kWeightsSection);
     if (manifest.residentWeightBytes > weightBytes || manifest.weightsOffset > manifest.dramBytes ||
         manifest.residentWeightBytes > manifest.dramBytes - manifest.weightsOffset) {
         throw InputError("the resident weights (" + std::to_string(manifest.residentWeightBytes) + " bytes at +" +
@@ -121,7 +123,7 @@ LoadedModel Runtime::load(const Artifact& artifact) {
     model.context = driver_.createContext(manifest.dramBytes);
     try {
         if (manifest.residentWeightBytes > 0) {
-            writeWeights(model, manifest.weightsOffset, std::span(weights->second).first(manifest.residentWeightBytes));
+            writeWeights(model, manifest.weightsOffset, 0, manifest.residentWeightBytes);
         }
         loadCommands(model, streams);
     } catch (...) {
@@ -285,19 +287,19 @@ void Runtime::recordHost(trace::EventType type, uint32_t opId, uint64_t from, ui
     host_.trace->record(e);
 }
 
-void Runtime::writeWeights(const LoadedModel& model, uint64_t offset, std::span<const std::byte> bytes) {
+void Runtime::writeWeights(const LoadedModel& model, uint64_t offset, uint64_t source, uint64_t bytes) {
     if (host_.timingOnly) {
-        driver_.writeTimingOnly(model.context, offset, bytes.size());
+        driver_.writeTimingOnly(model.context, offset, bytes);
     } else {
-        driver_.write(model.context, offset, bytes);
+        const std::vector<std::byte>& weights = model.artifact->sections.at(kWeightsSection);
+        driver_.write(model.context, offset, std::span(weights).subspan(source, bytes));
     }
 }
 
 uint64_t Runtime::uploadWeights(const LoadedModel& model, const SegmentRecord& segment) {
-    const std::vector<std::byte>& weights = model.artifact->sections.at(kWeightsSection);
     for (const WeightUpload& upload : segment.uploads) {
         const uint64_t from = driver_.nowCycles();
-        writeWeights(model, upload.dramOffset, std::span(weights).subspan(upload.source, upload.bytes));
+        writeWeights(model, upload.dramOffset, upload.source, upload.bytes);
         recordHost(trace::EventType::WeightUpload, upload.opId, from, driver_.nowCycles(), upload.bytes);
     }
     return driver_.nowCycles();

@@ -98,8 +98,9 @@ private:
     driver::JobResult runJob(const LoadedModel& model, const driver::CommandBuffer& commands, RunResult& result);
     /// Copies a segment's streamed weights into the window; returns the cycle the copies end.
     uint64_t uploadWeights(const LoadedModel& model, const SegmentRecord& segment);
-    /// Writes weight bytes into the model's window, or only takes their time in a timing-only run.
-    void writeWeights(const LoadedModel& model, uint64_t offset, std::span<const std::byte> bytes);
+    /// Writes `bytes` of the weights section from `source` at `offset` of the model's window, or
+    /// only takes their time in a timing-only run (whose artifact may hold the weights' size only).
+    void writeWeights(const LoadedModel& model, uint64_t offset, uint64_t source, uint64_t bytes);
     /// An interval of the host's track in host_.trace, when there is one.
     void recordHost(trace::EventType type, uint32_t opId, uint64_t from, uint64_t to, uint64_t bytes);
 

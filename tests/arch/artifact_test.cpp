@@ -1,4 +1,6 @@
 // Artifact container: round trip, and every kind of corruption is caught with a message.
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "arch/artifact.h"
@@ -86,6 +88,48 @@ TEST(Artifact, DetectsCorruptionAndTruncation) {
     EXPECT_NE(errorOf(bad).find("format version 99"), std::string::npos);
 
     EXPECT_NE(errorOf({}).find("not an npusim artifact"), std::string::npos);
+}
+
+/// The artifact written to a file of its own (removed with the test's scope).
+struct ArtifactFile {
+    explicit ArtifactFile(const Artifact& artifact)
+        : path(std::filesystem::temp_directory_path() /
+               ("artifact_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".npuart")) {
+        writeArtifact(path, artifact);
+    }
+    ~ArtifactFile() { std::filesystem::remove(path); }
+    std::filesystem::path path;
+};
+
+TEST(Artifact, ReadsAFileWholeOrForATimingOnlyRun) {
+    const Artifact artifact = sampleArtifact();
+    const ArtifactFile file(artifact);
+    const Artifact whole = readArtifact(file.path);
+    EXPECT_EQ(whole.sections, artifact.sections);
+    EXPECT_TRUE(whole.unreadSections.empty());
+    // A timing-only run never reads the weights' bytes: they stay in the file, known by size.
+    const Artifact timing = readArtifact(file.path, ArtifactRead::TimingOnly);
+    EXPECT_EQ(timing.manifest, artifact.manifest);
+    EXPECT_FALSE(timing.sections.contains(kWeightsSection));
+    EXPECT_EQ(timing.sections.at(kCommandsSection), artifact.sections.at(kCommandsSection));
+    EXPECT_EQ(timing.sectionBytes(kWeightsSection), 33u);
+    EXPECT_EQ(timing.sectionBytes("absent"), 0u);
+    EXPECT_THROW(serializeArtifact(timing), InputError);  // it cannot be written back
+}
+
+TEST(Artifact, KeepsTheWeightsAHostKernelReads) {
+    Artifact artifact = sampleArtifact();
+    SegmentRecord host;
+    host.cpu = true;
+    TensorBinding weight = testing::binding("w", DType::Fp32, {2}, 0x500);
+    weight.imageOffset = 16;
+    host.inputs = {weight};
+    artifact.manifest.segments.push_back(host);
+    const ArtifactFile file(artifact);
+    const Artifact timing = readArtifact(file.path, ArtifactRead::TimingOnly);
+    EXPECT_EQ(timing.sections.at(kWeightsSection), artifact.sections.at(kWeightsSection));
+    EXPECT_TRUE(timing.unreadSections.empty());
 }
 
 }  // namespace

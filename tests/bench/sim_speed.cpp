@@ -114,7 +114,7 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 /// A whole network from its artifact file to its report, phase by phase.
 int runNetwork(const Options& o) {
     auto clock = std::chrono::steady_clock::now();
-    const Artifact artifact = readArtifact(o.artifact);
+    const Artifact artifact = readArtifact(o.artifact, o.timingOnly ? ArtifactRead::TimingOnly : ArtifactRead::Whole);
     const ArchConfig config = validateArchConfig(parseArchConfigFile(artifact.manifest.archConfig, o.artifact));
     const double load = secondsSince(clock);
     const std::map<std::string, Tensor> inputs = cli::randomInputs(artifact.manifest.inputs, 1);

@@ -59,6 +59,20 @@ class ReportGoldenTest(NpusimTestCase):
                     golden["timing_only"] = True
                     self.assertEqual(report, golden)
 
+    def test_timing_only_runs_of_compiled_artifacts_match_the_same_goldens(self):
+        # A timing-only run of an artifact file leaves its weights in the file (their upload
+        # only takes its time): the figures are those of the full run all the same.
+        for model in MODELS:
+            with self.subTest(model=model):
+                artifact = self.tmp / f"{model}.npuart"
+                self.ok("compile", example(f"{model}.onnx"), "--arch", "edge", "-o", artifact)
+                report_dir = self.tmp / f"{model}.artifact"
+                self.ok("run", artifact, "--timing-only", "--report", report_dir)
+                report = without_host_seconds(json.loads((report_dir / "report.json").read_text()))
+                golden = json.loads((GOLDENS / f"{model}.edge.json").read_text())
+                golden["timing_only"] = True
+                self.assertEqual(report, golden)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

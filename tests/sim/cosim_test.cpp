@@ -69,6 +69,37 @@ TEST(CoSim, HandWrittenGemmJobComputesTheProduct) {
     EXPECT_EQ(result.dram.bytesWritten, 2048u);
 }
 
+/// The GEMM job with 256 bytes of resident weights known by their size only, as an artifact
+/// read for a timing-only run holds them.
+Artifact gemmWithUnreadWeights() {
+    Artifact artifact = assembleArtifact(kGemmProgram, 0x4000);
+    artifact.manifest.weightsOffset = 0x3000;
+    artifact.manifest.residentWeightBytes = 256;
+    artifact.unreadSections[kWeightsSection] = 256;
+    return artifact;
+}
+
+TEST(CoSim, WeightsLeftUnreadServeATimingOnlyRun) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    std::mt19937 rng(1);
+    CoSimOptions timingOnly;
+    timingOnly.timingOnly = true;
+    const CoSimResult result = runCoSimulation(config, gemmWithUnreadWeights(),
+                                               {{"a", randomInt8({32, 16}, rng)}, {"b", randomInt8({16, 16}, rng)}}, timingOnly);
+    EXPECT_GT(result.job.cycles, 0u);
+}
+
+TEST(CoSim, WeightsLeftUnreadAreRefusedByARunThatComputesValues) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    std::mt19937 rng(1);
+    try {
+        runCoSimulation(config, gemmWithUnreadWeights(), {{"a", randomInt8({32, 16}, rng)}, {"b", randomInt8({16, 16}, rng)}}, {});
+        FAIL() << "expected the run to refuse the artifact";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("weights were left unread"), std::string::npos) << e.what();
+    }
+}
+
 TEST(CoSim, InvalidCommandIsRejectedWithItsErrorCode) {
     const ArchConfig config = loadArchConfig("edge", {});
     std::vector<std::string> program = kGemmProgram;
