@@ -20,9 +20,11 @@ public:
         return t.value() / period_.value();
     }
     /// Whole cycles in t, rounding up (a partial cycle still occupies the cycle).
-    uint64_t toCyclesCeil(const sc_core::sc_time& t) const {
-        return (t.value() + period_.value() - 1) / period_.value();
-    }
+    uint64_t toCyclesCeil(const sc_core::sc_time& t) const { return unitsToCyclesCeil(t.value()); }
+    /// The same for a time in SystemC's integer time units (as timelines keep it).
+    uint64_t unitsToCyclesCeil(uint64_t units) const { return (units + period_.value() - 1) / period_.value(); }
+    /// `count` cycles in SystemC's integer time units.
+    uint64_t cyclesToUnits(uint64_t count) const { return period_.value() * count; }
     /// The current simulation time in cycles.
     uint64_t now() const { return toCycles(sc_core::sc_time_stamp()); }
 

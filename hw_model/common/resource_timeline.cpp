@@ -5,15 +5,10 @@
 
 namespace npusim::hw {
 
-void ResourceTimeline::insert(uint64_t start, uint64_t end, int owner) {
-    const auto first = uses_.begin() + static_cast<std::ptrdiff_t>(head_);
-    // Most uses land after every other: no search for them.
-    auto next = first == uses_.end() || uses_.back().start <= start
-                    ? uses_.end()
-                    : std::upper_bound(first, uses_.end(), start,
-                                       [](uint64_t value, const Use& use) { return value < use.start; });
+void ResourceTimeline::insertAt(size_t at, uint64_t start, uint64_t end, int owner) {
+    const auto next = uses_.begin() + static_cast<std::ptrdiff_t>(at);
     // Merge with adjacent uses of the same owner to keep the list short.
-    const bool joinsPrevious = next != first && std::prev(next)->end == start && std::prev(next)->owner == owner;
+    const bool joinsPrevious = at > head_ && std::prev(next)->end == start && std::prev(next)->owner == owner;
     const bool joinsNext = next != uses_.end() && next->start == end && next->owner == owner;
     if (joinsPrevious && joinsNext) {
         std::prev(next)->end = next->end;
@@ -27,7 +22,7 @@ void ResourceTimeline::insert(uint64_t start, uint64_t end, int owner) {
     }
 }
 
-void ResourceTimeline::forgetBefore(uint64_t time) {
+void ResourceTimeline::drop(uint64_t time) {
     while (head_ < uses_.size() && uses_[head_].end <= time) ++head_;
     if (head_ > 64 && head_ * 2 > uses_.size()) {
         uses_.erase(uses_.begin(), uses_.begin() + static_cast<std::ptrdiff_t>(head_));
@@ -39,7 +34,7 @@ ResourceTimeline::Grant ResourceTimeline::use(uint64_t earliest, uint64_t durati
     Grant grant{earliest, 0};
     if (duration == 0) return grant;
     if (head_ == uses_.size() || uses_.back().end <= earliest) {  // free from `earliest` on
-        insert(earliest, earliest + duration, owner);
+        insertAt(uses_.size(), earliest, earliest + duration, owner);
         grant.end = earliest + duration;
         return grant;
     }
@@ -59,11 +54,12 @@ ResourceTimeline::Grant ResourceTimeline::use(uint64_t earliest, uint64_t durati
         }
         const uint64_t gapEnd = i < uses_.size() ? uses_[i].start : UINT64_MAX;
         const uint64_t take = std::min(remaining, gapEnd - t);
-        pieces_.emplace_back(t, t + take);
+        pieces_.push_back({t, t + take, i});
         t += take;
         remaining -= take;
     }
-    for (const auto& [start, end] : pieces_) insert(start, end, owner);
+    // Last first: a piece's insertion leaves the places of the pieces before it as they were.
+    for (auto piece = pieces_.rbegin(); piece != pieces_.rend(); ++piece) insertAt(piece->at, piece->start, piece->end, owner);
     grant.end = t;
     return grant;
 }

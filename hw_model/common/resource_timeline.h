@@ -20,21 +20,31 @@ public:
 
     /// Takes `duration` of free time from `earliest` on. Times in picoseconds.
     Grant use(uint64_t earliest, uint64_t duration, int owner);
-    /// Drops uses that end at or before `time`: nothing can be requested before now.
-    void forgetBefore(uint64_t time);
+    /// Drops uses that end at or before `time`: nothing can be requested before now. Called per
+    /// access, so the common case (nothing to drop) is a comparison here.
+    void forgetBefore(uint64_t time) {
+        if (head_ < uses_.size() && uses_[head_].end <= time) drop(time);
+    }
 
 private:
     struct Use {
         uint64_t start, end;
         int owner;
     };
-    void insert(uint64_t start, uint64_t end, int owner);
+    /// Inserts [start, end) of `owner` before uses_[at] (its place in start order), merged with
+    /// a neighbour of the same owner it touches.
+    void insertAt(size_t at, uint64_t start, uint64_t end, int owner);
+    void drop(uint64_t time);
 
     /// Sorted by start, never overlapping; uses before `head_` are forgotten. Requests come
     /// mostly in time order, so inserts land at or near the end.
     std::vector<Use> uses_;
     size_t head_ = 0;
-    std::vector<std::pair<uint64_t, uint64_t>> pieces_;  ///< scratch for use()
+    struct Piece {
+        uint64_t start, end;
+        size_t at;  ///< the use it goes before
+    };
+    std::vector<Piece> pieces_;  ///< scratch for use()
 };
 
 }  // namespace npusim::hw

@@ -140,6 +140,9 @@ void DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64
         const uint64_t planeBuffer = plane * rows * rowBytes;
         for (uint64_t run = 0; run < runs; ++run) {
             const uint64_t runStart = dram + (indexed ? tableRows[run] : run) * dramStride;
+            // Where the next byte lands in the plane's row-major block: a run starts a row
+            // (one run covers every row, or each row is a run of its own).
+            uint64_t row = run, column = 0;
             for (uint64_t done = 0; done < runBytes;) {
                 // Bursts never cross a burst-aligned boundary; a transposing DMA keeps whole elements.
                 uint64_t bytes = std::min(runBytes - done, burstBytes - (runStart + done) % burstBytes);
@@ -158,7 +161,6 @@ void DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64
                     // block into a row tail, whole rows and a row head.
                     uint64_t offset = run * runBytes + done, left = bytes;
                     while (left > 0) {
-                        const uint64_t row = offset / rowBytes, column = offset % rowBytes;
                         OnchipPiece& piece = burst.pieces[static_cast<size_t>(burst.pieceCount++)];
                         piece.address = onchip + row * onchipStride + column;
                         piece.bufferOffset = planeBuffer + offset;
@@ -166,9 +168,15 @@ void DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64
                         if (column == 0 && left >= rowBytes) {
                             piece.rows = left / rowBytes;
                             piece.rowBytes = rowBytes;
+                            row += piece.rows;
                         } else {
                             piece.rows = 1;
                             piece.rowBytes = std::min(left, rowBytes - column);
+                            column += piece.rowBytes;
+                            if (column == rowBytes) {
+                                ++row;
+                                column = 0;
+                            }
                         }
                         offset += piece.rows * piece.rowBytes;
                         left -= piece.rows * piece.rowBytes;

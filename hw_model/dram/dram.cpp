@@ -104,7 +104,7 @@ void Dram::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     timing_.forgetBefore(now.value());
     const DramTiming::Result result = timing_.access((now + delay).value(), payload.get_address(), bytes, owner);
-    if (tag) tag->contentionCycles += clock_.toCyclesCeil(sc_core::sc_time::from_value(result.waitedForOthers));
+    if (tag) tag->contentionCycles += clock_.unitsToCyclesCeil(result.waitedForOthers);
     delay = sc_core::sc_time::from_value(result.end) - now;
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -19,7 +19,8 @@ BankedMemory::BankedMemory(sc_core::sc_module_name name, const MemoryConfig& con
 
       banks_(config.banks),
       perBank_(config.banks, 0),
-      widthShift_(std::countr_zero(config.bankWidthBytes)) {
+      widthShift_(std::countr_zero(config.bankWidthBytes)),
+      banksShift_(std::has_single_bit(config.banks) ? std::countr_zero(config.banks) : -1) {
     tSocket.register_b_transport(this, &BankedMemory::b_transport);
     tSocket.register_transport_dbg(this, &BankedMemory::transport_dbg);
 }
@@ -43,10 +44,12 @@ void BankedMemory::addRow(uint64_t address, uint64_t bytes, uint64_t repeats) {
     const uint64_t banks = config_.banks;
     const uint64_t firstChunk = address >> widthShift_;  // the width is a power of two
     const uint64_t chunks = ((address + bytes - 1) >> widthShift_) - firstChunk + 1;
-    const uint64_t firstBank = firstChunk % banks;
     // Chunks firstChunk .. firstChunk+chunks-1 land on bank (firstBank + i) % banks: every
     // bank gets chunks / banks of them, and the banks after firstBank one more for the rest.
-    const uint64_t each = chunks / banks, rest = chunks % banks;
+    // (A power-of-two bank count, as every preset has, divides by shifting.)
+    const uint64_t firstBank = banksShift_ >= 0 ? firstChunk & (banks - 1) : firstChunk % banks;
+    const uint64_t each = banksShift_ >= 0 ? chunks >> banksShift_ : chunks / banks;
+    const uint64_t rest = chunks - each * banks;
     if (each > 0) {
         for (uint64_t bank = 0; bank < banks; ++bank) addChunks(bank, each * repeats);
     }
@@ -113,12 +116,12 @@ void BankedMemory::b_transport(int initiatorSocket, tlm::tlm_generic_payload& pa
         banks_[b].forgetBefore(now.value());
         const uint64_t cycles = (perBank_[b] + config_.ports - 1) / config_.ports;
         perBank_[b] = 0;
-        const ResourceTimeline::Grant grant = banks_[b].use(issue, clock_.cycles(cycles).value(), owner);
+        const ResourceTimeline::Grant grant = banks_[b].use(issue, clock_.cyclesToUnits(cycles), owner);
         end = std::max(end, grant.end);
         waited = std::max(waited, grant.waitedForOthers);
     }
     touched_.clear();
-    if (tag) tag->contentionCycles += clock_.toCyclesCeil(sc_core::sc_time::from_value(waited));
+    if (tag) tag->contentionCycles += clock_.unitsToCyclesCeil(waited);
     delay = sc_core::sc_time::from_value(end) - now;
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -57,6 +57,7 @@ private:
     std::vector<uint64_t> perBank_;
     std::vector<uint32_t> touched_;
     int widthShift_;  ///< log2 of the bank width
+    int banksShift_;  ///< log2 of the bank count when it is a power of two, else -1
     BitFlips flips_;
 };
 
