@@ -138,10 +138,11 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& given,
                                               run.retriedFailures.end());
     };
     if (options.trace) {
-        // About three events per command (its dispatch, its busy time, a stall).
+        // About three events per command (its dispatch, its busy time, a stall), a few more
+        // with loops; room that is never written costs no memory.
         uint64_t commands = 0;
         for (const OpRecord& op : artifact.manifest.ops) commands += op.commands;
-        result.trace.reserve(3 * commands);
+        result.trace.reserve(4 * commands);
     }
     const DramTraffic whole = runSystem(
         config, options.trace ? &result.trace : nullptr, options.timingOnly,
