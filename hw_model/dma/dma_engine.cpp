@@ -144,8 +144,9 @@ void DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64
             // (one run covers every row, or each row is a run of its own).
             uint64_t row = run, column = 0;
             for (uint64_t done = 0; done < runBytes;) {
-                // Bursts never cross a burst-aligned boundary; a transposing DMA keeps whole elements.
-                uint64_t bytes = std::min(runBytes - done, burstBytes - (runStart + done) % burstBytes);
+                // Bursts never cross a burst-aligned boundary (burst_bytes is a power of two); a
+                // transposing DMA keeps whole elements.
+                uint64_t bytes = std::min(runBytes - done, burstBytes - ((runStart + done) & (burstBytes - 1)));
                 if (transpose) bytes = std::max(elem, bytes / elem * elem);
                 Burst burst;
                 burst.dramAddress = runStart + done;
@@ -255,11 +256,14 @@ void DmaEngine::execute(const isa::Command& command) {
     if (load && !move && !bursts.empty() && injectedFault(FaultKind::DramFlip)) faults()->flipDram(bursts.front().dramAddress);
     const bool flipOnchip = load && !move && !bursts.empty() && bursts.front().pieceCount > 0 &&
                             injectedFault(FaultKind::SramFlip);
+    // Bursts go to the channels in turn (counted, not divided: this loop runs per burst).
+    size_t channelIndex = 0;
     for (size_t b = 0; b < bursts.size(); ++b) {
         const Burst& burst = bursts[b];
-        Channel& channel = channels_[b % channels_.size()];
+        Channel& channel = channels_[channelIndex];
+        if (++channelIndex == channels_.size()) channelIndex = 0;
         const sc_core::sc_time issue = channel.nextIssue(config_.dma.maxOutstanding) - now;  // from now
-        const uint64_t elementBytes = burst.bytes / burst.elements;
+        const uint64_t elementBytes = burst.elements == 1 ? burst.bytes : burst.bytes / burst.elements;
         const MemoryRequest dramRequest{load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND,
                                         burst.dramAddress, at(staging, burst.bufferOffset), burst.elements,
                                         elementBytes, burst.elements > 1 ? burst.elementStride : elementBytes};

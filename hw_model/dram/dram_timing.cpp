@@ -2,7 +2,9 @@
 #include "hw_model/dram/dram_timing.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <stdexcept>
 
 namespace npusim::hw {
 namespace {
@@ -15,10 +17,17 @@ constexpr uint64_t kStreamBytes = 4096;
 
 DramTiming::DramTiming(const DramConfig& config, uint64_t cyclePs)
     : config_(config),
+      channelShift_(std::countr_zero(config.channels)),
+      bankShift_(std::countr_zero(config.banks)),
+      rowShift_(std::countr_zero(config.rowBytes)),
       cyclePs_(cyclePs),
       psPerByte_(static_cast<double>(cyclePs) * config.channels / config.bytesPerCycle),
       buses_(config.channels),
-      banks_(uint64_t{config.channels} * config.banks) {}
+      banks_(uint64_t{config.channels} * config.banks) {
+    if (!std::has_single_bit(config.channels) || !std::has_single_bit(config.banks) || !std::has_single_bit(config.rowBytes)) {
+        throw std::invalid_argument("DRAM channels, banks and row bytes must be powers of two (the arch config validation checks)");
+    }
+}
 
 void DramTiming::forgetBefore(uint64_t now) {
     if (now == forgotten_) return;
@@ -54,12 +63,14 @@ DramTiming::Result DramTiming::access(uint64_t issue, uint64_t address, uint64_t
 
 DramTiming::Result DramTiming::segment(uint64_t issue, uint64_t address, uint64_t bytes, int owner) {
     // [row | bank | column within the channel | channel | byte within the interleave unit]
-    const uint64_t interleave = DramConfig::channelInterleaveBytes;
-    const uint64_t channel = (address / interleave) % config_.channels;
-    const uint64_t channelAddress = address / (interleave * config_.channels) * interleave + address % interleave;
-    const uint64_t rowIndex = channelAddress / config_.rowBytes;
-    Bank& bank = banks_[channel * config_.banks + rowIndex % config_.banks];
-    const auto row = static_cast<int64_t>(rowIndex / config_.banks);
+    constexpr int interleaveShift = std::countr_zero(DramConfig::channelInterleaveBytes);
+    constexpr uint64_t interleaveMask = DramConfig::channelInterleaveBytes - 1;
+    const uint64_t unit = address >> interleaveShift;
+    const uint64_t channel = unit & (uint64_t{config_.channels} - 1);
+    const uint64_t channelAddress = ((unit >> channelShift_) << interleaveShift) | (address & interleaveMask);
+    const uint64_t rowIndex = channelAddress >> rowShift_;
+    Bank& bank = banks_[(channel << bankShift_) + (rowIndex & (uint64_t{config_.banks} - 1))];
+    const auto row = static_cast<int64_t>(rowIndex >> bankShift_);
 
     Result result;
     const uint64_t ready = issue + cycles(config_.latencyCycles);

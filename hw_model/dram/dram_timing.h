@@ -41,6 +41,9 @@ private:
     uint64_t cycles(uint64_t count) const { return count * cyclePs_; }
 
     const DramConfig& config_;
+    /// log2 of the channels, banks and row bytes (validated powers of two): the address map
+    /// shifts and masks per burst instead of dividing.
+    const int channelShift_, bankShift_, rowShift_;
     const uint64_t cyclePs_;
     const double psPerByte_;  ///< per channel
     std::vector<ResourceTimeline> buses_;
