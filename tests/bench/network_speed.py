@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Whole-network simulation speed: each model compiled once per preset, then `sim_speed network`
-run on the artifact (timing-only and full), phase by phase: reading the artifact, elaborating,
+run on the artifact (timing-only and full) with the inputs torch exported, phase by phase: reading the artifact, elaborating,
 the run, report.json and trace.json. Medians of several runs, side by side in one process tree,
 with the peak RSS of each run. The models are exported from torch like the model zoo's.
 
@@ -8,7 +8,6 @@ with the peak RSS of each run. The models are exported from torch like the model
 """
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -22,17 +21,12 @@ MODELS = ("resnet18", "mobilenet_v2", "gpt_decoder")
 PHASES = ("load_seconds", "elaborate_seconds", "run_seconds", "report_seconds", "total_seconds")
 
 
-def run_once(sim_speed, artifact, timing_only):
-    """One sim_speed run: its key=value figures and the child's peak RSS in MiB."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    command = [str(sim_speed), "network", str(artifact)] + (["--timing-only"] if timing_only else [])
+def run_once(sim_speed, artifact, inputs, timing_only):
+    """One sim_speed run: its key=value figures (its peak RSS among them)."""
+    command = [str(sim_speed), "network", str(artifact), "--inputs", str(inputs)] + (["--timing-only"] if timing_only else [])
     out = subprocess.run(command, check=True, capture_output=True, text=True,
                          env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")).stdout
-    figures = dict(field.split("=", 1) for field in out.split() if "=" in field)
-    # ru_maxrss of children is the largest of any child so far: a run that is not the largest
-    # yet reports the earlier maximum, which the median of several runs smooths over.
-    figures["peak_rss_mib"] = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
-    return figures
+    return dict(field.split("=", 1) for field in out.split() if "=" in field)
 
 
 def median_figures(runs):
@@ -73,7 +67,8 @@ def main():
                     print(f"  {model:<13} {preset:<13} does not compile: {compiled.stderr.strip()}")
                     continue
                 for timing_only in (True, False):
-                    f = median_figures([run_once(sim_speed, artifact, timing_only) for _ in range(args.runs)])
+                    runs = [run_once(sim_speed, artifact, onnx.parent / "inputs", timing_only) for _ in range(args.runs)]
+                    f = median_figures(runs)
                     row = [model, preset, f["mode"], f"{f['cycles']:.0f}", f"{f['commands']:.0f}",
                            f"{f['dram_transactions']:.0f}"] + [f"{f[p]:.3f}" for p in PHASES] + [
                         f"{f['mcycles_per_second']:.2f}", f"{f['mtransactions_per_second']:.2f}", f"{f['peak_rss_mib']:.0f}"]

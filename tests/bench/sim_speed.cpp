@@ -6,7 +6,7 @@
 // measurement per process (SystemC elaborates once); run_benchmarks.sh runs the variants side
 // by side and prints the ratios.
 //   sim_speed gemm|copy [--timing-only] [--rtl] [--size N] [--arch PRESET]
-//   sim_speed network ARTIFACT [--timing-only]
+//   sim_speed network ARTIFACT [--timing-only] [--inputs DIR]   (inputs: random unless given)
 // --rtl runs the tensor unit's RTL core (the Verilated systolic array) instead of its model core.
 #include <chrono>
 #include <cstdio>
@@ -36,7 +36,7 @@ namespace {
 using namespace npusim;
 
 struct Options {
-    std::string workload = "gemm", arch = "edge", artifact;
+    std::string workload = "gemm", arch = "edge", artifact, inputs;
     bool timingOnly = false, rtl = false;
     int64_t size = 0;
 };
@@ -97,6 +97,8 @@ Options parse(int argc, char* argv[]) {
             o.size = std::stoll(argv[++i]);
         } else if (arg == "--arch" && i + 1 < argc) {
             o.arch = argv[++i];
+        } else if (arg == "--inputs" && i + 1 < argc) {
+            o.inputs = argv[++i];
         } else if (arg == "network" && i + 1 < argc) {
             o.workload = arg;
             o.artifact = argv[++i];
@@ -105,6 +107,15 @@ Options parse(int argc, char* argv[]) {
         }
     }
     return o;
+}
+
+/// This process's peak resident memory in MiB (VmHWM: its own, not a parent's before exec).
+double peakRssMib() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+        if (line.starts_with("VmHWM:")) return std::stod(line.substr(6)) / 1024;
+    }
+    return 0;
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -117,7 +128,8 @@ int runNetwork(const Options& o) {
     const Artifact artifact = readArtifact(o.artifact, o.timingOnly ? ArtifactRead::TimingOnly : ArtifactRead::Whole);
     const ArchConfig config = validateArchConfig(parseArchConfigFile(artifact.manifest.archConfig, o.artifact));
     const double load = secondsSince(clock);
-    const std::map<std::string, Tensor> inputs = cli::randomInputs(artifact.manifest.inputs, 1);
+    const std::map<std::string, Tensor> inputs = o.inputs.empty() ? cli::randomInputs(artifact.manifest.inputs, 1)
+                                                                   : cli::readInputs(o.inputs, artifact.manifest.inputs);
     sim::CoSimOptions options;
     options.timingOnly = o.timingOnly;
     clock = std::chrono::steady_clock::now();
@@ -142,12 +154,12 @@ int runNetwork(const Options& o) {
     const double run = result.timing.cold.hostSeconds;
     std::printf("workload=network model=%s mode=%s arch=%s cycles=%llu commands=%llu trace_events=%zu dram_transactions=%llu "
                 "load_seconds=%.4f elaborate_seconds=%.4f run_seconds=%.4f report_seconds=%.4f total_seconds=%.4f "
-                "report_json_bytes=%zu trace_json_bytes=%zu mcycles_per_second=%.2f mtransactions_per_second=%.3f\n",
+                "report_json_bytes=%zu trace_json_bytes=%zu mcycles_per_second=%.2f mtransactions_per_second=%.3f peak_rss_mib=%.1f\n",
                 artifact.manifest.modelName.c_str(), o.timingOnly ? "timing-only" : "full", config.name.c_str(),
                 static_cast<unsigned long long>(result.job.cycles), static_cast<unsigned long long>(commands),
                 result.trace.events().size(), static_cast<unsigned long long>(result.dram.transactions), load, simulate - run, run, reportSeconds,
                 load + simulate + reportSeconds, static_cast<size_t>(jsonBytes), static_cast<size_t>(traceBytes), result.job.cycles / run / 1e6,
-                result.dram.transactions / run / 1e6);
+                result.dram.transactions / run / 1e6, peakRssMib());
     return 0;
 }
 
