@@ -107,10 +107,10 @@ void DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64
                 const uint64_t rowStart = dram + row * dramStride, rowBuffer = (plane * rows + row) * rowBytes;
                 for (uint64_t c = 0; c < cols;) {
                     const uint64_t first = rowStart + c * elemStride;
-                    const uint64_t boundary = (first / burstBytes + 1) * burstBytes;
+                    const uint64_t boundary = (first & ~(burstBytes - 1)) + burstBytes;  // burst_bytes: a power of two
                     const uint64_t fit = boundary >= first + e ? 1 + (boundary - first - e) / elemStride : 1;
                     const uint64_t count = std::min(fit, cols - c);
-                    Burst burst;
+                    Burst& burst = bursts.emplace_back();  // filled in place: no copy per burst
                     burst.dramAddress = first;
                     burst.bufferOffset = rowBuffer + c * e;
                     burst.bytes = count * e;
@@ -118,7 +118,6 @@ void DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64
                     burst.elementStride = elemStride;
                     burst.pieces[0] = {onchip + row * onchipStride + c * e, 1, count * e, count * e, burst.bufferOffset};
                     burst.pieceCount = 1;
-                    bursts.push_back(burst);
                     c += count;
                 }
             }
@@ -148,7 +147,7 @@ void DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64
                 // transposing DMA keeps whole elements.
                 uint64_t bytes = std::min(runBytes - done, burstBytes - ((runStart + done) & (burstBytes - 1)));
                 if (transpose) bytes = std::max(elem, bytes / elem * elem);
-                Burst burst;
+                Burst& burst = bursts.emplace_back();
                 burst.dramAddress = runStart + done;
                 burst.bufferOffset = planeBuffer + run * runBytes + done;
                 burst.bytes = bytes;
@@ -187,7 +186,6 @@ void DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64
                     burst.copies = rows;
                     burst.copyStride = onchipStride;
                 }
-                bursts.push_back(burst);
                 done += bytes;
             }
         }
