@@ -31,9 +31,8 @@ struct LoadedSegment {
 };
 
 /// An artifact resident on the device: its context (weights uploaded), command buffers and
-/// JIT-compiled kernels, one per segment of the manifest.
-/// A model on the device. It borrows its artifact, which must outlive it: the sections are
-/// read while the model runs, and a whole network's are too large to copy.
+/// JIT-compiled kernels, one per segment of the manifest. It borrows its artifact, which must
+/// outlive it: the sections are read while the model runs, and a network's are too large to copy.
 struct LoadedModel {
     const Artifact* artifact = nullptr;
     driver::ContextId context = 0;
