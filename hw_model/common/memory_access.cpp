@@ -7,34 +7,34 @@
 
 namespace npusim::hw {
 
+MemoryAccessor::MemoryAccessor() {
+    payload_.set_extension(&tag_);
+    payload_.set_extension(&block_);
+}
+
+MemoryAccessor::~MemoryAccessor() {
+    payload_.clear_extension<AccessTag>();
+    payload_.clear_extension<Block2d>();
+}
+
 MemoryResponse MemoryAccessor::access(tlm::tlm_fw_transport_if<>& target, const MemoryRequest& request,
                                       const AccessTag& tag, const sc_core::sc_time& issue,
                                       const std::string& who, regs::ErrorCode onError) {
     tlm::tlm_generic_payload& payload = payload_;
-    AccessTag tagExtension = tag;
-    Block2d block;
-    block.rows = request.rows;
-    block.rowBytes = request.rowBytes;
-    block.stride = request.stride;
+    tag_ = tag;
+    // A linear access is one row: the same block a target assumes without the extension.
+    const uint64_t bytes = request.rows * request.rowBytes;
+    block_.rows = request.rows;
+    block_.rowBytes = request.rowBytes;
+    block_.stride = request.rows > 1 ? request.stride : request.rowBytes;
     payload.set_command(request.command);
     payload.set_address(request.address);
     payload.set_data_ptr(reinterpret_cast<unsigned char*>(request.data));
-    payload.set_data_length(static_cast<unsigned>(request.rows * request.rowBytes));
-    payload.set_streaming_width(static_cast<unsigned>(request.rows * request.rowBytes));
+    payload.set_data_length(static_cast<unsigned>(bytes));
+    payload.set_streaming_width(static_cast<unsigned>(bytes));
     payload.set_byte_enable_ptr(nullptr);
     payload.set_dmi_allowed(false);
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    // The extensions live on this stack frame: detach them when the access ends, even if the
-    // target throws, or the payload would later free them.
-    struct Detach {
-        tlm::tlm_generic_payload& payload;
-        ~Detach() {
-            payload.clear_extension<AccessTag>();
-            payload.clear_extension<Block2d>();
-        }
-    } detach{payload};
-    payload.set_extension(&tagExtension);
-    if (request.rows > 1) payload.set_extension(&block);
 
     sc_core::sc_time delay = issue;
     target.b_transport(payload, delay);
@@ -48,7 +48,7 @@ MemoryResponse MemoryAccessor::access(tlm::tlm_fw_transport_if<>& target, const 
                 << (checkFailed ? "the memory's parity check found an error" : payload.get_response_string());
         throw UnitFault{checkFailed ? regs::ErrorCode::MemoryError : onError, message.str()};
     }
-    return {delay, tagExtension.contentionCycles};
+    return {delay, tag_.contentionCycles};
 }
 
 }  // namespace npusim::hw

@@ -34,10 +34,17 @@ tlm::tlm_fw_transport_if<>& forwardPath(InitiatorSocket& socket) {
     return *socket.operator->();
 }
 
-/// Makes a unit's memory accesses, one at a time, through one reused payload (building a
-/// payload per access would cost an allocation each).
+/// Makes a unit's memory accesses, one at a time, through one reused payload with its
+/// extensions attached for good (building a payload, or attaching extensions, per access
+/// would cost on every burst).
 class MemoryAccessor {
 public:
+    MemoryAccessor();
+    /// The extensions are this object's: detached before the payload would free them.
+    ~MemoryAccessor();
+    MemoryAccessor(const MemoryAccessor&) = delete;
+    MemoryAccessor& operator=(const MemoryAccessor&) = delete;
+
     /// Performs the access at `issue` (an offset from the current time) through `target`.
     /// Throws UnitFault with `onError`, naming `who` and the address, when the target answers
     /// with an error.
@@ -47,6 +54,8 @@ public:
 
 private:
     tlm::tlm_generic_payload payload_;
+    AccessTag tag_;
+    Block2d block_;  ///< one row for a linear access
 };
 
 }  // namespace npusim::hw
