@@ -39,11 +39,16 @@ ResourceTimeline::Grant ResourceTimeline::use(uint64_t earliest, uint64_t durati
         return grant;
     }
     uint64_t t = earliest, remaining = duration;
-    // The first use that ends after t (ends are sorted too, uses never overlap).
-    size_t i = static_cast<size_t>(
-        std::upper_bound(uses_.begin() + static_cast<std::ptrdiff_t>(head_), uses_.end(), t,
-                         [](uint64_t value, const Use& use) { return value < use.end; }) -
-        uses_.begin());
+    // The first use that ends after t (ends are sorted too, uses never overlap). Requests land
+    // near the end mostly: a few steps back from it, else a binary search.
+    size_t i = uses_.size();
+    for (int step = 0; step < 4 && i > head_ && uses_[i - 1].end > t; ++step) --i;
+    if (i > head_ && uses_[i - 1].end > t) {
+        i = static_cast<size_t>(std::upper_bound(uses_.begin() + static_cast<std::ptrdiff_t>(head_),
+                                                 uses_.begin() + static_cast<std::ptrdiff_t>(i), t,
+                                                 [](uint64_t value, const Use& use) { return value < use.end; }) -
+                                uses_.begin());
+    }
     pieces_.clear();
     while (remaining > 0) {
         if (i < uses_.size() && uses_[i].start <= t) {  // busy: skip to the end of this use
