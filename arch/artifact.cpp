@@ -367,12 +367,23 @@ Artifact parseContainer(uint64_t size, const ReadAt& readBytes, const std::strin
     return artifact;
 }
 
+/// A container held in memory.
+Artifact parseBytes(std::span<const std::byte> bytes, const std::string& origin, ArtifactRead read) {
+    return parseContainer(bytes.size(), [&](uint64_t offset, std::span<std::byte> into) {
+        std::memcpy(into.data(), bytes.data() + offset, into.size());
+    }, origin, read);
+}
+
 }  // namespace
 
 Artifact parseArtifact(std::span<const std::byte> bytes, const std::string& origin) {
-    return parseContainer(bytes.size(), [&](uint64_t offset, std::span<std::byte> into) {
-        std::memcpy(into.data(), bytes.data() + offset, into.size());
-    }, origin, ArtifactRead::Whole);
+    return parseBytes(bytes, origin, ArtifactRead::Whole);
+}
+
+uint64_t commandCount(const ArtifactManifest& manifest) {
+    uint64_t commands = 0;
+    for (const OpRecord& op : manifest.ops) commands += op.commands;
+    return commands;
 }
 
 void writeArtifact(const std::filesystem::path& path, const Artifact& artifact) {
@@ -385,9 +396,7 @@ Artifact readArtifact(const std::filesystem::path& path, ArtifactRead read) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error)) {
         const std::string bytes = readWholeFile(path, "artifact");
-        return parseContainer(bytes.size(), [&](uint64_t offset, std::span<std::byte> into) {
-            std::memcpy(into.data(), bytes.data() + offset, into.size());
-        }, path.string(), read);
+        return parseBytes(std::as_bytes(std::span(bytes)), path.string(), read);
     }
     std::ifstream in(path, std::ios::binary);
     const uint64_t size = std::filesystem::file_size(path, error);

@@ -158,6 +158,9 @@ struct Artifact {
     uint64_t sectionBytes(const std::string& name) const;
 };
 
+/// The commands of every op of the manifest (its op table's count).
+uint64_t commandCount(const ArtifactManifest& manifest);
+
 /// The sections a run reads: weights, the NPU segments' command streams, the CPU code.
 std::vector<std::string> runSections(const Artifact& artifact);
 

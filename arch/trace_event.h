@@ -53,7 +53,7 @@ struct Event {
     uint64_t bytes = 0;  ///< bytes moved by the command (DMA) or read/written (units)
     uint64_t macs = 0;   ///< multiply-accumulates (tensor unit)
 };
-static_assert(sizeof(Event) == 48, "an event's small fields fit in its first 16 bytes");
+static_assert(sizeof(Event) == 48, "an event is 48 bytes: its small fields share the first 16");
 
 /// Collects events from all units of one simulation; bound in by the simulation top.
 class Recorder {

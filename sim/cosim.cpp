@@ -140,9 +140,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& given,
     if (options.trace) {
         // About three events per command (its dispatch, its busy time, a stall), a few more
         // with loops; room that is never written costs no memory.
-        uint64_t commands = 0;
-        for (const OpRecord& op : artifact.manifest.ops) commands += op.commands;
-        result.trace.reserve(4 * commands);
+        result.trace.reserve(4 * commandCount(artifact.manifest));
     }
     const DramTraffic whole = runSystem(
         config, options.trace ? &result.trace : nullptr, options.timingOnly,

@@ -14,7 +14,7 @@ public:
 
     sc_core::sc_time period() const { return period_; }
     /// In integer time units (a product through double would round above 2^53 and cost more).
-    sc_core::sc_time cycles(uint64_t count) const { return sc_core::sc_time::from_value(period_.value() * count); }
+    sc_core::sc_time cycles(uint64_t count) const { return sc_core::sc_time::from_value(cyclesToUnits(count)); }
     /// Whole cycles in t, rounding down.
     uint64_t toCycles(const sc_core::sc_time& t) const {
         return t.value() / period_.value();

@@ -149,8 +149,7 @@ int runNetwork(const Options& o) {
     const uintmax_t jsonBytes = std::filesystem::file_size(json), traceBytes = std::filesystem::file_size(trace);
     std::filesystem::remove(json);
     std::filesystem::remove(trace);
-    uint64_t commands = 0;
-    for (const OpRecord& op : artifact.manifest.ops) commands += op.commands;
+    const uint64_t commands = commandCount(artifact.manifest);
     const double run = result.timing.cold.hostSeconds;
     std::printf("workload=network model=%s mode=%s arch=%s cycles=%llu commands=%llu trace_events=%zu dram_transactions=%llu "
                 "load_seconds=%.4f elaborate_seconds=%.4f run_seconds=%.4f report_seconds=%.4f total_seconds=%.4f "
