@@ -7,7 +7,6 @@ Npu::Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& cl
          firmware::ControlProgram& firmware, trace::Recorder* recorder, bool functional,
          std::unique_ptr<TensorCore> tensorCore, std::unique_ptr<VectorCore> vectorCore)
     : sc_module(name),
-      memoryPort_("memory_port", {AddressRange{0, UINT64_MAX}}),
       registers_("registers"),
       processor_("command_processor", config, clock),
       sram_("sram", config.sram, clock),
@@ -18,9 +17,6 @@ Npu::Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& cl
       vector_("vector", config, clock, processor_, recorder, functional, std::move(vectorCore)),
       controlCore_("control_core", config, clock, registers_, processor_, window_, sram_, accumulator_,
                    firmware, recorder) {
-    loadDma_.dramSocket.bind(memoryPort_.tSocket);
-    storeDma_.dramSocket.bind(memoryPort_.tSocket);
-    controlCore_.memSocket.bind(memoryPort_.tSocket);
     loadDma_.sramSocket.bind(sram_.tSocket);
     storeDma_.sramSocket.bind(sram_.tSocket);
     tensor_.sramSocket.bind(sram_.tSocket);
@@ -29,6 +25,12 @@ Npu::Npu(sc_core::sc_module_name name, const ArchConfig& config, const Clock& cl
     storeDma_.accSocket.bind(accumulator_.tSocket);
     tensor_.accSocket.bind(accumulator_.tSocket);
     vector_.accSocket.bind(accumulator_.tSocket);
+}
+
+void Npu::bindMasters(BlockingTarget::Socket& bus) {
+    loadDma_.dramSocket.bind(bus);
+    storeDma_.dramSocket.bind(bus);
+    controlCore_.memSocket.bind(bus);
 }
 
 void Npu::setFaultInjector(FaultInjector* faults) {

@@ -8,8 +8,8 @@
 
 #include "arch/arch_config.h"
 #include "arch/trace_event.h"
-#include "hw_model/bus/router.h"
 #include "hw_model/command/command_processor.h"
+#include "hw_model/common/blocking_target.h"
 #include "hw_model/common/clock.h"
 #include "hw_model/control/context_window.h"
 #include "hw_model/control/control_core.h"
@@ -32,8 +32,10 @@ public:
 
     /// MMIO registers, addressed by offset from regs::kMmioBase.
     tlm_utils::simple_target_socket<NpuRegisters>& mmioSocket() { return registers_.tSocket; }
-    /// The NPU's bus master port towards system memory (physical addresses).
-    tlm_utils::multi_passthrough_initiator_socket<Router>& memorySocket() { return memoryPort_.iSocket; }
+    /// Binds the NPU's bus masters (the DMA engines and the control core) to the system
+    /// interconnect towards memory (physical addresses). Each is a master of its own on the
+    /// bus: a funnel inside the NPU would add a hop to every burst and model nothing.
+    void bindMasters(BlockingTarget::Socket& bus);
     sc_core::sc_out<bool>& irq() { return registers_.irq; }
     /// Injects `faults` (null: none) into the DMA engines, the tensor unit and the interrupt.
     void setFaultInjector(FaultInjector* faults);
@@ -42,7 +44,6 @@ public:
 
 private:
     ContextWindow window_;
-    Router memoryPort_;
     NpuRegisters registers_;
     CommandProcessor processor_;
     BankedMemory sram_;

@@ -50,7 +50,7 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
     });
     if (faults) faults->setDramTarget([&dram](uint64_t address) { dram.flipBit(address - regs::kDramBase, 3); });
     host.busSocket.bind(systemBus.tSocket);
-    npu.memorySocket().bind(systemBus.tSocket);
+    npu.bindMasters(systemBus.tSocket);
     systemBus.iSocket.bind(npu.mmioSocket());
     systemBus.iSocket.bind(dram.tSocket);
     npu.irq().bind(irq);

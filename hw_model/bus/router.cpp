@@ -7,8 +7,7 @@ namespace npusim::hw {
 
 Router::Router(sc_core::sc_module_name name, std::vector<AddressRange> ranges)
     : sc_module(name), tSocket("tSocket"), iSocket("iSocket"), ranges_(std::move(ranges)) {
-    tSocket.register_b_transport(this, &Router::b_transport);
-    tSocket.register_transport_dbg(this, &Router::transport_dbg);
+    tSocket.bind(*this);
 }
 
 int Router::decode(tlm::tlm_generic_payload& payload) const {
@@ -19,7 +18,7 @@ int Router::decode(tlm::tlm_generic_payload& payload) const {
     return -1;
 }
 
-void Router::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+void Router::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
     const int target = decode(payload);
     if (target < 0) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -31,7 +30,7 @@ void Router::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
     payload.set_address(address);
 }
 
-unsigned Router::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+unsigned int Router::transport_dbg(tlm::tlm_generic_payload& payload) {
     const int target = decode(payload);
     if (target < 0) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);

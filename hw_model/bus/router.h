@@ -8,7 +8,8 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
-#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "hw_model/common/blocking_target.h"
 
 namespace npusim::hw {
 
@@ -19,17 +20,17 @@ struct AddressRange {
     }
 };
 
-class Router : public sc_core::sc_module {
+class Router : public sc_core::sc_module, public BlockingTarget {
 public:
-    tlm_utils::multi_passthrough_target_socket<Router> tSocket;
+    Socket tSocket;
     /// Bind the targets in the order of `ranges`.
     tlm_utils::multi_passthrough_initiator_socket<Router> iSocket;
 
     Router(sc_core::sc_module_name name, std::vector<AddressRange> ranges);
 
 private:
-    void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-    unsigned transport_dbg(int initiatorSocket, tlm::tlm_generic_payload& payload);
+    void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
+    unsigned int transport_dbg(tlm::tlm_generic_payload& payload) override;
     /// The target whose range holds the payload's bytes, or -1.
     int decode(tlm::tlm_generic_payload& payload) const;
 

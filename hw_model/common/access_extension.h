@@ -29,6 +29,9 @@ public:
     }
 };
 
+/// The owner, in resource timelines, of an access without an AccessTag (the host's).
+inline constexpr int kUntaggedOwner = -1;
+
 /// A strided 2D access: `rows` rows of `rowBytes` bytes, `stride` bytes apart in the target,
 /// packed back to back in the payload's data buffer. Without it an access is linear.
 class Block2d : public tlm::tlm_extension<Block2d> {

@@ -10,8 +10,7 @@ namespace npusim::hw {
 
 Dram::Dram(sc_core::sc_module_name name, const DramConfig& config, const Clock& clock)
     : sc_module(name), tSocket("tSocket"), config_(config), clock_(clock), timing_(config, clock.period().value()) {
-    tSocket.register_b_transport(this, &Dram::b_transport);
-    tSocket.register_transport_dbg(this, &Dram::transport_dbg);
+    tSocket.bind(*this);
 }
 
 void Dram::copy(uint64_t address, std::byte* data, uint64_t bytes, bool read) {
@@ -75,7 +74,7 @@ void Dram::flipBit(uint64_t address, int bit) {
     flips_.flip(address, bit, pages_.at(page).get() + address % kPageBytes);
 }
 
-unsigned Dram::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+unsigned int Dram::transport_dbg(tlm::tlm_generic_payload& payload) {
     if (!copyBlock(payload)) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return 0;
@@ -84,7 +83,7 @@ unsigned Dram::transport_dbg(int, tlm::tlm_generic_payload& payload) {
     return payload.get_data_length();
 }
 
-void Dram::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
+void Dram::b_transport(tlm::tlm_generic_payload& payload,
                        sc_core::sc_time& delay) {
     if (!copyBlock(payload)) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -100,7 +99,7 @@ void Dram::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
     }
 
     // Timing: banks, row buffers and channel buses (DramTiming).
-    const int owner = tag ? tag->initiator : -1 - initiatorSocket;
+    const int owner = tag ? tag->initiator : kUntaggedOwner;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     timing_.forgetBefore(now.value());
     const DramTiming::Result result = timing_.access((now + delay).value(), payload.get_address(), bytes, owner);

@@ -10,19 +10,19 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "arch/arch_config.h"
+#include "hw_model/common/blocking_target.h"
 #include "hw_model/common/clock.h"
 #include "hw_model/dram/dram_timing.h"
 #include "hw_model/fault/bit_flips.h"
 
 namespace npusim::hw {
 
-class Dram : public sc_core::sc_module {
+class Dram : public sc_core::sc_module, public BlockingTarget {
 public:
     /// Addresses are offsets from the start of DRAM.
-    tlm_utils::multi_passthrough_target_socket<Dram> tSocket;
+    Socket tSocket;
 
     Dram(sc_core::sc_module_name name, const DramConfig& config, const Clock& clock);
 
@@ -44,9 +44,9 @@ public:
 private:
     static constexpr uint64_t kPageBytes = 64 * 1024;
 
-    void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
     /// Debug access: copies data without taking time or bandwidth.
-    unsigned transport_dbg(int initiatorSocket, tlm::tlm_generic_payload& payload);
+    unsigned int transport_dbg(tlm::tlm_generic_payload& payload) override;
     /// Copies a block between storage and the payload; false when it is out of range.
     bool copyBlock(tlm::tlm_generic_payload& payload);
     void copy(uint64_t address, std::byte* data, uint64_t bytes, bool read);

@@ -21,8 +21,7 @@ BankedMemory::BankedMemory(sc_core::sc_module_name name, const MemoryConfig& con
       perBank_(config.banks, 0),
       widthShift_(std::countr_zero(config.bankWidthBytes)),
       banksShift_(std::has_single_bit(config.banks) ? std::countr_zero(config.banks) : -1) {
-    tSocket.register_b_transport(this, &BankedMemory::b_transport);
-    tSocket.register_transport_dbg(this, &BankedMemory::transport_dbg);
+    tSocket.bind(*this);
 }
 
 void BankedMemory::bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes, uint64_t stride) {
@@ -81,7 +80,7 @@ bool BankedMemory::copyBlock(tlm::tlm_generic_payload& payload, const BlockShape
     return true;
 }
 
-unsigned BankedMemory::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+unsigned int BankedMemory::transport_dbg(tlm::tlm_generic_payload& payload) {
     if (!copyBlock(payload, blockShapeOf(payload))) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return 0;
@@ -90,7 +89,7 @@ unsigned BankedMemory::transport_dbg(int, tlm::tlm_generic_payload& payload) {
     return payload.get_data_length();
 }
 
-void BankedMemory::b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload,
+void BankedMemory::b_transport(tlm::tlm_generic_payload& payload,
                                sc_core::sc_time& delay) {
     const BlockShape shape = blockShapeOf(payload);
     if (flips_.covers(payload.get_address(), shape)) {
@@ -107,14 +106,15 @@ void BankedMemory::b_transport(int initiatorSocket, tlm::tlm_generic_payload& pa
     // Timing: each bank serves its chunks, `ports` per cycle, in the cycles it has free from
     // the issue time on; the access is done when its busiest bank is.
     AccessTag* tag = AccessTag::of(payload);
-    const int owner = tag ? tag->initiator : -1 - initiatorSocket;
+    const int owner = tag ? tag->initiator : kUntaggedOwner;
     bankLoad(payload.get_address(), shape.rows, shape.rowBytes, shape.stride);
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const uint64_t issue = (now + delay).value();
     uint64_t end = issue, waited = 0;
     for (const uint32_t b : touched_) {
         banks_[b].forgetBefore(now.value());
-        const uint64_t cycles = (perBank_[b] + config_.ports - 1) / config_.ports;
+        const uint64_t ports = config_.ports;
+        const uint64_t cycles = ports == 1 ? perBank_[b] : (perBank_[b] + ports - 1) / ports;  // no division per bank on one port
         perBank_[b] = 0;
         const ResourceTimeline::Grant grant = banks_[b].use(issue, clock_.cyclesToUnits(cycles), owner);
         end = std::max(end, grant.end);

@@ -10,9 +10,9 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "arch/arch_config.h"
+#include "hw_model/common/blocking_target.h"
 #include "hw_model/common/access_extension.h"
 #include "hw_model/common/clock.h"
 #include "hw_model/common/resource_timeline.h"
@@ -21,10 +21,10 @@
 
 namespace npusim::hw {
 
-class BankedMemory : public sc_core::sc_module {
+class BankedMemory : public sc_core::sc_module, public BlockingTarget {
 public:
     /// Any number of initiators bind here; accesses may carry AccessTag and Block2d.
-    tlm_utils::multi_passthrough_target_socket<BankedMemory> tSocket;
+    Socket tSocket;
 
     BankedMemory(sc_core::sc_module_name name, const MemoryConfig& config, const Clock& clock);
 
@@ -36,9 +36,9 @@ public:
     void flipBit(uint64_t address, int bit);
 
 private:
-    void b_transport(int initiatorSocket, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+    void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
     /// Debug access: copies data without taking time or bank cycles.
-    unsigned transport_dbg(int initiatorSocket, tlm::tlm_generic_payload& payload);
+    unsigned int transport_dbg(tlm::tlm_generic_payload& payload) override;
     /// Copies the payload's block (`shape`) between storage and the payload; false when it is
     /// out of range.
     bool copyBlock(tlm::tlm_generic_payload& payload, const BlockShape& shape);
