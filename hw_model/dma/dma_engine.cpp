@@ -84,114 +84,6 @@ std::vector<uint64_t> DmaEngine::readIndices(const isa::Command& command, const 
     return tableRows;
 }
 
-void DmaEngine::planBursts(const isa::Command& command, const std::vector<uint64_t>& tableRows, std::vector<Burst>& bursts) const {
-    using isa::Field;
-    const uint64_t planes = std::max<uint64_t>(1, command.get(Field::Planes));
-    const uint64_t rows = command.get(Field::Rows);
-    const uint64_t rowBytes = command.get(Field::RowBytes);
-    const uint64_t dramStride = command.get(Field::DramStride);
-    const uint64_t onchipStride = command.get(Field::OnchipStride);
-    const bool transpose = command.get(Field::Transpose) != 0;
-    const uint64_t elem = transpose ? command.get(Field::ElemBytes) : 1;
-    const uint64_t burstBytes = config_.dma.burstBytes;
-    const uint64_t farBase = command.get(Field::OnchipMove) ? 0 : window_.base;
-    bursts.clear();
-    if (const uint64_t elemStride = command.get(Field::ElemStride); elemStride != 0) {
-        // A strided row: a burst takes the elements that lie within one burst boundary and
-        // lands them side by side on chip.
-        const uint64_t e = command.get(Field::ElemBytes), cols = rowBytes / e;
-        for (uint64_t plane = 0; plane < planes; ++plane) {
-            const uint64_t dram = farBase + command.get(Field::DramAddr) + plane * command.get(Field::DramPlaneStride);
-            const uint64_t onchip = command.get(Field::OnchipAddr) + plane * command.get(Field::OnchipPlaneStride);
-            for (uint64_t row = 0; row < rows; ++row) {
-                const uint64_t rowStart = dram + row * dramStride, rowBuffer = (plane * rows + row) * rowBytes;
-                for (uint64_t c = 0; c < cols;) {
-                    const uint64_t first = rowStart + c * elemStride;
-                    const uint64_t boundary = (first & ~(burstBytes - 1)) + burstBytes;  // burst_bytes: a power of two
-                    const uint64_t fit = boundary >= first + e ? 1 + (boundary - first - e) / elemStride : 1;
-                    const uint64_t count = std::min(fit, cols - c);
-                    Burst& burst = bursts.emplace_back();  // filled in place: no copy per burst
-                    burst.dramAddress = first;
-                    burst.bufferOffset = rowBuffer + c * e;
-                    burst.bytes = count * e;
-                    burst.elements = count;
-                    burst.elementStride = elemStride;
-                    burst.pieces[0] = {onchip + row * onchipStride + c * e, 1, count * e, count * e, burst.bufferOffset};
-                    burst.pieceCount = 1;
-                    c += count;
-                }
-            }
-        }
-        return;
-    }
-
-    // Rows back to back in DRAM form one run: bursts then span rows and are full size. A load
-    // repeating one row (dram_stride 0) reads it once and writes it to every on-chip row. An
-    // indexed load's rows are runs of their own, wherever its indices put them.
-    const bool indexed = !tableRows.empty();
-    const bool linear = !transpose && !indexed && dramStride == rowBytes;
-    const bool broadcast = command.opcode == isa::Opcode::DmaLoad && !transpose && !indexed && dramStride == 0 && rows > 1;
-    const uint64_t runs = linear || broadcast ? 1 : rows;
-    const uint64_t runBytes = linear ? rows * rowBytes : rowBytes;
-    for (uint64_t plane = 0; plane < planes; ++plane) {
-        const uint64_t dram = farBase + command.get(Field::DramAddr) + plane * command.get(Field::DramPlaneStride);
-        const uint64_t onchip = command.get(Field::OnchipAddr) + plane * command.get(Field::OnchipPlaneStride);
-        const uint64_t planeBuffer = plane * rows * rowBytes;
-        for (uint64_t run = 0; run < runs; ++run) {
-            const uint64_t runStart = dram + (indexed ? tableRows[run] : run) * dramStride;
-            // Where the next byte lands in the plane's row-major block: a run starts a row
-            // (one run covers every row, or each row is a run of its own).
-            uint64_t row = run, column = 0;
-            for (uint64_t done = 0; done < runBytes;) {
-                // Bursts never cross a burst-aligned boundary (burst_bytes is a power of two); a
-                // transposing DMA keeps whole elements.
-                uint64_t bytes = std::min(runBytes - done, burstBytes - ((runStart + done) & (burstBytes - 1)));
-                if (transpose) bytes = std::max(elem, bytes / elem * elem);
-                Burst& burst = bursts.emplace_back();
-                burst.dramAddress = runStart + done;
-                burst.bufferOffset = planeBuffer + run * runBytes + done;
-                burst.bytes = bytes;
-                if (transpose) {
-                    // Element (r, c) lands at onchip + c*stride + r*elem.
-                    burst.pieces[0] = {onchip + (done / elem) * onchipStride + run * elem, bytes / elem, elem,
-                                       onchipStride, burst.bufferOffset};
-                    burst.pieceCount = 1;
-                } else {
-                    // Split the burst's bytes [offset, offset + bytes) of the plane's row-major
-                    // block into a row tail, whole rows and a row head.
-                    uint64_t offset = run * runBytes + done, left = bytes;
-                    while (left > 0) {
-                        OnchipPiece& piece = burst.pieces[static_cast<size_t>(burst.pieceCount++)];
-                        piece.address = onchip + row * onchipStride + column;
-                        piece.bufferOffset = planeBuffer + offset;
-                        piece.stride = onchipStride;
-                        if (column == 0 && left >= rowBytes) {
-                            piece.rows = left / rowBytes;
-                            piece.rowBytes = rowBytes;
-                            row += piece.rows;
-                        } else {
-                            piece.rows = 1;
-                            piece.rowBytes = std::min(left, rowBytes - column);
-                            column += piece.rowBytes;
-                            if (column == rowBytes) {
-                                ++row;
-                                column = 0;
-                            }
-                        }
-                        offset += piece.rows * piece.rowBytes;
-                        left -= piece.rows * piece.rowBytes;
-                    }
-                }
-                if (broadcast) {
-                    burst.copies = rows;
-                    burst.copyStride = onchipStride;
-                }
-                done += bytes;
-            }
-        }
-    }
-}
-
 void DmaEngine::execute(const isa::Command& command) {
     using isa::Field;
     const bool load = command.opcode == isa::Opcode::DmaLoad;
@@ -247,17 +139,20 @@ void DmaEngine::execute(const isa::Command& command) {
         for (Channel& channel : channels_) channel.issue = std::max(channel.issue, arrived);
         finish = arrived;
     }
-    std::vector<Burst>& bursts = bursts_;
-    planBursts(command, rowsOfTable, bursts);
+    BurstPlan plan(command, rowsOfTable, move ? 0 : window_.base, config_.dma.burstBytes);
+    Burst burst;
+    bool more = plan.next(burst);
     // Injected bit flips: in DRAM where the load reads (before it does), on chip where it
     // writes (after it has).
-    if (load && !move && !bursts.empty() && injectedFault(FaultKind::DramFlip)) faults()->flipDram(bursts.front().dramAddress);
-    const bool flipOnchip = load && !move && !bursts.empty() && bursts.front().pieceCount > 0 &&
-                            injectedFault(FaultKind::SramFlip);
+    if (more && load && !move && injectedFault(FaultKind::DramFlip)) faults()->flipDram(burst.dramAddress);
+    const bool flipOnchip = more && load && !move && burst.pieceCount > 0 && injectedFault(FaultKind::SramFlip);
+    const uint64_t firstOnchip = burst.pieces[0].address;
+    const uint64_t copies = burst.copies;  // a load repeating one row reads it once
     // Bursts go to the channels in turn (counted, not divided: this loop runs per burst).
     size_t channelIndex = 0;
-    for (size_t b = 0; b < bursts.size(); ++b) {
-        const Burst& burst = bursts[b];
+    uint64_t burstCount = 0;
+    for (; more; more = plan.next(burst)) {
+        ++burstCount;
         Channel& channel = channels_[channelIndex];
         if (++channelIndex == channels_.size()) channelIndex = 0;
         const sc_core::sc_time issue = channel.nextIssue(config_.dma.maxOutstanding) - now;  // from now
@@ -297,7 +192,7 @@ void DmaEngine::execute(const isa::Command& command) {
         channel.issued(now + second.done, cycle);
         finish = std::max(finish, now + second.done);
     }
-    if (flipOnchip) faults()->flipOnchip(space == isa::MemorySpace::Accumulator, bursts.front().pieces[0].address);
+    if (flipOnchip) faults()->flipOnchip(space == isa::MemorySpace::Accumulator, firstOnchip);
 
     // The command's time on the unit's timeline: from where the previous one's left off (or
     // now) until its last burst is done. Waiting caused by other masters is stall time: the
@@ -306,13 +201,12 @@ void DmaEngine::execute(const isa::Command& command) {
     const uint64_t end = std::max(clock_.toCyclesCeil(finish), start);
     const uint64_t from = std::min(std::max(start, recordedUntil_), end);
     const uint64_t concurrent = std::max<uint64_t>(
-        1, std::min<uint64_t>(uint64_t{config_.dma.maxOutstanding} * config_.dma.channels, bursts.size()));
+        1, std::min<uint64_t>(uint64_t{config_.dma.maxOutstanding} * config_.dma.channels, burstCount));
     const uint64_t dramStall = std::min(dramContention / concurrent, end - from);
     const uint64_t sramStall = std::min(sramConflicts / concurrent, end - from - dramStall);
     trace_.stall(trace::StallReason::DramContention, command, from, from + dramStall);
     trace_.stall(trace::StallReason::SramBankConflict, command, from + dramStall, from + dramStall + sramStall);
-    // A load repeating one row reads it once: the command moves the row's bytes, not its copies'.
-    const uint64_t copies = bursts.empty() ? 1 : bursts.front().copies;
+    // A load repeating one row: the command moves the row's bytes, not its copies'.
     trace_.busy(command, from + dramStall + sramStall, end, planes * rows * rowBytes / copies + indexBytes);
     recordedUntil_ = std::max(recordedUntil_, end);
     doneAt_ = std::max(doneAt_, end);

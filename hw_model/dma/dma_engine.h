@@ -5,7 +5,6 @@
 // indexed loads, whose rows a list of indices read from DRAM picks from a table.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -16,6 +15,7 @@
 
 #include "hw_model/common/queue_unit.h"
 #include "hw_model/control/context_window.h"
+#include "hw_model/dma/burst_plan.h"
 
 namespace npusim::hw {
 
@@ -40,28 +40,6 @@ public:
     uint64_t completesAt() const override { return doneAt_; }
 
 private:
-    /// Where part of a burst's bytes go on chip: rows x rowBytes at stride.
-    struct OnchipPiece {
-        uint64_t address = 0, rows = 1, rowBytes = 0, stride = 0;
-        uint64_t bufferOffset = 0;  ///< of its first byte inside the staging buffer
-    };
-    struct Burst {
-        uint64_t dramAddress = 0;   ///< physical
-        uint64_t bufferOffset = 0;  ///< of the burst's bytes inside the staging buffer
-        uint64_t bytes = 0;
-        /// A strided row's burst: its elements, `elementStride` bytes apart in DRAM.
-        uint64_t elements = 1, elementStride = 0;
-        /// A broadcast load's burst: written on chip `copies` times, `copyStride` apart.
-        uint64_t copies = 1, copyStride = 0;
-        /// A burst covers at most a row tail, whole rows and a row head on chip; a transposing
-        /// burst scatters one element per on-chip row.
-        std::array<OnchipPiece, 3> pieces{};
-        int pieceCount = 0;
-    };
-
-    /// The command's bursts, into `bursts`; `tableRows` gives an indexed load's table row for
-    /// each of its rows (empty: the command is not indexed).
-    void planBursts(const isa::Command& command, const std::vector<uint64_t>& tableRows, std::vector<Burst>& bursts) const;
     /// Reads an indexed load's index list on the engine's channels and returns the table row of
     /// each row; `arrived` becomes when the last index is in (absolute). Out-of-range indices
     /// fault, or in timing-only mode are taken modulo the table's rows.
@@ -80,7 +58,6 @@ private:
 
     const ContextWindow& window_;
     std::vector<std::byte> staging_;
-    std::vector<Burst> bursts_;  ///< the command's, reused: a long run plans millions
     std::vector<std::byte> indexList_;  ///< an indexed load's indices, read in every mode
     std::vector<Channel> channels_;
     uint64_t doneAt_ = 0;         ///< the cycle the last burst issued so far is done
