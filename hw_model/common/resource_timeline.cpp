@@ -30,14 +30,8 @@ void ResourceTimeline::drop(uint64_t time) {
     }
 }
 
-ResourceTimeline::Grant ResourceTimeline::use(uint64_t earliest, uint64_t duration, int owner) {
+ResourceTimeline::Grant ResourceTimeline::fillGaps(uint64_t earliest, uint64_t duration, int owner) {
     Grant grant{earliest, 0};
-    if (duration == 0) return grant;
-    if (head_ == uses_.size() || uses_.back().end <= earliest) {  // free from `earliest` on
-        insertAt(uses_.size(), earliest, earliest + duration, owner);
-        grant.end = earliest + duration;
-        return grant;
-    }
     uint64_t t = earliest, remaining = duration;
     // The first use that ends after t (ends are sorted too, uses never overlap). Requests land
     // near the end mostly: a few steps back from it, else a binary search.

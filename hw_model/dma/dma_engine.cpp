@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 
 #include "hw_model/common/memory_access.h"
 
@@ -17,20 +16,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& config, con
       sramSocket("sramSocket"),
       accSocket("accSocket"),
       window_(window),
-      channels_(config.dma.channels) {}
-
-sc_core::sc_time DmaEngine::Channel::nextIssue(size_t maxOutstanding) {
-    if (inFlight.size() == maxOutstanding) {
-        issue = std::max(issue, inFlight.front());
-        inFlight.pop_front();
-    }
-    return issue;
-}
-
-void DmaEngine::Channel::issued(const sc_core::sc_time& done, const sc_core::sc_time& cycle) {
-    inFlight.push_back(done);
-    issue += cycle;  // one new request per cycle and channel
-}
+      channels_(config.dma.channels, Channel(config.dma.maxOutstanding)) {}
 
 std::vector<uint64_t> DmaEngine::readIndices(const isa::Command& command, const AccessTag& tag, sc_core::sc_time& arrived) {
     using isa::Field;
@@ -52,7 +38,7 @@ std::vector<uint64_t> DmaEngine::readIndices(const isa::Command& command, const 
         const uint64_t address = window_.base + list + done;
         const uint64_t bytes = std::min(rows * size - done, burstBytes - address % burstBytes);
         Channel& channel = channels_[b % channels_.size()];
-        const sc_core::sc_time issue = channel.nextIssue(config_.dma.maxOutstanding) - now;
+        const sc_core::sc_time issue = channel.nextIssue() - now;
         const MemoryResponse response =
             memory_.access(forwardPath(dramSocket), {tlm::TLM_READ_COMMAND, address, indexList_.data() + done, 1, bytes, bytes},
                            tag, issue, trace_.name(), regs::ErrorCode::DramOutOfWindow);
@@ -125,7 +111,7 @@ void DmaEngine::execute(const isa::Command& command) {
     // each channel from where it stood, its window still holding their bursts in flight.
     for (Channel& channel : channels_) {
         channel.issue = std::max(channel.issue, now);
-        while (!channel.inFlight.empty() && channel.inFlight.front() <= now) channel.inFlight.pop_front();
+        channel.retireBefore(now);
     }
     sc_core::sc_time finish = now;
     uint64_t dramContention = 0, sramConflicts = 0;
@@ -155,7 +141,7 @@ void DmaEngine::execute(const isa::Command& command) {
         ++burstCount;
         Channel& channel = channels_[channelIndex];
         if (++channelIndex == channels_.size()) channelIndex = 0;
-        const sc_core::sc_time issue = channel.nextIssue(config_.dma.maxOutstanding) - now;  // from now
+        const sc_core::sc_time issue = channel.nextIssue() - now;  // from now
         const uint64_t elementBytes = burst.elements == 1 ? burst.bytes : burst.bytes / burst.elements;
         const MemoryRequest dramRequest{load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND,
                                         burst.dramAddress, at(staging, burst.bufferOffset), burst.elements,

@@ -5,8 +5,8 @@
 // indexed loads, whose rows a list of indices read from DRAM picks from a table.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include <systemc>
@@ -46,14 +46,39 @@ private:
     std::vector<uint64_t> readIndices(const isa::Command& command, const AccessTag& tag, sc_core::sc_time& arrived);
 
     /// A channel: when it issues its next burst, and the completion times of its bursts in
-    /// flight (absolute).
-    struct Channel {
-        sc_core::sc_time issue = sc_core::SC_ZERO_TIME;
-        std::deque<sc_core::sc_time> inFlight;
+    /// flight (absolute), oldest first, in a ring the size of its window.
+    class Channel {
+    public:
+        explicit Channel(size_t maxOutstanding) : window_(maxOutstanding) {}
         /// When its next burst issues, after a slot frees in its window (absolute).
-        sc_core::sc_time nextIssue(size_t maxOutstanding);
+        sc_core::sc_time nextIssue() {
+            if (inFlight_ == window_.size()) {
+                issue = std::max(issue, window_[oldest_]);
+                retireOldest();
+            }
+            return issue;
+        }
         /// Records a burst issued at nextIssue() that is done at `done`; the next issues a cycle later.
-        void issued(const sc_core::sc_time& done, const sc_core::sc_time& cycle);
+        void issued(const sc_core::sc_time& done, const sc_core::sc_time& cycle) {
+            const size_t slot = oldest_ + inFlight_;
+            window_[slot < window_.size() ? slot : slot - window_.size()] = done;
+            ++inFlight_;
+            issue += cycle;  // one new request per cycle and channel
+        }
+        /// Forgets the bursts done by `now`.
+        void retireBefore(const sc_core::sc_time& now) {
+            while (inFlight_ > 0 && window_[oldest_] <= now) retireOldest();
+        }
+
+        sc_core::sc_time issue = sc_core::SC_ZERO_TIME;
+
+    private:
+        void retireOldest() {
+            if (++oldest_ == window_.size()) oldest_ = 0;
+            --inFlight_;
+        }
+        std::vector<sc_core::sc_time> window_;
+        size_t oldest_ = 0, inFlight_ = 0;
     };
 
     const ContextWindow& window_;
