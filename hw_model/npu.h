@@ -37,6 +37,8 @@ public:
     /// bus: a funnel inside the NPU would add a hop to every burst and model nothing.
     void bindMasters(BlockingTarget::Socket& bus);
     sc_core::sc_out<bool>& irq() { return registers_.irq; }
+    /// Host seconds the tensor and vector units spent computing values (QueueUnit::computeSeconds).
+    double computeSeconds() const { return tensor_.computeSeconds() + vector_.computeSeconds(); }
     /// Injects `faults` (null: none) into the DMA engines, the tensor unit and the interrupt.
     void setFaultInjector(FaultInjector* faults);
     /// The fault that stopped the current or last job, if it failed, with its explanation.

@@ -23,7 +23,7 @@
 
 namespace npusim::sim {
 
-DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
+SystemTotals runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program,
                       std::function<DramTraffic()>* dramProbe, ComputeCores cores, hw::FaultInjector* faults) {
     // The simulation ends by sc_stop() from the host program; SystemC's info message about
@@ -68,7 +68,7 @@ DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool 
         faults->setOnchipTarget(nullptr);
     }
     if (host.failure()) std::rethrow_exception(host.failure());
-    return traffic();
+    return {traffic(), npu.computeSeconds()};
 }
 
 std::string vcdPathFor(const std::string& path, const std::string& block, bool severalBlocks) {
@@ -142,7 +142,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& given,
         // with loops; room that is never written costs no memory.
         result.trace.reserve(4 * commandCount(artifact.manifest));
     }
-    const DramTraffic whole = runSystem(
+    const SystemTotals whole = runSystem(
         config, options.trace ? &result.trace : nullptr, options.timingOnly,
         [&](driver::Driver& driver) {
             runtime::Runtime runtime(driver, options.jobTimeoutCycles,
@@ -186,9 +186,10 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& given,
         &dramTraffic, std::move(cores), faults ? &*faults : nullptr);
     if (result.bucket) result.outputs = runtime::cutToActualSize(std::move(result.outputs), result.manifest.outputs, *result.bucket);
     if (result.rtl) result.rtl = std::move(firstRunRtl);
+    result.computeSeconds = whole.computeSeconds;
     if (result.faults) {
         result.faults->injected = faults->injected();
-        result.faults->correctedErrors = whole.correctedErrors;
+        result.faults->correctedErrors = whole.dram.correctedErrors;
     }
     return result;
 }

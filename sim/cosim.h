@@ -71,6 +71,9 @@ struct CoSimResult {
     RunTiming timing;
     std::optional<rtl::RtlLog> rtl;  ///< what the RTL blocks did, when any ran
     std::optional<FaultOutcome> faults;  ///< when faults were injected
+    /// Host seconds the NPU's units spent computing values, over every run of the model (none
+    /// when timing only): the host math, apart from what simulating cost.
+    double computeSeconds = 0;
 
     /// The outputs' bindings at the size they were cut to: the manifest's, along a bucket's dim
     /// at the actual size.
@@ -90,8 +93,14 @@ struct ComputeCores {
     std::unique_ptr<hw::VectorCore> vector;
 };
 
+/// What a whole simulation did, over every job it ran.
+struct SystemTotals {
+    DramTraffic dram;
+    double computeSeconds = 0;  ///< host seconds the units spent computing values (Npu::computeSeconds)
+};
+
 /// `cores` replace the units' model cores where given; `faults`, when given, are injected.
-DramTraffic runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
+SystemTotals runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program,
                       std::function<DramTraffic()>* dramProbe = nullptr, ComputeCores cores = {},
                       hw::FaultInjector* faults = nullptr);

@@ -2,6 +2,7 @@
 // one hardware queue, with its config, clock and trace.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <vector>
 
@@ -21,6 +22,9 @@ class QueueUnit : public sc_core::sc_module, public CommandExecutor {
 public:
     /// Faults to inject (null: none); the simulation top owns the injector.
     void setFaultInjector(FaultInjector* faults) { faults_ = faults; }
+    /// Host seconds the unit spent computing values (none when timing only), over the whole
+    /// simulation: the host math, apart from the simulation's own cost.
+    double computeSeconds() const { return computeTime_.count(); }
 
 protected:
     QueueUnit(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock,
@@ -33,6 +37,13 @@ protected:
         if (!functional_) return nullptr;
         buffer.resize(bytes);
         return buffer.data();
+    }
+    /// Computes a command's values with `compute`, timed on the host clock.
+    template <class Compute>
+    void computeValues(Compute&& compute) {
+        const auto start = std::chrono::steady_clock::now();
+        compute();
+        computeTime_ += std::chrono::steady_clock::now() - start;
     }
     /// A position inside a staging buffer (nullptr stays nullptr).
     static std::byte* at(std::byte* base, uint64_t offset) { return base ? base + offset : nullptr; }
@@ -54,6 +65,7 @@ protected:
 
 private:
     FaultInjector* faults_ = nullptr;
+    std::chrono::duration<double> computeTime_{};
     void run();
 
     CommandProcessor& processor_;

@@ -111,7 +111,7 @@ void TensorUnit::execute(const isa::Command& command) {
     // Results reach the accumulator memory as they drain (read-modify-write when accumulating).
     const uint64_t resultsStart = streamStart + phases.firstResult;
     if (tile.accumulate && preloadsWeights()) access(accumulator, cRead, resultsStart);
-    if (functional_) compute(tile, onArray, transposed);
+    if (functional_) computeValues([&] { compute(tile, onArray, transposed); });
     const uint64_t written = access(accumulator, cWrite, resultsStart);
 
     // The unit's timeline: from where it stood (or now) to the end of this tile's stream. The

@@ -82,7 +82,7 @@ void VectorUnit::execute(const isa::Command& command) {
     block.src0 = src0;
     block.src1 = src1;
     block.dst = dst;
-    if (functional_) core_->compute(block);
+    if (functional_) computeValues([&] { core_->compute(block); });
 
     // Each group of `lanes` elements takes op_cycles; the first result leaves the pipeline
     // after pipeline_depth cycles (a reduction adds its log2(lanes)-stage adder tree), and

@@ -152,11 +152,11 @@ int runNetwork(const Options& o) {
     const uint64_t commands = commandCount(artifact.manifest);
     const double run = result.timing.cold.hostSeconds;
     std::printf("workload=network model=%s mode=%s arch=%s cycles=%llu commands=%llu trace_events=%zu dram_transactions=%llu "
-                "load_seconds=%.4f elaborate_seconds=%.4f run_seconds=%.4f report_seconds=%.4f total_seconds=%.4f "
+                "load_seconds=%.4f elaborate_seconds=%.4f run_seconds=%.4f compute_seconds=%.4f report_seconds=%.4f total_seconds=%.4f "
                 "report_json_bytes=%zu trace_json_bytes=%zu mcycles_per_second=%.2f mtransactions_per_second=%.3f peak_rss_mib=%.1f\n",
                 artifact.manifest.modelName.c_str(), o.timingOnly ? "timing-only" : "full", config.name.c_str(),
                 static_cast<unsigned long long>(result.job.cycles), static_cast<unsigned long long>(commands),
-                result.trace.events().size(), static_cast<unsigned long long>(result.dram.transactions), load, simulate - run, run, reportSeconds,
+                result.trace.events().size(), static_cast<unsigned long long>(result.dram.transactions), load, simulate - run, run, result.computeSeconds, reportSeconds,
                 load + simulate + reportSeconds, static_cast<size_t>(jsonBytes), static_cast<size_t>(traceBytes), result.job.cycles / run / 1e6,
                 result.dram.transactions / run / 1e6, peakRssMib());
     return 0;
