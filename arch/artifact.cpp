@@ -11,6 +11,7 @@
 
 #include "arch/atomic_file.h"
 #include "arch/checksum.h"
+#include "arch/huge_pages.h"
 #include "arch/error.h"
 #include "arch/int_math.h"
 #include "arch/read_file.h"
@@ -353,6 +354,8 @@ Artifact parseContainer(uint64_t size, const ReadAt& readBytes, const std::strin
                 continue;
             }
             std::vector<std::byte>& data = artifact.sections[name];
+            data.reserve(bytes);
+            adviseHugePages(data.data(), bytes);  // a network's weights: tens of MiB
             data.resize(bytes);
             readAt(payloadStart + offset, data);
             if (hexDigest(crc32(data)) != section.at("crc32").get<std::string>()) {

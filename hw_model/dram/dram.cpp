@@ -23,13 +23,13 @@ void Dram::copy(uint64_t address, std::byte* data, uint64_t bytes, bool read) {
             if (it == pages_.end()) {
                 std::memset(data, 0, chunk);  // never written: reads as zero
             } else {
-                std::memcpy(data, it->second.get() + offset, chunk);
+                std::memcpy(data, it->second.data() + offset, chunk);
             }
         } else {
             if (it == pages_.end()) {
-                it = pages_.emplace(page, std::make_unique<std::byte[]>(kPageBytes)).first;
+                it = pages_.emplace(page, ZeroedRegion(kPageBytes)).first;
             }
-            std::memcpy(it->second.get() + offset, data, chunk);
+            std::memcpy(it->second.data() + offset, data, chunk);
         }
         address += chunk;
         data += chunk;
@@ -71,7 +71,7 @@ void Dram::flipBit(uint64_t address, int bit) {
     copy(address, &value, 1, true);
     copy(address, &value, 1, false);  // the stored byte exists from here on
     const uint64_t page = address / kPageBytes;
-    flips_.flip(address, bit, pages_.at(page).get() + address % kPageBytes);
+    flips_.flip(address, bit, pages_.at(page).data() + address % kPageBytes);
 }
 
 unsigned int Dram::transport_dbg(tlm::tlm_generic_payload& payload) {

@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <unordered_map>
 
 #include <systemc>
@@ -14,6 +13,7 @@
 #include "arch/arch_config.h"
 #include "hw_model/common/blocking_target.h"
 #include "hw_model/common/clock.h"
+#include "hw_model/common/zeroed_region.h"
 #include "hw_model/dram/dram_timing.h"
 #include "hw_model/fault/bit_flips.h"
 
@@ -42,7 +42,8 @@ public:
     uint64_t correctedErrors() const { return correctedErrors_; }
 
 private:
-    static constexpr uint64_t kPageBytes = 64 * 1024;
+    /// Storage is allocated a huge page at a time, as the model first writes into it.
+    static constexpr uint64_t kPageBytes = kHugePageBytes;
 
     void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
     /// Debug access: copies data without taking time or bandwidth.
@@ -53,7 +54,7 @@ private:
 
     const DramConfig& config_;
     const Clock& clock_;
-    std::unordered_map<uint64_t, std::unique_ptr<std::byte[]>> pages_;
+    std::unordered_map<uint64_t, ZeroedRegion> pages_;
     DramTiming timing_;
     uint64_t bytesRead_ = 0, bytesWritten_ = 0, transactions_ = 0;
     BitFlips flips_;

@@ -68,7 +68,7 @@ bool BankedMemory::copyBlock(tlm::tlm_generic_payload& payload, const BlockShape
     if (!shape.fits(address, config_.sizeBytes)) return false;
     auto* data = reinterpret_cast<std::byte*>(payload.get_data_ptr());
     if (!data) return true;  // timing only: no data moves
-    if (storage_.empty()) storage_.assign(config_.sizeBytes, std::byte{0});  // on first use
+    if (storage_.empty()) storage_ = ZeroedRegion(config_.sizeBytes);  // on first use
     for (uint64_t r = 0; r < shape.rows; ++r) {
         std::byte* cell = storage_.data() + address + r * shape.stride;
         if (payload.is_read()) {
@@ -132,7 +132,7 @@ void BankedMemory::flipBit(uint64_t address, int bit) {
 }
 
 uint64_t BankedMemory::scrub() {
-    std::fill(storage_.begin(), storage_.end(), std::byte{0});
+    storage_ = ZeroedRegion();  // zeroes again on the next data access
     flips_.clear();
     const uint64_t perCycle = uint64_t{config_.banks} * config_.bankWidthBytes;
     return (config_.sizeBytes + perCycle - 1) / perCycle;

@@ -16,6 +16,7 @@
 #include "hw_model/common/access_extension.h"
 #include "hw_model/common/clock.h"
 #include "hw_model/common/resource_timeline.h"
+#include "hw_model/common/zeroed_region.h"
 
 #include "hw_model/fault/bit_flips.h"
 
@@ -51,7 +52,7 @@ private:
 
     const MemoryConfig& config_;
     const Clock& clock_;
-    std::vector<std::byte> storage_;  ///< allocated on the first data access (none when timing only)
+    ZeroedRegion storage_;  ///< mapped on the first data access (none when timing only)
     std::vector<ResourceTimeline> banks_;
     /// Scratch for bankLoad: chunks per bank, zero outside touched_ between accesses.
     std::vector<uint64_t> perBank_;
