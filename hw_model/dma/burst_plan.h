@@ -37,6 +37,7 @@ public:
     /// for each of its rows (empty: the command is not indexed); the plan keeps a reference.
     /// Bursts never cross a `burstBytes`-aligned boundary (a power of two).
     BurstPlan(const isa::Command& command, const std::vector<uint64_t>& tableRows, uint64_t farBase, uint64_t burstBytes);
+    BurstPlan(const isa::Command& command, std::vector<uint64_t>&& tableRows, uint64_t farBase, uint64_t burstBytes) = delete;
 
     /// The next burst, into `burst`; false when every burst has been given.
     bool next(Burst& burst);
