@@ -57,6 +57,8 @@ std::string samplesCsv(const std::vector<CalibrationSample>& samples, const Arch
 }
 
 void calibrate(const CalibrateOptions& o) {
+    if (!o.output.empty()) checkOutputFile("-o", o.output);
+    if (!o.samples.empty()) checkOutputFile("--samples", o.samples);
     const ArchConfig config = o.arch.load();
     const std::vector<Microbenchmark> suite = microbenchmarkSuite(config);
     std::printf("calibrating the cost model for %s (config %s): %zu microbenchmarks, up to %zu tile candidates each\n",

@@ -135,18 +135,20 @@ void addCompileCommand(CLI::App& app) {
             !options->mapping) {
             throw InputError("compile: give -o OUT.npuart (or --emit / --dump-ir / --estimate / --mapping to only inspect)");
         }
+        if (!options->output.empty()) checkOutputFile("-o", options->output);
+        if (!options->dumpIr.empty()) checkOutputDirectory("--dump-ir", options->dumpIr);
         const ArchConfig config = options->arch.load();
         compiler::CompileOptions compileOptions = options->compiler.options();
-        // Every stage's IR, written only when the whole compilation succeeds.
-        OutputFiles dumps;
+        // Every stage's IR and the artifact, written only when the whole compilation succeeds.
+        OutputFiles files;
         if (!options->dumpIr.empty()) {
-            dumps.makeDirectory(options->dumpIr);
+            files.makeDirectory(options->dumpIr);
             compileOptions.dump = [&, stage = 0](std::string_view name, compiler::IrLevel level,
                                                  const std::string& text) mutable {
                 char number[8];
                 std::snprintf(number, sizeof number, "%02d-", stage++);
                 const std::string file = std::string(number) + std::string(name) + "." + irLevelName(level) + ".txt";
-                dumps.stage(std::filesystem::path(options->dumpIr) / file, text);
+                files.stage(std::filesystem::path(options->dumpIr) / file, text);
             };
         }
         compiler::Compilation compilation;
@@ -166,10 +168,15 @@ void addCompileCommand(CLI::App& app) {
             {"graph", compiler::IrLevel::Graph}, {"tile", compiler::IrLevel::Tile},
             {"mem", compiler::IrLevel::Memory}, {"isa", compiler::IrLevel::Isa}};
         if (!options->emit.empty()) std::cout << compiler::printIr(compilation, levels.at(options->emit));
-        dumps.commit();
+        if (!options->output.empty()) {
+            const std::vector<std::byte> bytes = serializeArtifact(compilation.artifact);
+            files.stage(options->output, [&](std::ostream& out) {
+                out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+            });
+        }
+        files.commit();
         if (options->estimate) printEstimates(compilation, config, compileOptions.costParams);
         if (!options->output.empty()) {
-            writeArtifact(options->output, compilation.artifact);
             std::cerr << "npusim: wrote " << options->output << " ("
                       << compiler::commandCount(compilation) << " commands, arch " << config.name << ")\n";
         }

@@ -25,6 +25,7 @@ nlohmann::json toJson(const CaseResult& r) {
 }
 
 void runConformance(const ConformanceOptions& o) {
+    if (!o.json.empty()) checkOutputFile("--json", o.json);
     const ArchConfig config = o.arch.load();
     const auto cases = findCases(o.suite, o.filter);
     if (cases.empty()) throw InputError("no case under '" + o.suite + "' matches --filter '" + o.filter + "'");

@@ -7,8 +7,10 @@
 
 #include "arch/error.h"
 #include "cli/commands.h"
+#include "cli/interrupts.h"
 
 int sc_main(int argc, char* argv[]) {
+    npusim::cli::installInterruptHandlers();
     CLI::App app{"npusim: NPU hardware-software co-design simulator", "npusim"};
     app.require_subcommand(1);
     npusim::cli::addArchCommand(app);

@@ -1,6 +1,6 @@
 // The files one command writes, all or none: each is staged under a temporary name and moved
-// into place only by commit(); a command that fails before that leaves no file behind, and
-// removes the directories it created.
+// into place only by commit(); a command that fails (or is interrupted: cli/interrupts.h)
+// before that leaves no file behind, and removes the directories it created.
 #pragma once
 
 #include <filesystem>
@@ -10,7 +10,15 @@
 #include <utility>
 #include <vector>
 
+#include "cli/interrupts.h"
+
 namespace npusim::cli {
+
+/// Refuses, before any work, a directory a command could not write its files into (it need not
+/// exist yet): InputError naming `option`, the path and the system's reason.
+void checkOutputDirectory(std::string_view option, const std::filesystem::path& directory);
+/// The same for a file a command writes whole: its directory must exist and take files.
+void checkOutputFile(std::string_view option, const std::filesystem::path& file);
 
 class OutputFiles {
 public:
@@ -32,6 +40,7 @@ public:
 private:
     std::vector<std::filesystem::path> createdDirectories_;
     std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged_;  ///< temporary, final
+    std::vector<RemovedOnInterrupt> unfinished_;  ///< the staged files and created directories
     bool committed_ = false;
 };
 

@@ -17,6 +17,7 @@
 #include "runtime/buckets.h"
 #include "runtime/runtime.h"
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/report_directory.h"
 #include "sim/cosim.h"
 #include "sim/run_report.h"
@@ -190,6 +191,8 @@ sim::CoSimResult simulate(const RunOptions& o, const Prepared& p, const std::map
         if (simulation.rtlTensor) simulation.tensorVcd = vcds.emplace_back(sim::vcdPathFor(o.vcd, "tensor", both)) + ".part";
         if (simulation.rtlVector) simulation.vectorVcd = vcds.emplace_back(sim::vcdPathFor(o.vcd, "vector", both)) + ".part";
     }
+    std::vector<RemovedOnInterrupt> unfinished;
+    for (const std::string& vcd : vcds) unfinished.emplace_back(vcd + ".part", RemovedOnInterrupt::Kind::File);
     sim::CoSimResult result;
     try {
         result = sim::runCoSimulation(p.config, p.artifact, inputs, simulation);
@@ -253,6 +256,10 @@ void writeResults(const RunOptions& o, const ArchConfig& config, const sim::CoSi
 
 void run(const RunOptions& o) {
     checkOptions(o);
+    // Where the results go is checked before any work: a run must not end unable to write them.
+    if (!o.outputs.empty()) checkOutputDirectory("--outputs", o.outputs);
+    if (!o.report.empty()) checkOutputDirectory("--report", o.report);
+    if (!o.vcd.empty()) checkOutputFile("--vcd", o.vcd);
     Prepared p = prepare(o);
     sim::checkSimulationMemory(p.artifact, o.compiler.maxMemoryBytes());
     const std::map<std::string, Tensor> inputs = runInputs(o, p.artifact.manifest);

@@ -7,6 +7,7 @@
 
 #include "arch/error.h"
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/python_script.h"
 #include "cli/sweep/sweep_baseline.h"
 #include "cli/sweep/sweep_point.h"
@@ -40,6 +41,7 @@ void reportBaseline(const SweepSpec& spec, const SweepOptions& o, const SweepDat
 }
 
 void sweep(const SweepOptions& o) {
+    checkOutputFile("--db", o.database);
     if (!o.baseline.empty() && !std::filesystem::is_regular_file(o.baseline)) {
         throw InputError("--baseline '" + o.baseline + "' is not a sweep database");
     }
@@ -103,6 +105,7 @@ void addSweepCommands(CLI::App& app) {
     plot->add_option("-o,--output", *output, "directory for the PNGs")->capture_default_str();
     plot->callback([database, output] {
         if (!std::filesystem::is_regular_file(*database)) throw InputError("'" + *database + "' is not a sweep database");
+        checkOutputDirectory("-o", *output);
         runPythonScript(NPUSIM_SWEEP_PLOT_SCRIPT, {*database, *output}, "plotting the sweep");
         std::printf("sweep plots: %s/pareto.png, %s/sensitivity.png\n", output->c_str(), output->c_str());
     });

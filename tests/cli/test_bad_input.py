@@ -171,17 +171,18 @@ class BadRunInputTest(NpusimTestCase):
 
 
 class BadOutputPathTest(NpusimTestCase):
-    """Output locations npusim cannot write: exit 1, the real reason, nothing half-written."""
+    """Output locations npusim cannot write: refused before any work (exit 2), the real reason,
+    nothing half-written."""
 
-    def test_unwritable_report_directory_is_a_run_failure_leaving_no_outputs(self):
+    def test_unwritable_report_directory_is_refused_leaving_no_outputs(self):
         (self.tmp / "blocker").write_text("a file where the report directory should go\n")
         self.assertFailsCleanly(["run", example("matmul_fp32.onnx"), "--outputs", "out", "--report", "blocker/rep"],
-                                RUN_FAILED, ["blocker/rep"])
+                                USAGE, ["blocker/rep", "'blocker' is not a directory"])
 
-    def test_dump_ir_into_a_file_is_a_run_failure(self):
+    def test_dump_ir_into_a_file_is_refused(self):
         (self.tmp / "blocker").write_text("a file where the dump directory should go\n")
-        self.assertFailsCleanly(["compile", example("mlp.onnx"), "--dump-ir", "blocker/ir"], RUN_FAILED,
-                                ["blocker/ir"])
+        self.assertFailsCleanly(["compile", example("mlp.onnx"), "--dump-ir", "blocker/ir"], USAGE,
+                                ["blocker/ir", "'blocker' is not a directory"])
 
     def test_failed_compile_leaves_no_ir_dump(self):
         model = custom_op_model(self.tmp)
@@ -189,8 +190,8 @@ class BadOutputPathTest(NpusimTestCase):
 
     def test_artifact_path_that_is_a_directory_gives_the_real_reason(self):
         (self.tmp / "artifacts").mkdir()
-        line = self.assertFailsCleanly(["compile", example("matmul_fp32.onnx"), "-o", "artifacts"], RUN_FAILED,
-                                       ["'artifacts'"])
+        line = self.assertFailsCleanly(["compile", example("matmul_fp32.onnx"), "-o", "artifacts"], USAGE,
+                                       ["'artifacts' is a directory"])
         self.assertNotIn("Success", line)
 
 
