@@ -123,7 +123,10 @@ public:
         visitFields(out, visitor);
         for (const auto& [key, value] : j.items()) {
             if (std::find(known.begin(), known.end(), key) == known.end()) {
-                fail(join(path, key), "unknown field");
+                std::string names;
+                for (const std::string& name : known) names += (names.empty() ? "" : ", ") + name;
+                fail(join(path, key), "unknown field (" + (path.empty() ? std::string("top-level fields") : "fields of " + path) +
+                                          ": " + names + ")");
             }
         }
     }

@@ -403,7 +403,7 @@ Artifact readArtifact(const std::filesystem::path& path, ArtifactRead read) {
     }
     std::ifstream in(path, std::ios::binary);
     const uint64_t size = std::filesystem::file_size(path, error);
-    if (!in || error) throw InputError("cannot read artifact '" + path.string() + "'");
+    if (!in || error) throw InputError("cannot read artifact '" + path.string() + "': " + unreadableReason(path));
     return parseContainer(size, [&](uint64_t offset, std::span<std::byte> into) {
         in.seekg(static_cast<std::streamoff>(offset));
         in.read(reinterpret_cast<char*>(into.data()), static_cast<std::streamsize>(into.size()));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "arch/error.h"
+#include "arch/read_file.h"
 
 namespace npusim {
 
@@ -62,13 +63,13 @@ std::string sha256Hex(std::span<const std::byte> bytes) {
 std::string fileSha256(const std::string& path) {
     // Streamed: a model of gigabytes is hashed without holding it.
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot read '" + path + "'");
+    if (!in) throw InputError("cannot read '" + path + "': " + unreadableReason(path));
     Sha256 sha;
     std::vector<char> chunk(1 << 20);
     while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
         sha.update(chunk.data(), static_cast<size_t>(in.gcount()));
     }
-    if (in.bad()) throw InputError("cannot read '" + path + "'");
+    if (in.bad()) throw InputError("cannot read '" + path + "': " + unreadableReason(path));
     return sha.hex();
 }
 

@@ -1,6 +1,7 @@
 // npusim compile MODEL.onnx --arch ... -o OUT.npuart [--emit LEVEL] [--dump-ir DIR] [--estimate]
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +11,8 @@
 #include "arch/error.h"
 #include "compiler/cost/cost_model.h"
 #include "compiler/cost/cost_params.h"
+#include "compiler/frontend/onnx_import.h"
+#include "compiler/graph/op_table.h"
 #include "compiler/pipeline.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
@@ -49,6 +52,26 @@ void printEstimates(const compiler::Compilation& c, const ArchConfig& config, co
         total += cycles;
     }
     std::printf("%-24s %-14s %14.0f\n", "total", "", total);
+}
+
+/// --mapping of a model that does not import because of ops npusim lacks: its ops, which ones,
+/// and every op npusim runs. A model that fails for another reason prints nothing here (its
+/// error says why).
+void printUnimportedMapping(const std::string& model) {
+    std::vector<compiler::OnnxOpSupport> ops;
+    try {
+        ops = compiler::surveyOnnxOps(model);
+    } catch (const InputError&) {
+        return;  // not an ONNX model: the error says so
+    }
+    if (std::all_of(ops.begin(), ops.end(), [](const compiler::OnnxOpSupport& op) { return op.known; })) return;
+    std::vector<compiler::OpMapping> rows;
+    for (const compiler::OnnxOpSupport& op : ops) {
+        rows.push_back({0, op.name, op.type, op.known ? "-" : "unsupported",
+                        op.known ? "an op npusim has (placed once every op imports)" : "npusim has no such op"});
+    }
+    std::cout << compiler::printMapping(rows) << "\nnpusim runs these ONNX ops: " << compiler::supportedOpList() << "\n"
+              << std::flush;
 }
 
 }  // namespace
@@ -161,6 +184,9 @@ void addCompileCommand(CLI::App& app) {
             }
         } catch (const compiler::MappingError& e) {
             if (options->mapping) std::cout << compiler::printMapping(e.mapping) << std::flush;
+            throw;
+        } catch (const InputError&) {
+            if (options->mapping) printUnimportedMapping(options->model);
             throw;
         }
         if (options->mapping) std::cout << compiler::printMapping(compilation.mapping);

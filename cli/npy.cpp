@@ -29,7 +29,7 @@ std::string descrOf(DType dtype) {
 
 }  // namespace
 
-Tensor readNpy(const std::filesystem::path& path) {
+Tensor readNpy(const std::filesystem::path& path, DType expected) {
     const std::string bytes = readWholeFile(path);
     auto fail = [&](const std::string& what) { return InputError("'" + path.string() + "': " + what); };
     if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) throw fail("not a .npy file");
@@ -59,7 +59,13 @@ Tensor readNpy(const std::filesystem::path& path) {
             known = true;
         }
     }
-    if (!known) throw fail("unsupported element type '" + descr + "'");
+    if (!known) {
+        std::string wanted(dtypeName(expected));
+        for (const Descr& d : kDescrs) {
+            if (d.dtype == expected) wanted += " (numpy '" + std::string(d.text) + "')";
+        }
+        throw fail("element type '" + descr + "' is not one npusim reads: expected " + wanted);
+    }
     if (std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)"))) {
         throw fail("Fortran-order arrays are not supported; save with np.ascontiguousarray");
     }

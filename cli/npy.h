@@ -8,8 +8,9 @@
 
 namespace npusim::cli {
 
-/// Throws InputError naming the file for a missing, malformed or unsupported file.
-Tensor readNpy(const std::filesystem::path& path);
+/// Throws InputError naming the file for a missing, malformed or unsupported file (naming
+/// `expected`, the dtype the caller wants, when the file's element type is not one npusim reads).
+Tensor readNpy(const std::filesystem::path& path, DType expected);
 /// The bytes of a version 1.0 .npy file holding the tensor.
 std::string npyBytes(const Tensor& tensor);
 

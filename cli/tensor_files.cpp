@@ -17,7 +17,7 @@ Tensor readTensorFile(const std::filesystem::path& directory, const TensorBindin
     const std::string& name = binding.name;
     const std::filesystem::path npy = directory / (name + ".npy");
     const std::filesystem::path proto = directory / protoName;
-    if (std::filesystem::exists(npy)) return readNpy(npy);
+    if (std::filesystem::exists(npy)) return readNpy(npy, binding.dtype);
     if (std::filesystem::exists(proto)) return compiler::readTensorProto(proto, binding.dtype);
     throw InputError("no file for " + std::string(what) + " '" + name + "' in '" + directory.string() +
                      "' (expected " + name + ".npy or " + protoName + ")");

@@ -223,7 +223,8 @@ void GraphConverter::addNode(const onnx::NodeProto& proto) {
     if (!kind) {
         onnx::NodeProto named = proto;
         named.set_name(name);
-        throw InputError(onnxNodeLabel(named) + " is not supported (supported: " + supportedOpList() + ")");
+        throw InputError(onnxNodeLabel(named) + " is not an op npusim runs (npusim compile MODEL --mapping lists the "
+                         "model's ops and what npusim does with each)");
     }
     Node node{name, *kind, {}, {}, {}};
     for (const onnx::AttributeProto& attribute : proto.attribute()) {

@@ -71,6 +71,20 @@ void sizeSymbolicInputs(onnx::GraphProto& graph, const std::map<std::string, int
 
 }  // namespace
 
+std::vector<OnnxOpSupport> surveyOnnxOps(const std::filesystem::path& path) {
+    onnx::ModelProto proto;
+    frontend::readProtoFile(path, proto, "model", "a valid ONNX file");
+    frontend::nameNodes(*proto.mutable_graph());
+    std::vector<OnnxOpSupport> ops;
+    for (const onnx::NodeProto& node : proto.graph().node()) {
+        const bool standard = frontend::isDefaultDomain(node.domain());
+        const std::string type = standard ? node.op_type() : node.domain() + "." + node.op_type();
+        const bool controlFlow = standard && (type == "If" || type == "Loop" || type == "Scan");
+        ops.push_back({node.name(), type, controlFlow || findOpKind(type).has_value()});
+    }
+    return ops;
+}
+
 Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, Tensor>& bindings,
                  const std::map<std::string, int64_t>& dims) {
     const std::string model = "model '" + path.string() + "'";

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "compiler/graph/graph.h"
 
@@ -20,5 +21,15 @@ namespace npusim::compiler {
 /// outputs remember which dims were symbolic (Value::symbols).
 Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, Tensor>& bindings = {},
                  const std::map<std::string, int64_t>& dims = {});
+
+/// A node of an ONNX model's main graph, named as importOnnx names it, and whether npusim has
+/// its op.
+struct OnnxOpSupport {
+    std::string name, type;  ///< type: "Conv", or "domain.Type" outside the default domain
+    bool known = false;
+};
+/// Every node of the model's main graph in file order: what `compile --mapping` shows of a
+/// model that does not import. InputError when the file is not an ONNX model.
+std::vector<OnnxOpSupport> surveyOnnxOps(const std::filesystem::path& path);
 
 }  // namespace npusim::compiler

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "arch/error.h"
+#include "arch/read_file.h"
 #include "compiler/graph/onnx_element_types.h"
 
 namespace npusim::compiler::frontend {
@@ -53,7 +54,7 @@ void readProtoFile(const std::filesystem::path& path, google::protobuf::MessageL
     std::error_code error;
     std::ifstream file(path, std::ios::binary);
     if (!std::filesystem::is_regular_file(path, error) || !file) {
-        throw InputError("cannot read " + label);
+        throw InputError("cannot read " + label + ": " + unreadableReason(path));
     }
     const std::string bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
     if (file.bad()) throw InputError("cannot read " + label);

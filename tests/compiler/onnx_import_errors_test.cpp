@@ -25,9 +25,9 @@ std::string readFile(const std::filesystem::path& path) {
 TEST_F(OnnxImportErrors, MissingFile) {
     const std::filesystem::path path = dir_ / "absent.onnx";
     EXPECT_EQ(testing::inputErrorOf([&] { importOnnx(path); }),
-              "cannot read model '" + path.string() + "'");
+              "cannot read model '" + path.string() + "': no such file");
     EXPECT_EQ(testing::inputErrorOf([&] { readTensorProto(dir_ / "absent.pb"); }),
-              "cannot read tensor file '" + (dir_ / "absent.pb").string() + "'");
+              "cannot read tensor file '" + (dir_ / "absent.pb").string() + "': no such file");
 }
 
 TEST_F(OnnxImportErrors, TruncatedModel) {

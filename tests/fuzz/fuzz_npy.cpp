@@ -4,6 +4,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const npusim::fuzz::InputFile file(data, size, ".npy");
-    npusim::fuzz::expectInputErrorsOnly([&] { (void)npusim::cli::readNpy(file.path()); });
+    npusim::fuzz::expectInputErrorsOnly([&] { (void)npusim::cli::readNpy(file.path(), npusim::DType::Fp32); });
     return 0;
 }
