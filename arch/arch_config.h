@@ -203,7 +203,9 @@ std::vector<std::string> archPresetNames();
 std::optional<std::string_view> archPresetText(std::string_view name);
 
 /// Loads a preset name or a JSON file path, applies `path.to.field=value` overrides in order,
-/// and validates. Throws InputError naming the preset, file, override or field at fault.
+/// and validates. Throws InputError naming the preset, file, override or field at fault. With
+/// overrides the config is named after them ("edge+tensor.rows=32") and described by its
+/// fields, unless the overrides set the name or description.
 ArchConfig loadArchConfig(std::string_view presetOrPath, std::span<const std::string> overrides);
 
 }  // namespace npusim

@@ -1,4 +1,5 @@
 // Loading an architecture config: built-in presets or files, plus --set overrides.
+#include <cstdio>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,35 @@ void applyOverride(Json& document, const std::string& assignment) {
     }
 }
 
+std::string bytesText(uint64_t bytes) {
+    if (bytes % (uint64_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+    if (bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+    return std::to_string(bytes) + " bytes";
+}
+
+/// A config changed by --set is not its preset any more: its name says how it differs
+/// ("edge+tensor.rows=32") and its description is made from the fields it now has, unless the
+/// overrides set them.
+void relabel(ArchConfig& config, std::span<const std::string> overrides) {
+    std::string changes, list;
+    bool named = false, described = false;
+    for (const std::string& assignment : overrides) {
+        named = named || assignment.starts_with("name=");
+        described = described || assignment.starts_with("description=");
+        changes += "+" + assignment;
+        list += (list.empty() ? "" : ", ") + assignment;
+    }
+    const std::string base = config.name;
+    if (!named) config.name = base + changes;
+    if (!described) {
+        char bandwidth[32];
+        std::snprintf(bandwidth, sizeof bandwidth, "%g", config.dram.bandwidthGbps);
+        config.description = base + " with " + list + ": " + std::to_string(config.tensor.rows) + "x" +
+                             std::to_string(config.tensor.cols) + " systolic array, " + bytesText(config.sram.sizeBytes) +
+                             " SRAM, " + bandwidth + " GB/s DRAM";
+    }
+}
+
 bool looksLikePath(std::string_view text) {
     return text.find('/') != std::string_view::npos || text.ends_with(".json") ||
            std::filesystem::exists(std::filesystem::path(text));
@@ -86,7 +116,9 @@ ArchConfig loadArchConfig(std::string_view presetOrPath, std::span<const std::st
     parseArchConfigFile(text, origin);
     Json document = Json::parse(text, nullptr, true, /*ignore_comments=*/true);
     for (const std::string& assignment : overrides) applyOverride(document, assignment);
-    return validateArchConfig(parseArchConfigFile(document.dump(), origin + " with --set"));
+    ArchConfig config = validateArchConfig(parseArchConfigFile(document.dump(), origin + " with --set"));
+    relabel(config, overrides);
+    return config;
 }
 
 }  // namespace npusim

@@ -12,6 +12,7 @@
 int sc_main(int argc, char* argv[]) {
     npusim::cli::installInterruptHandlers();
     CLI::App app{"npusim: NPU hardware-software co-design simulator", "npusim"};
+    app.set_version_flag("--version", std::string("npusim ") + NPUSIM_VERSION);
     app.require_subcommand(1);
     npusim::cli::addArchCommand(app);
     npusim::cli::addCompileCommand(app);
@@ -36,6 +37,8 @@ int sc_main(int argc, char* argv[]) {
             }
         }
         app.parse(argc, argv);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {

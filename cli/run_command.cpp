@@ -10,6 +10,7 @@
 
 #include "arch/checksum.h"
 #include "arch/error.h"
+#include "arch/read_file.h"
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/graph/interpreter.h"
 #include "compiler/pipeline.h"
@@ -41,8 +42,10 @@ struct RunOptions {
 };
 
 bool isArtifactFile(const std::string& path) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error)) throw InputError("cannot read '" + path + "': it is a directory");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot read '" + path + "'");
+    if (!in) throw InputError("cannot read '" + path + "': " + unreadableReason(path));
     char magic[6] = {};
     in.read(magic, sizeof magic);
     return std::string(magic, sizeof magic) == "NPUART";
@@ -58,6 +61,14 @@ struct Prepared {
 Prepared prepare(const RunOptions& o) {
     Prepared p;
     if (isArtifactFile(o.target)) {
+        // Compiler flags cannot change what is compiled already: refused, not ignored.
+        for (const auto& [given, flag] : {std::pair{o.compiler.noFusion, "--no-fusion"}, std::pair{o.compiler.noLoops, "--no-loops"},
+                                          std::pair{!o.compiler.costParams.empty(), "--cost-params"}}) {
+            if (given) {
+                throw InputError(std::string(flag) + " applies when a model is compiled; '" + o.target +
+                                 "' is an artifact, compiled already: recompile the model with it");
+            }
+        }
         p.artifact = readArtifact(o.target, o.timingOnly ? ArtifactRead::TimingOnly : ArtifactRead::Whole);
         p.config = validateArchConfig(parseArchConfigFile(p.artifact.manifest.archConfig, o.target));
         if (o.arch.archGiven() || !o.arch.overrides.empty()) {
@@ -101,6 +112,11 @@ void printSummary(const reports::Report& report) {
     for (const reports::UnitReport& unit : report.units) {
         std::printf("  %-22s busy %5.1f%%  (%llu commands)\n", unit.name.c_str(), unit.utilization * 100,
                     static_cast<unsigned long long>(unit.commands));
+    }
+    if (report.bucket) {
+        std::printf("  bucket: %s=%lld (compiled size; the inputs have %s=%lld, padded to it)\n",
+                    report.bucket->symbol.c_str(), static_cast<long long>(report.bucket->size),
+                    report.bucket->symbol.c_str(), static_cast<long long>(report.bucket->actual));
     }
     std::printf("  DRAM: %llu bytes read, %llu written (%.2f GB/s)\n",
                 static_cast<unsigned long long>(report.dramBytesRead),
@@ -243,6 +259,11 @@ void writeResults(const RunOptions& o, const ArchConfig& config, const sim::CoSi
     if (!o.outputs.empty()) writeOutputs(files, o.outputs, result.outputBindings(), result.outputs);
     if (!o.report.empty()) stageReportData(files, o.report, report, sim::runRecord(config, result));
     files.commit();
+    if (!o.outputs.empty()) {
+        std::string names;
+        for (const TensorBinding& output : result.outputBindings()) names += (names.empty() ? "" : ", ") + output.name + ".npy";
+        std::printf("  outputs: %s/ (%s)\n", o.outputs.c_str(), names.c_str());
+    }
     if (!o.report.empty()) {
         const double dataSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         // An earlier run's page must not stand beside this run's report if the plots fail.

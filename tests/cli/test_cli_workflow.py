@@ -36,10 +36,12 @@ class ArchCommandTest(NpusimTestCase):
                 self.assertGreater(config["tensor"]["rows"], 0)
                 self.assertGreater(config["sram"]["size_kib"], 0)
 
-    def test_arch_show_with_set_changes_only_that_field(self):
+    def test_arch_show_with_set_changes_only_that_field_and_the_label(self):
         base, changed = self.show("edge"), self.show("edge", "--set", "tensor.rows=32")
         self.assertEqual(changed["tensor"]["rows"], 32)
         base["tensor"]["rows"] = 32
+        base["name"] = "edge+tensor.rows=32"
+        base["description"] = "edge with tensor.rows=32: 32x16 systolic array, 1 MiB SRAM, 12.8 GB/s DRAM"
         self.assertEqual(changed, base)
 
     def test_arch_show_output_is_accepted_back_as_an_arch_file(self):

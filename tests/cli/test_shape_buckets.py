@@ -54,6 +54,8 @@ class ShapeBucketTest(NpusimTestCase):
             with self.subTest(seq=seq):
                 stdout = self.assertSucceeded(self.run_with(seq)).stdout
                 self.assertIn("check against the reference interpreter: passed", stdout)
+                self.assertIn(f"bucket: seq={bucket} (compiled size; the inputs have seq={seq}", stdout)
+                self.assertIn(f"outputs: out{seq}/ (y.npy)", stdout)
                 report = json.loads((self.tmp / f"rep{seq}" / "report.json").read_text())
                 self.assertEqual(report["bucket"], {"symbol": "seq", "size": bucket, "actual": seq})
                 self.assertEqual(np.load(self.tmp / f"out{seq}" / "y.npy").shape, (1, seq, 64))

@@ -1,18 +1,26 @@
 #!/usr/bin/python3
-"""What a user sees when something goes wrong around a run: outputs that cannot be written are
-refused before any work, with the system's reason; an interrupted command (Ctrl-C, kill) leaves
-no unfinished file behind and exits 130 or 143 with one line."""
+"""What a user sees around a run: outputs that cannot be written are refused before any work,
+with the system's reason; an interrupted command (Ctrl-C, kill) leaves no unfinished file
+behind and exits 130 or 143 with one line; messages are short and point where to look; flags
+that cannot apply are refused; a modified preset is labelled as such."""
 import glob
+import json
 import os
 import shutil
 import signal
 import subprocess
 import time
 import unittest
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
 
 from npusim_cli import NPUSIM, NpusimTestCase, example, tree
 
 USAGE = 2
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 class OutputsCheckedFirstTest(NpusimTestCase):
@@ -86,6 +94,82 @@ class InterruptTest(NpusimTestCase):
                 self.assert_interrupted(code, stderr, 128 + signal.SIGINT, "interrupted")
                 self.assertNotIn("report.html", tree(self.tmp / "rep"))
                 self.assertNotIn("KeyboardInterrupt", stderr)
+
+
+class MessagesTest(NpusimTestCase):
+    def custom_op_model(self):
+        graph = helper.make_graph(
+            [helper.make_node("Relu", ["x"], ["h"], name="act"),
+             helper.make_node("Frobnicate", ["h"], ["y"], name="magic", domain="com.example")], "custom",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 3])])
+        opsets = [helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)]
+        onnx.save(helper.make_model(graph, opset_imports=opsets), self.tmp / "custom.onnx")
+        return "custom.onnx"
+
+    def test_an_unknown_op_is_named_in_a_short_line_that_points_to_the_mapping(self):
+        line = self.assertFailsCleanly(["compile", self.custom_op_model(), "-o", "x.npuart"], USAGE,
+                                       ["'magic'", "com.example.Frobnicate", "--mapping"])
+        self.assertLess(len(line), 200)
+
+    def test_the_mapping_of_a_model_that_does_not_import_lists_its_ops_and_what_runs(self):
+        result = self.npusim("compile", self.custom_op_model(), "--mapping")
+        self.assertEqual(result.returncode, USAGE, result.stderr)
+        rows = {line.split()[0]: line for line in result.stdout.splitlines() if line.strip()}
+        self.assertIn("unsupported", rows["magic"])
+        self.assertIn("no such op", rows["magic"])
+        self.assertNotIn("unsupported", rows["act"])
+        self.assertIn("npusim runs these ONNX ops:", result.stdout)
+        self.assertIn("Conv", result.stdout.splitlines()[-1])
+
+    def test_an_unknown_arch_field_lists_the_fields_beside_it(self):
+        self.assertFailsCleanly(["arch", "show", "edge", "--set", "nosuch.field=1"], USAGE,
+                                ["'nosuch'", "top-level fields", "tensor", "sram", "dram"])
+        self.assertFailsCleanly(["arch", "show", "edge", "--set", "tensor.rowz=1"], USAGE,
+                                ["'tensor.rowz'", "fields of tensor", "rows", "cols"])
+
+    def test_an_npy_of_another_element_type_names_the_expected_one(self):
+        (self.tmp / "in").mkdir()
+        np.save(self.tmp / "in" / "x.npy", np.zeros((64, 256)))
+        self.ok("compile", example("mlp.onnx"), "-o", "mlp.npuart")
+        self.assertFailsCleanly(["run", "mlp.npuart", "--inputs", "in"], USAGE, ["'<f8'", "expected fp32", "'<f4'"])
+
+    def test_a_file_that_cannot_be_read_says_why(self):
+        self.assertFailsCleanly(["run", "missing.onnx"], USAGE, ["'missing.onnx'", "no such file"])
+        (self.tmp / "dir.onnx").mkdir()
+        self.assertFailsCleanly(["compile", "dir.onnx", "-o", "x.npuart"], USAGE, ["'dir.onnx'", "is a directory"])
+        self.assertFailsCleanly(["run", "dir.onnx"], USAGE, ["'dir.onnx'", "is a directory"])
+
+
+class ConventionsTest(NpusimTestCase):
+    def test_version(self):
+        result = self.assertSucceeded(self.npusim("--version"))
+        self.assertRegex(result.stdout.strip(), r"^npusim \d+\.\d+\.\d+$")
+
+    def test_compiler_flags_on_an_artifact_are_refused_not_ignored(self):
+        self.ok("compile", example("mlp.onnx"), "-o", "mlp.npuart")
+        for flag in (["--no-fusion"], ["--no-loops"], ["--cost-params", "params.json"]):
+            with self.subTest(flag=flag[0]):
+                self.assertFailsCleanly(["run", "mlp.npuart", *flag], USAGE, [flag[0], "'mlp.npuart'", "recompile"])
+
+    def test_a_modified_preset_is_labelled_by_its_changes_everywhere(self):
+        shown = json.loads(self.ok("arch", "show", "edge", "--set", "tensor.rows=32"))
+        self.assertEqual(shown["name"], "edge+tensor.rows=32")
+        self.assertIn("32x16 systolic array", shown["description"])
+        self.assertNotIn("16x16", shown["description"])
+        stdout = self.ok("run", example("mlp.onnx"), "--set", "tensor.rows=32", "--timing-only", "--report", "rep")
+        self.assertIn("mlp on edge+tensor.rows=32:", stdout)
+        self.assertEqual(json.loads((self.tmp / "rep" / "report.json").read_text())["arch"], "edge+tensor.rows=32")
+
+    def test_the_readme_names_every_preset_where_it_lists_them(self):
+        presets = [line.split()[0] for line in self.ok("arch", "list").splitlines()]
+        line = next(line for line in README.read_text().splitlines() if "npusim arch list" in line)
+        for preset in presets:
+            self.assertIn(preset, line)
+
+    def test_a_run_says_where_its_outputs_went(self):
+        stdout = self.ok("run", example("mlp.onnx"), "--outputs", "out")
+        self.assertIn("outputs: out/ (logits.npy)", stdout)
 
 
 if __name__ == "__main__":
