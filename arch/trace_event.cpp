@@ -12,8 +12,8 @@ std::string_view stallReasonName(StallReason reason) {
 }
 
 std::string_view eventTypeName(EventType type) {
-    static constexpr std::array<std::string_view, 6> kNames = {"command", "stall",    "copy_in",
-                                                               "kernel",  "copy_out", "weight_upload"};
+    static constexpr std::array<std::string_view, 7> kNames = {"command", "stall",    "copy_in",      "kernel",
+                                                               "copy_out", "weight_upload", "command_fetch"};
     return kNames[static_cast<size_t>(type)];
 }
 

@@ -25,7 +25,9 @@ std::string_view stallReasonName(StallReason reason);
 /// HostCopyOut: the host runs a CPU segment (copies its inputs out of device memory, runs the
 /// kernel, copies its outputs back). WeightUpload: the host copies a streamed weight into
 /// device memory before the job that first reads it (the event's op).
-enum class EventType : uint8_t { Command, Stall, HostCopyIn, HostKernel, HostCopyOut, WeightUpload };
+/// CommandFetch: the control core reading a job's command buffer from DRAM (job-level work of
+/// no op; busy time, not a command).
+enum class EventType : uint8_t { Command, Stall, HostCopyIn, HostKernel, HostCopyOut, WeightUpload, CommandFetch };
 std::string_view eventTypeName(EventType type);
 
 /// What a traced unit is, so reports need not guess from names.

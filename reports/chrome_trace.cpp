@@ -46,7 +46,11 @@ void appendSlice(std::string& out, const trace::Event& e, std::string_view quote
     out += R"(,"dur":)";
     appendNumber(out, static_cast<double>(e.end - e.start) * microsecondsPerCycle);
     out += R"(,"args":{"op_id":)";
-    appendNumber(out, e.opId);
+    if (e.opId == isa::kNoOp) {
+        out += "null";  // job-level work of no op
+    } else {
+        appendNumber(out, e.opId);
+    }
     out += R"(,"tile_id":)";
     appendNumber(out, e.tileId);
     out += R"(,"start_cycle":)";
@@ -91,6 +95,8 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
             std::string name = op + " " + std::string(isa::opcodeName(e.opcode)) + (e.continuation ? " (drain)" : "");
             if (e.type == trace::EventType::Stall) {
                 name = op + " stall:" + std::string(trace::stallReasonName(e.reason));
+            } else if (e.type == trace::EventType::CommandFetch) {
+                name = "command buffer fetch";
             } else if (e.type != trace::EventType::Command) {  // a CPU segment on the host's track
                 name = op + " " + std::string(trace::eventTypeName(e.type));
             }
@@ -103,6 +109,8 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
         std::string category(isa::commandKindName(e.kind));
         if (e.type == trace::EventType::Stall) {
             category = "stall";
+        } else if (e.type == trace::EventType::CommandFetch) {
+            category = "command_fetch";
         } else if (e.type != trace::EventType::Command) {
             category = "host_" + std::string(trace::eventTypeName(e.type));
         }

@@ -71,9 +71,9 @@ Report buildReport(const RunRecord& run) {
             unit.stalls[static_cast<size_t>(e.reason)] += cycles;
         } else {
             unit.busy += cycles;
-            // A CPU segment counts once, by its kernel; a command once, by its first interval.
-            const bool host = e.type != trace::EventType::Command;
-            if (host ? e.type == trace::EventType::HostKernel : !e.continuation) ++unit.commands;
+            // A CPU segment counts once, by its kernel; a command once, by its first interval; a
+            // command fetch is not a command.
+            if (e.type == trace::EventType::Command ? !e.continuation : e.type == trace::EventType::HostKernel) ++unit.commands;
         }
         if (e.opId == isa::kNoOp) continue;
         OpReport& op = ops[e.opId];

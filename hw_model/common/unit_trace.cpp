@@ -32,6 +32,16 @@ void UnitTrace::busy(const isa::Command& command, uint64_t start, uint64_t end, 
     recorder_->record(e);
 }
 
+void UnitTrace::commandFetch(uint64_t start, uint64_t end, uint64_t bytes) {
+    if (!recorder_ || end < start) return;
+    isa::Command job;  // job-level work, attributed to no op
+    job.opId = isa::kNoOp;
+    job.kind = isa::CommandKind::Sync;
+    trace::Event e = event(trace::EventType::CommandFetch, job, start, end);
+    e.bytes = bytes;
+    recorder_->record(e);
+}
+
 void UnitTrace::continued(const isa::Command& command, uint64_t start, uint64_t end) {
     if (!recorder_ || end <= start) return;
     trace::Event e = event(trace::EventType::Command, command, start, end);

@@ -22,6 +22,8 @@ public:
     /// [start, end) cycles spent executing `command`.
     void busy(const isa::Command& command, uint64_t start, uint64_t end, uint64_t bytes = 0,
               uint64_t macs = 0);
+    /// [start, end) reading `bytes` of a job's command buffer (the control core).
+    void commandFetch(uint64_t start, uint64_t end, uint64_t bytes);
     /// [start, end) more busy cycles of a command recorded earlier (a pipeline draining).
     void continued(const isa::Command& command, uint64_t start, uint64_t end);
     /// [start, end) cycles the unit waited, for `command`.

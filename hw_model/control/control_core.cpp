@@ -53,9 +53,7 @@ void ControlCore::raiseInterrupt(uint32_t bits) {
 
 bool ControlCore::readMemory(uint64_t address, std::span<std::byte> bytes) {
     catchUp();
-    isa::Command fetch;  // job-level work, attributed to no op
-    fetch.opId = isa::kNoOp;
-    AccessTag tag;
+    AccessTag tag;  // job-level work, attributed to no op
     tag.initiator = trace_.id();
     tag.opId = isa::kNoOp;
     tag.kind = isa::CommandKind::Sync;
@@ -69,7 +67,7 @@ bool ControlCore::readMemory(uint64_t address, std::span<std::byte> bytes) {
     } catch (const UnitFault&) {
         return false;
     }
-    trace_.busy(fetch, start, clock_.now(), bytes.size());
+    trace_.commandFetch(start, clock_.now(), bytes.size());
     return true;
 }
 
