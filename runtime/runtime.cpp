@@ -173,9 +173,13 @@ void Runtime::release(const LoadedModel& model) {
 }
 
 driver::JobResult Runtime::runJob(const LoadedModel& model, const driver::CommandBuffer& commands, RunResult& result) {
+    // A job run again spans its failed attempts: the run took them, and moved their bytes.
+    const uint64_t firstAttempt = driver_.nowCycles();
     for (int attempt = 0;; ++attempt) {
         try {
-            return driver_.run(model.context, commands, timeoutCycles_);
+            driver::JobResult job = driver_.run(model.context, commands, timeoutCycles_);
+            if (attempt > 0) job = {firstAttempt, job.startCycle + job.cycles - firstAttempt};
+            return job;
         } catch (const RunError& failure) {
             if (attempt >= host_.jobRetries) throw;
             result.retriedFailures.push_back(failure.what());

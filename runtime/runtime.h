@@ -93,7 +93,8 @@ private:
     void release(const LoadedModel& model);
     /// Runs an NPU segment: its stream, or each of its jobs in turn.
     driver::JobResult runSegment(const LoadedModel& model, size_t index, RunResult& result);
-    /// One job, run again on failure as often as HostOptions::jobRetries allows.
+    /// One job, run again on failure as often as HostOptions::jobRetries allows; a job run again
+    /// spans its failed attempts (their cycles, like their DRAM bytes, are the run's).
     driver::JobResult runJob(const LoadedModel& model, const driver::CommandBuffer& commands, RunResult& result);
     /// Copies a segment's streamed weights into the window; returns the cycle the copies end.
     uint64_t uploadWeights(const LoadedModel& model, const SegmentRecord& segment);

@@ -172,5 +172,31 @@ class ConventionsTest(NpusimTestCase):
         self.assertIn("outputs: out/ (logits.npy)", stdout)
 
 
+class CountsAgreeTest(NpusimTestCase):
+    def report(self, directory, *flags):
+        self.ok("run", example("mlp.onnx"), "--timing-only", "--report", directory, *flags)
+        return json.loads((self.tmp / directory / "report.json").read_text())
+
+    def test_a_retried_job_counts_its_failed_attempt_in_cycles_as_in_bytes(self):
+        clean, faulted = self.report("clean"), self.report("faulted", "--inject", "dma_error@3")
+        self.assertGreater(faulted["dram"]["bytes_read"], clean["dram"]["bytes_read"])
+        self.assertGreater(faulted["total_cycles"], clean["total_cycles"])
+        self.assertLessEqual(faulted["dram"]["achieved_gbps"], clean["dram"]["achieved_gbps"] * 1.001)
+
+    def test_command_buffer_fetches_are_named_and_belong_to_no_op(self):
+        self.report("rep")
+        trace = json.loads((self.tmp / "rep" / "trace.json").read_text())
+        fetches = [e for e in trace["traceEvents"] if e.get("cat") == "command_fetch"]
+        self.assertGreater(len(fetches), 0)
+        for event in fetches:
+            self.assertEqual(event["name"], "command buffer fetch")
+            self.assertIsNone(event["args"]["op_id"])
+            self.assertGreater(event["args"]["bytes"], 0)
+        # "job end" is the job's End command alone: it moves nothing.
+        for event in trace["traceEvents"]:
+            if event.get("name") == "job end":
+                self.assertEqual(event["args"]["bytes"], 0)
+
+
 if __name__ == "__main__":
     unittest.main()
