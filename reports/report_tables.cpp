@@ -152,18 +152,28 @@ Table commandStreamsTable(const Report& r, size_t limit) {
 }
 
 Table opsTable(const Report& r) {
-    Table t{{"op", "type", "cycles", "bound", "MACs", "DRAM bytes", "SRAM in use", "MACs/byte", "attainable",
+    Table t{{"op", "type", "cycles", "bound", "MACs", "DRAM bytes", "SRAM in use", "MACs/min byte", "attainable",
              "efficiency", "shape bound", "limit", "shape efficiency"},
             {false, false, true, false, true, true, true, true, true, true, true, false, true},
             {},
             ""};
+    uint64_t spans = 0;
     for (const OpReport& op : r.ops) {
-        t.rows.push_back({op.name, op.type + " " + op.dtype, std::to_string(op.cycles), op.bound, std::to_string(op.macs),
-                          std::to_string(op.dramBytes), bytesText(op.sramBytes),
+        // An op without commands (a view, a fused op) or without a bound has no efficiency.
+        const auto efficiency = [&](double attainable, double value) {
+            return op.cycles > 0 && attainable > 0 ? percentText(value) : std::string("-");
+        };
+        t.rows.push_back({op.name, op.type + " " + op.dtype, std::to_string(op.cycles), op.cycles > 0 ? op.bound : "-",
+                          std::to_string(op.macs), std::to_string(op.dramBytes), bytesText(op.sramBytes),
                           op.intensity > 0 ? fixedText(op.intensity, 1) : "-", wholeText(op.attainableCycles),
-                          percentText(op.efficiency), wholeText(op.shape.attainableCycles), op.shape.limit,
-                          percentText(op.shape.efficiency)});
+                          efficiency(op.attainableCycles, op.efficiency), wholeText(op.shape.attainableCycles), op.shape.limit,
+                          efficiency(op.shape.attainableCycles, op.shape.efficiency)});
+        spans += op.cycles;
     }
+    // Two figures readers misread: intensity counts compulsory bytes, and op spans overlap.
+    t.note = "MACs/min byte: MACs per compulsory DRAM byte (the roofline's intensity; DRAM bytes are those moved). "
+             "An op's cycles run from its first command to its last; ops overlap, so theirs add to " +
+             wholeText(static_cast<double>(spans)) + " of the run's " + wholeText(static_cast<double>(r.totalCycles)) + ".";
     return t;
 }
 
