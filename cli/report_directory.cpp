@@ -38,6 +38,7 @@ void stageReportData(OutputFiles& files, const std::filesystem::path& directory,
     files.stage(directory / "report.json", reports::reportToJson(report));
     files.stage(directory / "trace.json", [&](std::ostream& out) { reports::writeChromeTrace(out, run); });
     files.stage(directory / "report.md", reports::reportToMarkdown(report));
+    files.stage(directory / "timeline.json", reports::timelineToJson(run));
 }
 
 reports::Report readReport(const std::filesystem::path& runOrFile) {

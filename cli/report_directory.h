@@ -9,8 +9,8 @@
 
 namespace npusim::cli {
 
-/// Stages the run's report.json, trace.json and report.md (with the run's other outputs: all
-/// or none).
+/// Stages the run's report.json, trace.json, report.md and timeline.json (the timeline plot's
+/// data) with the run's other outputs: all or none.
 void stageReportData(OutputFiles& files, const std::filesystem::path& directory, const reports::Report& report,
                      const reports::RunRecord& run);
 /// Once report.json and trace.json are in place: draws the plots, then writes report.html;

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""Plots of a run's report directory: from report.json and trace.json, writes plots/*.png.
+"""Plots of a run's report directory: from report.json and timeline.json, writes plots/*.png.
 
     reports/plots.py REPORT_DIR
 
-timeline.png     each unit's busy and stalled fraction of each time bin, from 0 (every slice counted),
-                 under the spans of the longest ops
+timeline.png     each unit's busy and stalled fraction of each time bin, from 0 (every event
+                 counted: timeline.json), under the spans of the longest ops
 utilization.png  per unit: busy, each stall reason and idle, as stacked bars
 roofline.png     each op's attained MACs per cycle against its arithmetic intensity (MACs per
                  compulsory DRAM byte, as in the ops table), under the labelled roofline of the
@@ -16,11 +16,9 @@ run leaves no half-written plots. Exit status 2 with one line on stderr on bad i
 """
 import json
 import os
-import re
 import sys
 
 import matplotlib
-import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -32,126 +30,50 @@ PLOTS = ("timeline.png", "utilization.png", "roofline.png", "op_cycles.png")
 
 STALL_COLOURS = {"semaphore_wait": "#f0a030", "queue_full": "#c05050", "dram_contention": "#8060c0",
                  "sram_bank_conflict": "#40a0a0"}
-BINS = 600  # time bins of the timeline: every slice counts, summed into its bins
-TRACE_HEADER = '{"displayTimeUnit":"ns","traceEvents":['  # the first line of a trace npusim wrote
-# A complete event as npusim writes it: its track, category, start, duration (us) and op.
-SLICE = re.compile(r'^\{"ph":"X","pid":1,"tid":(\d+),"name":.*?,"cat":"([^"]*)","ts":([^,]+),"dur":([^,]+),'
-                   r'"args":\{"op_id":(null|\d+)', re.M)
-CHUNK_BYTES = 32 << 20
 
 
-def read_trace(path):
-    """The trace's track names (tid -> name) and its slices as arrays: tid, start and end (us),
-    stalled (bool) and op id (-1: none). A trace npusim wrote holds an event a line and is read
-    in chunks, matched line by line, so a run of millions of commands is never in memory whole
-    as JSON; any other is read as one JSON document."""
-    tracks, rows = {}, []
-    with open(path) as f:
-        if f.readline().strip() != TRACE_HEADER:
-            f.seek(0)
-            events = json.load(f)["traceEvents"]
-            for e in events:
-                if e["ph"] == "M":
-                    tracks[e["tid"]] = e["args"]["name"]
-                elif e["ph"] == "X":
-                    op = e.get("args", {}).get("op_id")
-                    rows.append((e["tid"], e["ts"], e["ts"] + e["dur"], e["cat"] == "stall", -1 if op is None else op))
-            return tracks, slices_from(rows)
-        tail = ""
-        while True:
-            chunk = f.read(CHUNK_BYTES)
-            if not chunk:
-                break
-            text, cut = tail + chunk, (tail + chunk).rfind("\n")
-            text, tail = text[:cut + 1], text[cut + 1:]
-            for tid, cat, ts, dur, op in SLICE.findall(text):
-                start = float(ts)
-                rows.append((int(tid), start, start + float(dur), cat == "stall", -1 if op == "null" else int(op)))
-            for line in text.splitlines():
-                if line.startswith('{"ph":"M"'):
-                    event = json.loads(line.rstrip().rstrip(","))
-                    tracks[event["tid"]] = event["args"]["name"]
-        return tracks, slices_from(rows)
-
-
-def slices_from(rows):
-    if not rows:
-        return {"tid": np.zeros(0, int), "start": np.zeros(0), "end": np.zeros(0), "stalled": np.zeros(0, bool),
-                "op": np.zeros(0, int)}
-    tid, start, end, stalled, op = zip(*rows)
-    return {"tid": np.array(tid), "start": np.array(start), "end": np.array(end), "stalled": np.array(stalled),
-            "op": np.array(op)}
-
-
-def binned(starts, ends, edges):
-    """Time each bin of `edges` holds of the intervals [starts, ends): exact sums, not a sample."""
-    covered = np.zeros(len(edges) - 1)
-    width = edges[1] - edges[0]
-    first = np.clip(((starts - edges[0]) // width).astype(int), 0, len(covered) - 1)
-    last = np.clip(((ends - edges[0]) // width).astype(int), 0, len(covered) - 1)
-    single = first == last
-    np.add.at(covered, first[single], ends[single] - starts[single])
-    for a, b, s, e in zip(first[~single], last[~single], starts[~single], ends[~single]):
-        covered[a] += edges[a + 1] - s
-        covered[a + 1:b] += width
-        covered[b] += e - edges[b]
-    return covered
-
-
-def timeline_data(tracks, slices):
-    """What the timeline draws: bin edges from 0 to the last slice's end (us), and per track the
-    fraction of each bin it was busy and stalled; every slice counts."""
-    end = float(slices["end"].max()) if len(slices["end"]) else 1.0
-    edges = np.linspace(0.0, max(end, 1e-9), BINS + 1)
-    width = edges[1] - edges[0]
-    data = {}
-    for tid in sorted(tracks):
-        mine = slices["tid"] == tid
-        busy, stalled = mine & ~slices["stalled"], mine & slices["stalled"]
-        data[tid] = {"name": tracks[tid],
-                     "busy": binned(slices["start"][busy], slices["end"][busy], edges) / width,
-                     "stalled": binned(slices["start"][stalled], slices["end"][stalled], edges) / width}
-    return edges, data
-
-
-def op_bands(report, slices):
-    """Each op's span on the timeline (first start, last end, us), longest first."""
-    names = {op["op_id"]: op["name"] for op in report["ops"]}
-    spans = []
-    for op in np.unique(slices["op"][slices["op"] >= 0]):
-        mine = slices["op"] == op
-        spans.append((float(slices["start"][mine].min()), float(slices["end"][mine].max()), names.get(int(op), str(op))))
-    return sorted(spans, key=lambda s: s[1] - s[0], reverse=True)
-
-
-def timeline(tracks, slices, report, path):
-    edges, data = timeline_data(tracks, slices)
-    fig, ax = plt.subplots(figsize=(12, 1.6 + 0.55 * max(len(data), 1)))
-    centres = (edges[:-1] + edges[1:]) / 2
-    for row, (tid, d) in enumerate(data.items()):
+def timeline(timeline_data, report, path):
+    """`timeline_data`: timeline.json, which npusim writes beside report.json (every event of the
+    run summed into time bins per unit), or None for a directory written before it existed."""
+    if timeline_data is None:
+        fig, ax = plt.subplots(figsize=(12, 2))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no timeline.json in this report directory: run npusim run --report again for the timeline",
+                ha="center", va="center")
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        return
+    units = timeline_data["units"]
+    width = timeline_data["bin_us"]
+    bins = timeline_data["bins"]
+    centres = [(i + 0.5) * width for i in range(bins)]
+    fig, ax = plt.subplots(figsize=(12, 1.6 + 0.55 * max(len(units), 1)))
+    for row, unit in enumerate(units):
         base = row - 0.4
-        ax.fill_between(centres, base, base + 0.8 * d["busy"], step="mid", color="#3070c0", linewidth=0)
-        ax.fill_between(centres, base + 0.8 * d["busy"], base + 0.8 * (d["busy"] + d["stalled"]), step="mid",
-                        color="#f0a030", linewidth=0)
+        busy = [base + 0.8 * b for b in unit["busy"]]
+        both = [base + 0.8 * (b + s) for b, s in zip(unit["busy"], unit["stalled"])]
+        ax.fill_between(centres, base, busy, step="mid", color="#3070c0", linewidth=0)
+        ax.fill_between(centres, busy, both, step="mid", color="#f0a030", linewidth=0)
     # Op bands above the units: the longest ops' spans, each in the first lane free at its start
     # (ops overlap: pipelined), named inside their bar.
+    longest = sorted(timeline_data["ops"], key=lambda op: op["end_us"] - op["start_us"], reverse=True)[:16]
     lanes = []
-    for start, end, name in sorted(op_bands(report, slices)[:16]):
-        lane = next((i for i, last in enumerate(lanes) if last <= start), len(lanes))
+    for op in sorted(longest, key=lambda op: op["start_us"]):
+        lane = next((i for i, last in enumerate(lanes) if last <= op["start_us"]), len(lanes))
         if lane == len(lanes):
             lanes.append(0.0)
-        lanes[lane] = end
-        y = len(data) + 0.1 + 0.45 * lane
-        ax.broken_barh([(start, end - start)], (y, 0.38), facecolors="#b0b0b0", edgecolors="#707070", linewidth=0.5)
-        ax.text(start, y + 0.19, " " + name, fontsize="x-small", va="center", ha="left", clip_on=True)
-    ax.set_yticks(list(range(len(data))) + ([len(data) + 0.3] if lanes else []),
-                  [d["name"] for d in data.values()] + (["ops (longest)"] if lanes else []))
-    ax.set_xlim(0, edges[-1])
-    ax.set_ylim(-0.5, len(data) + 0.1 + 0.45 * max(len(lanes), 1))
+        lanes[lane] = op["end_us"]
+        y = len(units) + 0.1 + 0.45 * lane
+        ax.broken_barh([(op["start_us"], op["end_us"] - op["start_us"])], (y, 0.38), facecolors="#b0b0b0",
+                       edgecolors="#707070", linewidth=0.5)
+        ax.text(op["start_us"], y + 0.19, " " + op["name"], fontsize="x-small", va="center", ha="left", clip_on=True)
+    ax.set_yticks(list(range(len(units))) + ([len(units) + 0.3] if lanes else []),
+                  [unit["name"] for unit in units] + (["ops (longest)"] if lanes else []))
+    ax.set_xlim(0, bins * width)
+    ax.set_ylim(-0.5, len(units) + 0.1 + 0.45 * max(len(lanes), 1))
     ax.set_xlabel("time since the simulation started (us)")
-    ax.set_title(f"{report['model']} on {report['arch']}: fraction of each {edges[1] - edges[0]:.3g} us busy (blue) and "
-                 f"stalled (orange) per unit; all {len(slices['start']):,} slices counted",
-                 fontsize="small")
+    ax.set_title(f"{report['model']} on {report['arch']}: fraction of each {width:.3g} us busy (blue) and stalled "
+                 f"(orange, any reason) per unit, every event counted", fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -259,16 +181,16 @@ def main(argv):
     try:
         with open(path) as f:
             report = json.load(f)
-        path = os.path.join(directory, "trace.json")
-        tracks, slices = read_trace(path)
+        path = os.path.join(directory, "timeline.json")
+        timeline_data = None
+        if os.path.exists(path):
+            with open(path) as f:
+                timeline_data = json.load(f)
     except (OSError, ValueError) as error:
         print(f"plots: cannot read {path}: {error}", file=sys.stderr)
         return 2
-    except (KeyError, TypeError):
-        print(f"plots: {path} has no traceEvents", file=sys.stderr)
-        return 2
     def draw(staging):
-        timeline(tracks, slices, report, os.path.join(staging, "timeline.png"))
+        timeline(timeline_data, report, os.path.join(staging, "timeline.png"))
         utilization(report, os.path.join(staging, "utilization.png"))
         roofline(report, os.path.join(staging, "roofline.png"))
         op_cycles(report, os.path.join(staging, "op_cycles.png"))

@@ -181,5 +181,9 @@ std::string reportToHtml(const Report& report, const std::vector<Plot>& plots);
 /// Writes Chrome trace-event JSON (opens in Perfetto) to `out`, an event a line: one track per
 /// unit, slices named by op and kind.
 void writeChromeTrace(std::ostream& out, const RunRecord& run);
+/// The timeline plot's data (timeline.json): from cycle 0 to the trace's last event in `bins`
+/// equal bins, the fraction of each bin every unit was busy and stalled (every event counted,
+/// split exactly across bins), and each op's span, in microseconds.
+std::string timelineToJson(const RunRecord& run, size_t bins = 600);
 
 }  // namespace npusim::reports

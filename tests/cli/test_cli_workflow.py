@@ -269,7 +269,7 @@ class RunCommandTest(NpusimTestCase):
     def test_report_directory_holds_a_consistent_report_and_trace(self):
         stdout = self.ok("run", example("mlp.onnx"), "--report", "rep")
         self.assertEqual(sorted(p.name for p in (self.tmp / "rep").iterdir()),
-                         ["plots", "report.html", "report.json", "report.md", "trace.json"])
+                         ["plots", "report.html", "report.json", "report.md", "timeline.json", "trace.json"])
         plots = sorted(p.name for p in (self.tmp / "rep" / "plots").iterdir())
         self.assertEqual(plots, ["op_cycles.png", "roofline.png", "timeline.png", "utilization.png"])
         for plot in plots:

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""The report's plots show what is true at any size: the timeline counts every slice (the busy
-fraction it draws per unit matches report.json's utilisation on a run of more slices than the
-old sampled timeline drew), starts at 0 and carries the ops' spans; the roofline's intensity is
-the ops table's; the ops table says what its intensity means, that op spans overlap, and gives
-no efficiency to an op without commands."""
+"""The report's plots show what is true at any size: the timeline's data (timeline.json) counts
+every event (the busy fraction it draws per unit matches report.json's utilisation on a run of
+more slices than the old sampled timeline drew), starts at 0 and carries the ops' spans; the
+ops table says what its intensity means, that op spans overlap, and gives no efficiency to an op
+without commands."""
 import json
 import sys
 import unittest
@@ -20,29 +20,40 @@ class TimelineDataTest(NpusimTestCase):
         super().setUp()
         self.ok("run", example("transformer_block.onnx"), "--timing-only", "--report", "rep")
         self.report = json.loads((self.tmp / "rep" / "report.json").read_text())
-        self.tracks, self.slices = plots.read_trace(self.tmp / "rep" / "trace.json")
+        self.timeline = json.loads((self.tmp / "rep" / "timeline.json").read_text())
+        self.trace = json.loads((self.tmp / "rep" / "trace.json").read_text())["traceEvents"]
 
-    def test_every_slice_counts_and_the_busy_fraction_matches_the_utilisation(self):
-        self.assertGreater(len(self.slices["start"]), 20000, "large enough that the old timeline sampled it")
-        edges, data = plots.timeline_data(self.tracks, self.slices)
-        self.assertEqual(edges[0], 0.0)
-        width = edges[1] - edges[0]
+    def test_every_event_counts_and_the_busy_fraction_matches_the_utilisation(self):
+        slices = [e for e in self.trace if e["ph"] == "X"]
+        self.assertGreater(len(slices), 20000, "large enough that the old timeline sampled it")
         run_us = self.report["total_cycles"] / self.report["clock_hz"] * 1e6
-        for unit in data.values():
-            if unit["name"] not in self.report["units"]:
-                continue
-            with self.subTest(unit=unit["name"]):
-                drawn = unit["busy"].sum() * width / run_us
-                self.assertAlmostEqual(drawn, self.report["units"][unit["name"]]["utilization"], delta=0.01)
-                self.assertLessEqual(float((unit["busy"] + unit["stalled"]).max()), 1.0 + 1e-6)
+        width = self.timeline["bin_us"]
+        drawn_units = {unit["name"]: unit for unit in self.timeline["units"]}
+        for name, unit in self.report["units"].items():
+            with self.subTest(unit=name):
+                drawn = drawn_units[name]
+                self.assertEqual(len(drawn["busy"]), self.timeline["bins"])
+                self.assertAlmostEqual(sum(drawn["busy"]) * width / run_us, unit["utilization"], delta=0.01)
+                self.assertLessEqual(max(b + s for b, s in zip(drawn["busy"], drawn["stalled"])), 1.0001)
+
+    def test_time_starts_at_zero_and_covers_the_last_event(self):
+        last = max(e["ts"] + e["dur"] for e in self.trace if e["ph"] == "X")
+        covered = self.timeline["bins"] * self.timeline["bin_us"]
+        self.assertGreaterEqual(covered, last * 0.9999)
+        self.assertLess(covered - last, self.timeline["bin_us"] * 1.01)
 
     def test_the_ops_spans_are_the_ops_of_the_report(self):
-        bands = plots.op_bands(self.report, self.slices)
-        names = {op["name"] for op in self.report["ops"]}
-        self.assertTrue(bands)
-        for start, end, name in bands:
-            self.assertIn(name, names)
-            self.assertLess(start, end)
+        names = {op["name"]: op for op in self.report["ops"]}
+        self.assertTrue(self.timeline["ops"])
+        for op in self.timeline["ops"]:
+            self.assertIn(op["name"], names)
+            self.assertLess(op["start_us"], op["end_us"])
+            span_cycles = (op["end_us"] - op["start_us"]) * self.report["clock_hz"] / 1e6
+            self.assertAlmostEqual(span_cycles, names[op["name"]]["cycles"], delta=2)
+
+    def test_the_plots_draw_from_it(self):
+        for plot in plots.PLOTS:
+            self.assertGreater((self.tmp / "rep" / "plots" / plot).stat().st_size, 5000, plot)
 
 
 class TablesTest(NpusimTestCase):
