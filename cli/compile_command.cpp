@@ -16,6 +16,7 @@
 #include "compiler/pipeline.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
+#include "cli/progress_line.h"
 
 namespace npusim::cli {
 namespace {
@@ -175,6 +176,7 @@ void addCompileCommand(CLI::App& app) {
             };
         }
         compiler::Compilation compilation;
+        const ProgressLine progress("compiling " + options->model);
         try {
             if (options->bucket.empty()) {
                 compilation = compiler::compileModel(options->model, config, compileOptions);

@@ -19,6 +19,7 @@
 #include "runtime/runtime.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
+#include "cli/progress_line.h"
 #include "cli/report_directory.h"
 #include "sim/cosim.h"
 #include "sim/run_report.h"
@@ -98,6 +99,7 @@ Prepared prepare(const RunOptions& o) {
         return p;
     }
     p.config = o.arch.load();
+    const ProgressLine progress("compiling " + o.target);
     compiler::Compilation compilation = compiler::compileModel(o.target, p.config, o.compiler.options());
     p.artifact = std::move(compilation.artifact);
     if (o.check) p.reference = std::move(compilation.source);
@@ -209,6 +211,10 @@ sim::CoSimResult simulate(const RunOptions& o, const Prepared& p, const std::map
     }
     std::vector<RemovedOnInterrupt> unfinished;
     for (const std::string& vcd : vcds) unfinished.emplace_back(vcd + ".part", RemovedOnInterrupt::Kind::File);
+    // Every run of the model dispatches its commands: the cold one, and the warm and steady ones.
+    const uint64_t runs = o.repeat > 0 ? 2 + static_cast<uint64_t>(o.repeat) : 1;
+    ProgressLine progress("simulating", runs * commandCount(p.artifact.manifest));
+    simulation.dispatched = &progress.done();
     sim::CoSimResult result;
     try {
         result = sim::runCoSimulation(p.config, p.artifact, inputs, simulation);
@@ -269,7 +275,7 @@ void writeResults(const RunOptions& o, const ArchConfig& config, const sim::CoSi
         // An earlier run's page must not stand beside this run's report if the plots fail.
         std::filesystem::remove(std::filesystem::path(o.report) / "report.html");
         const double plotSeconds = writeReadableReport(o.report, report);
-        std::printf("  report: %s/report.json, report.md, report.html, trace.json, plots/*.png "
+        std::printf("  report: %s/report.json, report.md, report.html, trace.json, timeline.json, plots/*.png "
                     "(files written in %.2f s, plots drawn in %.1f s)\n",
                     o.report.c_str(), dataSeconds, plotSeconds);
     }
@@ -303,7 +309,7 @@ void addRunCommand(CLI::App& app) {
         ->capture_default_str();
     command->add_option("--seed", o->seed, "seed for random inputs")->capture_default_str();
     command->add_option("--outputs", o->outputs, "directory to write <output name>.npy into");
-    command->add_option("--report", o->report, "directory to write report.json, report.md, report.html, trace.json, plots/");
+    command->add_option("--report", o->report, "directory to write report.json, report.md, report.html, trace.json, timeline.json, plots/");
     command->add_flag("--check", o->check, "compare outputs with the graph-IR reference interpreter");
     command->add_flag("--timing-only", o->timingOnly,
                       "skip arithmetic and data movement; every timing decision and cycle is unchanged");

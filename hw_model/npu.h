@@ -39,6 +39,8 @@ public:
     sc_core::sc_out<bool>& irq() { return registers_.irq; }
     /// Host seconds the tensor and vector units spent computing values (QueueUnit::computeSeconds).
     double computeSeconds() const { return tensor_.computeSeconds() + vector_.computeSeconds(); }
+    /// Counts the commands the NPU dispatches into `dispatched` (null: none).
+    void countDispatchesInto(std::atomic<uint64_t>* dispatched) { processor_.countDispatchesInto(dispatched); }
     /// Injects `faults` (null: none) into the DMA engines, the tensor unit and the interrupt.
     void setFaultInjector(FaultInjector* faults);
     /// The fault that stopped the current or last job, if it failed, with its explanation.

@@ -25,7 +25,8 @@ namespace npusim::sim {
 
 SystemTotals runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program,
-                      std::function<DramTraffic()>* dramProbe, ComputeCores cores, hw::FaultInjector* faults) {
+                      std::function<DramTraffic()>* dramProbe, ComputeCores cores, hw::FaultInjector* faults,
+                      std::atomic<uint64_t>* dispatched) {
     // The simulation ends by sc_stop() from the host program; SystemC's info message about
     // that is not news to the user.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -38,6 +39,7 @@ SystemTotals runSystem(const ArchConfig& config, trace::Recorder* recorder, bool
     firmware::Firmware firmware;
     hw::Npu npu("npu", config, clock, firmware, recorder, !timingOnly, std::move(cores.tensor), std::move(cores.vector));
     npu.setFaultInjector(faults);
+    npu.countDispatchesInto(dispatched);
     hw::Dram dram("dram", config.dram, clock);
     hw::Router systemBus("system_bus", {hw::AddressRange{regs::kMmioBase, regs::kMmioSize},
                                         hw::AddressRange{regs::kDramBase, config.dram.sizeBytes}});
@@ -183,7 +185,7 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& given,
             runtime.unload(model);
             if (result.faults) result.faults->lostInterrupts = driver.lostInterrupts();
         },
-        &dramTraffic, std::move(cores), faults ? &*faults : nullptr);
+        &dramTraffic, std::move(cores), faults ? &*faults : nullptr, options.dispatched);
     if (result.bucket) result.outputs = runtime::cutToActualSize(std::move(result.outputs), result.manifest.outputs, *result.bucket);
     if (result.rtl) result.rtl = std::move(firstRunRtl);
     result.computeSeconds = whole.computeSeconds;

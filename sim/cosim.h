@@ -2,6 +2,7 @@
 // together, running one artifact through runtime -> driver -> firmware -> hardware.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -44,6 +45,9 @@ struct CoSimOptions {
     /// path when that is not empty.
     bool rtlTensor = false, rtlVector = false;
     std::string tensorVcd, vectorVcd;
+    /// Counts the commands the NPU dispatches, over every run, as the simulation goes (null:
+    /// none): a progress line reads it from another thread.
+    std::atomic<uint64_t>* dispatched = nullptr;
     /// Faults to inject, and how often a failed job is run again.
     std::vector<hw::FaultSpec> faults;
     int jobRetries = 0;
@@ -99,11 +103,12 @@ struct SystemTotals {
     double computeSeconds = 0;  ///< host seconds the units spent computing values (Npu::computeSeconds)
 };
 
-/// `cores` replace the units' model cores where given; `faults`, when given, are injected.
+/// `cores` replace the units' model cores where given; `faults`, when given, are injected;
+/// `dispatched`, when given, counts the commands the NPU dispatches.
 SystemTotals runSystem(const ArchConfig& config, trace::Recorder* recorder, bool timingOnly,
                       const std::function<void(driver::Driver&)>& program,
                       std::function<DramTraffic()>* dramProbe = nullptr, ComputeCores cores = {},
-                      hw::FaultInjector* faults = nullptr);
+                      hw::FaultInjector* faults = nullptr, std::atomic<uint64_t>* dispatched = nullptr);
 
 /// The VCD file of RTL block `block` for `--vcd path`: `path` itself when one block runs as
 /// RTL, else `path` with ".<block>" before its extension.

@@ -54,6 +54,7 @@ bool CommandProcessor::waitForSlot(const isa::Command& command, uint64_t deadlin
 
 void CommandProcessor::push(const isa::Command& command, uint32_t index, uint64_t availableAt) {
     queues_[static_cast<size_t>(isa::queueOf(command))].fifo->nb_write({command, index, availableAt});
+    if (dispatched_) dispatched_->store(dispatched_->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 std::optional<JobFault> CommandProcessor::finishJob(uint64_t deadline) {

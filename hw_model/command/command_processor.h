@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -59,6 +60,9 @@ class CommandProcessor : public sc_core::sc_module {
 public:
     CommandProcessor(sc_core::sc_module_name name, const ArchConfig& config, const Clock& clock);
 
+    /// Counts every command pushed into `dispatched` (null: none), for a progress line: one
+    /// writer, read from another thread.
+    void countDispatchesInto(std::atomic<uint64_t>* dispatched) { dispatched_ = dispatched; }
     /// Starts a job: empty queues, zero semaphores, no fault.
     void beginJob();
     /// Blocks while the queue `command` goes to is full; false once the job has faulted. A
@@ -114,6 +118,7 @@ private:
     /// Signals waiting for earlier commands to complete, by the cycle they are due (each
     /// queue's are in order; those of different queues interleave).
     std::multimap<uint64_t, uint32_t> postedSignals_;
+    std::atomic<uint64_t>* dispatched_ = nullptr;
     sc_core::sc_event signalDue_;
     std::optional<JobFault> fault_;
     Dispatcher dispatcher_ = Dispatcher::Done;
