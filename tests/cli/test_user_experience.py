@@ -6,6 +6,7 @@ that cannot apply are refused; a modified preset is labelled as such."""
 import glob
 import json
 import os
+import pty
 import shutil
 import signal
 import subprocess
@@ -196,6 +197,30 @@ class CountsAgreeTest(NpusimTestCase):
         for event in trace["traceEvents"]:
             if event.get("name") == "job end":
                 self.assertEqual(event["args"]["bytes"], 0)
+
+
+class ProgressTest(NpusimTestCase):
+    def test_a_long_run_on_a_terminal_shows_its_progress_then_erases_it(self):
+        # 42 runs of the block: several seconds of simulation on any machine npusim targets.
+        master, slave = pty.openpty()
+        process = subprocess.Popen([NPUSIM, "run", example("transformer_block.onnx"), "--timing-only", "--repeat", "40"],
+                                   cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=slave,
+                                   env={**os.environ, "SYSTEMC_DISABLE_COPYRIGHT_MESSAGE": "1"})
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # the terminal closes with the process
+                break
+            if not data:
+                break
+            shown += data
+        os.close(master)
+        self.assertEqual(process.wait(timeout=300), 0)
+        text = shown.decode()
+        self.assertRegex(text, r"simulating: \d+ of \d+ commands \(\d+%\), \d+ s")
+        self.assertTrue(text.endswith("\r\x1b[K"), "the line is erased when the run ends")
 
 
 if __name__ == "__main__":
