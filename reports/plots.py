@@ -57,7 +57,7 @@ def timeline(timeline_data, report, path):
     # Op bands above the units: the longest ops' spans, each in the first lane free at its start
     # (ops overlap: pipelined), named inside their bar.
     longest = sorted(timeline_data["ops"], key=lambda op: op["end_us"] - op["start_us"], reverse=True)[:16]
-    lanes = []
+    lanes, keyed = [], []
     for op in sorted(longest, key=lambda op: op["start_us"]):
         lane = next((i for i, last in enumerate(lanes) if last <= op["start_us"]), len(lanes))
         if lane == len(lanes):
@@ -66,7 +66,15 @@ def timeline(timeline_data, report, path):
         y = len(units) + 0.1 + 0.45 * lane
         ax.broken_barh([(op["start_us"], op["end_us"] - op["start_us"])], (y, 0.38), facecolors="#b0b0b0",
                        edgecolors="#707070", linewidth=0.5)
-        ax.text(op["start_us"], y + 0.19, " " + op["name"], fontsize="x-small", va="center", ha="left", clip_on=True)
+        # The name where it fits in the bar (about 150 characters span the axis), else a number
+        # the key below the plot names.
+        room = int((op["end_us"] - op["start_us"]) / (bins * width) * 150) - 1
+        if len(op["name"]) <= room:
+            label = op["name"]
+        else:
+            keyed.append(op["name"])
+            label = str(len(keyed))
+        ax.text(op["start_us"], y + 0.19, " " + label, fontsize="x-small", va="center", ha="left", clip_on=True)
     ax.set_yticks(list(range(len(units))) + ([len(units) + 0.3] if lanes else []),
                   [unit["name"] for unit in units] + (["ops (longest)"] if lanes else []))
     ax.set_xlim(0, bins * width)
@@ -74,7 +82,12 @@ def timeline(timeline_data, report, path):
     ax.set_xlabel("time since the simulation started (us)")
     ax.set_title(f"{report['model']} on {report['arch']}: fraction of each {width:.3g} us busy (blue) and stalled "
                  f"(orange, any reason) per unit, every event counted", fontsize="small")
-    fig.tight_layout()
+    if keyed:
+        key = "   ".join(f"{i}: {name}" for i, name in enumerate(keyed, 1))
+        fig.text(0.01, 0.01, "ops: " + key, fontsize="x-small", wrap=True, va="bottom")
+        fig.tight_layout(rect=(0, 0.04 + 0.025 * (len(key) // 180), 1, 1))
+    else:
+        fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
 
@@ -164,6 +177,7 @@ def op_cycles(report, path):
     fig, ax = plt.subplots(figsize=(10, 0.6 + 0.3 * max(len(ops), 1)))
     ax.barh([op["name"] for op in ops][::-1], [op["cycles"] for op in ops][::-1], color="#3070c0")
     ax.set_xlabel("cycles (an op's first command to its last)")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
     spans = sum(op["cycles"] for op in report["ops"])
     ax.set_title("Cycles per op" + (" (the 40 longest)" if len(ops) >= 40 else "") +
                  f"; ops overlap: their cycles add to {spans:,} of the run's {report['total_cycles']:,}", fontsize="small")

@@ -89,14 +89,15 @@ std::string reportToHtml(const Report& r, const std::vector<Plot>& plots) {
     for (const std::string& line : summaryLines(r)) out << "<li>" << escaped(line) << "</li>\n";
     out << "</ul></section>\n";
     writeTable(out, "findings", "Top findings", findingsTable(r, kTopFindings));
-    writePlot(out, plots, "timeline", "Timeline: each unit's busy (blue) and stalled (orange) time");
+    writePlot(out, plots, "timeline", "Timeline: each unit's busy (blue) and stalled (orange) share of every time bin from 0, every "
+                                            "event counted; above, the spans of the longest ops");
     writeTable(out, "units", "Units", unitsTable(r));
     writePlot(out, plots, "utilization", "Each unit's cycles: busy, stalled by reason, idle");
     writeTable(out, "stalls", "Stalls by unit", unitStallsTable(r));
     writeTable(out, "stalled-ops", "Ops that stalled most", opStallsTable(r, kTopStalledOps));
     writePlot(out, plots, "op_cycles", "Cycles per op, most first");
     writePlot(out, plots, "roofline",
-              "Roofline: each tensor-unit op's attained MACs per cycle against its MACs per DRAM byte, and "
+              "Roofline: each tensor-unit op's attained MACs per cycle against its MACs per compulsory DRAM byte (the ops table's intensity), and "
               "the bound its shape allows (green)");
     writeTable(out, "ops", "Ops", opsTable(r));
     writeTable(out, "command-streams", "Command streams", commandStreamsTable(r, kTopCommandOps));
