@@ -27,6 +27,21 @@ std::vector<std::string> summaryLines(const Report& r) {
     lines.push_back("roofline: " + wholeText(r.attainableCycles) + " attainable cycles, efficiency " +
                     percentText(r.efficiency) + "; shape-aware: " + wholeText(r.shapeAttainableCycles) +
                     " attainable cycles, efficiency " + percentText(r.shapeEfficiency));
+    // The plain roofline has no roof for on-chip work without MACs (pooling, elementwise ops
+    // on resident tensors): it bounds those ops by 0 cycles, and says so.
+    uint64_t unbounded = 0;
+    std::string names;
+    for (const OpReport& op : r.ops) {
+        if (op.cycles == 0 || op.attainableCycles > 0 || op.bound == "host") continue;
+        unbounded += op.cycles;
+        names += (names.empty() ? "" : ", ") + op.name;
+    }
+    if (unbounded > 0) {
+        lines.push_back("the plain roofline bounds " + wholeText(static_cast<double>(unbounded)) +
+                        " cycles of ops without MACs or DRAM traffic by 0 (" +
+                        (names.size() > 120 ? names.substr(0, 117) + "..." : names) +
+                        "); the shape-aware bound counts their vector and DMA time");
+    }
     lines.push_back("DRAM: " + bytesText(r.dramBytesRead) + " read, " + bytesText(r.dramBytesWritten) + " written, " +
                     fixedText(r.dramGbps, 2) + " GB/s achieved");
     uint64_t lost = 0;

@@ -76,6 +76,17 @@ class TablesTest(NpusimTestCase):
         for name in idle:
             self.assertNotIn("0.0%", rows[name])
 
+    def test_the_summary_says_which_ops_the_plain_roofline_cannot_bound(self):
+        self.ok("run", example("small_cnn.onnx"), "--timing-only", "--report", "rep")
+        report = json.loads((self.tmp / "rep" / "report.json").read_text())
+        free = [op for op in report["ops"] if op["cycles"] > 0 and op["attainable_cycles"] == 0]
+        self.assertTrue(free, "small_cnn's pooling has no MACs and no DRAM traffic")
+        line = next(line for line in (self.tmp / "rep" / "report.md").read_text().splitlines()
+                    if "the plain roofline bounds" in line)
+        self.assertIn(f"bounds {sum(op['cycles'] for op in free)} cycles", line)
+        for op in free:
+            self.assertIn(op["name"], line)
+
 
 if __name__ == "__main__":
     unittest.main()
