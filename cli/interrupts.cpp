@@ -49,6 +49,7 @@ extern "C" void onSignal(int signal) {
             }
         }
     }
+    if (::isatty(STDERR_FILENO)) write("\r\033[K");  // over a progress line, if one is shown
     write(signal == SIGINT ? "npusim: interrupted (SIGINT); unfinished files removed\n"
                            : "npusim: terminated (SIGTERM); unfinished files removed\n");
     ::_exit(128 + signal);
