@@ -175,6 +175,12 @@ int sc_main(int argc, char* argv[]) {
         artifact = gemmArtifact(config, o.size ? o.size : 1024, inputs);
     } else if (o.workload == "copy") {
         const uint64_t bytes = static_cast<uint64_t>(o.size ? o.size : 64) << 20;
+        if (2 * bytes > config.dram.sizeBytes) {  // the source and the copy
+            std::fprintf(stderr, "sim_speed: a copy of %llu MiB needs twice that of DRAM; %s has %llu MiB\n",
+                         static_cast<unsigned long long>(bytes >> 20), config.name.c_str(),
+                         static_cast<unsigned long long>(config.dram.sizeBytes >> 20));
+            return 2;
+        }
         artifact = copyArtifact(config, bytes);
         transactions = 2 * bytes / config.dma.burstBytes;  // one read and one write burst per burst of data
     } else {
