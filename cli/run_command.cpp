@@ -43,10 +43,10 @@ struct RunOptions {
 };
 
 bool isArtifactFile(const std::string& path) {
+    // A directory opens as a stream on Linux: it is refused by the same reason as the rest.
     std::error_code error;
-    if (std::filesystem::is_directory(path, error)) throw InputError("cannot read '" + path + "': it is a directory");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot read '" + path + "': " + unreadableReason(path));
+    if (!in || std::filesystem::is_directory(path, error)) throw InputError("cannot read '" + path + "': " + unreadableReason(path));
     char magic[6] = {};
     in.read(magic, sizeof magic);
     return std::string(magic, sizeof magic) == "NPUART";

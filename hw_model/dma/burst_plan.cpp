@@ -38,104 +38,95 @@ bool BurstPlan::next(Burst& burst) {
     return elemStride_ != 0 ? nextStrided(burst) : nextInRun(burst);
 }
 
-bool BurstPlan::nextStrided(Burst& burst) {
-    const uint64_t e = elemBytes_, cols = rowBytes_ / e;
+bool BurstPlan::nextPosition(uint64_t runs, uint64_t runLength) {
     while (plane_ < planes_) {
-        if (run_ == rows_) {
+        if (run_ == runs) {
             ++plane_;
             run_ = 0;
-            continue;
-        }
-        if (done_ >= cols) {
+        } else if (done_ >= runLength) {
             ++run_;
             done_ = 0;
-            continue;
+        } else {
+            return true;
         }
-        const uint64_t row = run_, c = done_;
-        const uint64_t first = farAddress(plane_) + row * dramStride_ + c * elemStride_;
-        const uint64_t boundary = (first & ~(burstBytes_ - 1)) + burstBytes_;
-        const uint64_t fit = boundary >= first + e ? 1 + (boundary - first - e) / elemStride_ : 1;
-        const uint64_t count = std::min(fit, cols - c);
-        burst = Burst{};
-        burst.dramAddress = first;
-        burst.bufferOffset = (plane_ * rows_ + row) * rowBytes_ + c * e;
-        burst.bytes = count * e;
-        burst.elements = count;
-        burst.elementStride = elemStride_;
-        // The elements land side by side on chip.
-        burst.pieces[0] = {onchipAddress(plane_) + row * onchipStride_ + c * e, 1, count * e, count * e, burst.bufferOffset};
-        burst.pieceCount = 1;
-        done_ += count;
-        return true;
+        // A run starts a row: one run covers every row, or each row is a run of its own.
+        row_ = run_;
+        column_ = 0;
     }
     return false;
 }
 
+bool BurstPlan::nextStrided(Burst& burst) {
+    const uint64_t e = elemBytes_, cols = rowBytes_ / e;
+    if (!nextPosition(rows_, cols)) return false;
+    const uint64_t row = run_, c = done_;
+    const uint64_t first = farAddress(plane_) + row * dramStride_ + c * elemStride_;
+    const uint64_t boundary = (first & ~(burstBytes_ - 1)) + burstBytes_;
+    const uint64_t fit = boundary >= first + e ? 1 + (boundary - first - e) / elemStride_ : 1;
+    const uint64_t count = std::min(fit, cols - c);
+    burst = Burst{};
+    burst.dramAddress = first;
+    burst.bufferOffset = (plane_ * rows_ + row) * rowBytes_ + c * e;
+    burst.bytes = count * e;
+    burst.elements = count;
+    burst.elementStride = elemStride_;
+    // The elements land side by side on chip.
+    burst.pieces[0] = {onchipAddress(plane_) + row * onchipStride_ + c * e, 1, count * e, count * e, burst.bufferOffset};
+    burst.pieceCount = 1;
+    done_ += count;
+    return true;
+}
+
 bool BurstPlan::nextInRun(Burst& burst) {
     const uint64_t elem = transpose_ ? elemBytes_ : 1;
-    while (plane_ < planes_) {
-        if (run_ == runs_) {
-            ++plane_;
-            run_ = 0;
-            continue;
-        }
-        if (done_ >= runBytes_) {
-            // A run starts a row: one run covers every row, or each row is a run of its own.
-            ++run_;
-            done_ = 0;
-            row_ = run_ < runs_ ? run_ : 0;
-            column_ = 0;
-            continue;
-        }
-        const uint64_t runStart = farAddress(plane_) + (tableRows_.empty() ? run_ : tableRows_[run_]) * dramStride_;
-        const uint64_t planeBuffer = plane_ * rows_ * rowBytes_;
-        const uint64_t onchip = onchipAddress(plane_);
-        // Bursts never cross a burst-aligned boundary; a transposing DMA keeps whole elements.
-        uint64_t bytes = std::min(runBytes_ - done_, burstBytes_ - ((runStart + done_) & (burstBytes_ - 1)));
-        if (transpose_) bytes = std::max(elem, bytes / elem * elem);
-        burst = Burst{};
-        burst.dramAddress = runStart + done_;
-        burst.bufferOffset = planeBuffer + run_ * runBytes_ + done_;
-        burst.bytes = bytes;
-        if (transpose_) {
-            // Element (r, c) lands at onchip + c*stride + r*elem.
-            burst.pieces[0] = {onchip + (done_ / elem) * onchipStride_ + run_ * elem, bytes / elem, elem, onchipStride_,
-                               burst.bufferOffset};
-            burst.pieceCount = 1;
-        } else {
-            // Split the burst's bytes [offset, offset + bytes) of the plane's row-major block
-            // into a row tail, whole rows and a row head.
-            uint64_t offset = run_ * runBytes_ + done_, left = bytes;
-            while (left > 0) {
-                OnchipPiece& piece = burst.pieces[static_cast<size_t>(burst.pieceCount++)];
-                piece.address = onchip + row_ * onchipStride_ + column_;
-                piece.bufferOffset = planeBuffer + offset;
-                piece.stride = onchipStride_;
-                if (column_ == 0 && left >= rowBytes_) {
-                    piece.rows = left / rowBytes_;
-                    piece.rowBytes = rowBytes_;
-                    row_ += piece.rows;
-                } else {
-                    piece.rows = 1;
-                    piece.rowBytes = std::min(left, rowBytes_ - column_);
-                    column_ += piece.rowBytes;
-                    if (column_ == rowBytes_) {
-                        ++row_;
-                        column_ = 0;
-                    }
+    if (!nextPosition(runs_, runBytes_)) return false;
+    const uint64_t runStart = farAddress(plane_) + (tableRows_.empty() ? run_ : tableRows_[run_]) * dramStride_;
+    const uint64_t planeBuffer = plane_ * rows_ * rowBytes_;
+    const uint64_t onchip = onchipAddress(plane_);
+    // Bursts never cross a burst-aligned boundary; a transposing DMA keeps whole elements.
+    uint64_t bytes = std::min(runBytes_ - done_, burstBytes_ - ((runStart + done_) & (burstBytes_ - 1)));
+    if (transpose_) bytes = std::max(elem, bytes / elem * elem);
+    burst = Burst{};
+    burst.dramAddress = runStart + done_;
+    burst.bufferOffset = planeBuffer + run_ * runBytes_ + done_;
+    burst.bytes = bytes;
+    if (transpose_) {
+        // Element (r, c) lands at onchip + c*stride + r*elem.
+        burst.pieces[0] = {onchip + (done_ / elem) * onchipStride_ + run_ * elem, bytes / elem, elem, onchipStride_,
+                           burst.bufferOffset};
+        burst.pieceCount = 1;
+    } else {
+        // Split the burst's bytes [offset, offset + bytes) of the plane's row-major block
+        // into a row tail, whole rows and a row head.
+        uint64_t offset = run_ * runBytes_ + done_, left = bytes;
+        while (left > 0) {
+            OnchipPiece& piece = burst.pieces[static_cast<size_t>(burst.pieceCount++)];
+            piece.address = onchip + row_ * onchipStride_ + column_;
+            piece.bufferOffset = planeBuffer + offset;
+            piece.stride = onchipStride_;
+            if (column_ == 0 && left >= rowBytes_) {
+                piece.rows = left / rowBytes_;
+                piece.rowBytes = rowBytes_;
+                row_ += piece.rows;
+            } else {
+                piece.rows = 1;
+                piece.rowBytes = std::min(left, rowBytes_ - column_);
+                column_ += piece.rowBytes;
+                if (column_ == rowBytes_) {
+                    ++row_;
+                    column_ = 0;
                 }
-                offset += piece.rows * piece.rowBytes;
-                left -= piece.rows * piece.rowBytes;
             }
+            offset += piece.rows * piece.rowBytes;
+            left -= piece.rows * piece.rowBytes;
         }
-        if (broadcast_) {
-            burst.copies = rows_;
-            burst.copyStride = onchipStride_;
-        }
-        done_ += bytes;
-        return true;
     }
-    return false;
+    if (broadcast_) {
+        burst.copies = rows_;
+        burst.copyStride = onchipStride_;
+    }
+    done_ += bytes;
+    return true;
 }
 
 }  // namespace npusim::hw

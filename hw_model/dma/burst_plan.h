@@ -43,6 +43,9 @@ public:
     bool next(Burst& burst);
 
 private:
+    /// Moves past finished runs and planes (`runs` per plane of `runLength` bytes or elements each)
+    /// to what is left to give; false when nothing is.
+    bool nextPosition(uint64_t runs, uint64_t runLength);
     /// A strided row: a burst takes the elements that lie within one burst boundary.
     bool nextStrided(Burst& burst);
     /// Runs of bytes contiguous in DRAM: a burst takes what lies within one boundary.
