@@ -277,15 +277,22 @@ std::vector<CalibrationSample> measureSuite(const ArchConfig& config, const std:
 compiler::CostParams fitCostParams(const std::vector<CalibrationSample>& samples, const ArchConfig& config) {
     // Pattern search over the DMA timing in log steps (the weights are linear: solved exactly
     // for every point tried); when no step improves, the step's logarithm is halved, down to 1%.
-    constexpr double kMin = 1.0 / 16, kMax = 16;
+    // The timing stays physical: a stream attains at most the DRAM's bandwidth, and a channel
+    // issues at most a burst per cycle.
+    struct Bounds {
+        double compiler::CostParams::*field;
+        double min, max;
+    };
+    constexpr Bounds kBounds[] = {{&compiler::CostParams::dmaBandwidth, 1.0 / 16, 1.0},
+                                  {&compiler::CostParams::burstCycles, 1.0, 16.0}};
     auto [best, error] = fitWeights(samples, config, {});
     for (double step = 2.0; step > 1.01; step = std::sqrt(step)) {
         for (bool improved = true; improved;) {
             improved = false;
-            for (double compiler::CostParams::*field : {&compiler::CostParams::dmaBandwidth, &compiler::CostParams::burstCycles}) {
+            for (const auto& [field, min, max] : kBounds) {
                 for (double factor : {step, 1 / step}) {
                     compiler::CostParams trial = best;
-                    trial.*field = std::clamp(best.*field * factor, kMin, kMax);
+                    trial.*field = std::clamp(best.*field * factor, min, max);
                     if (trial.*field == best.*field) continue;
                     auto [fitted, trialError] = fitWeights(samples, config, trial);
                     if (trialError < error * (1 - 1e-9)) {

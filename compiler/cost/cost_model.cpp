@@ -1,5 +1,6 @@
 // Cost model formulas. They mirror the hardware model's timing without simulating it:
-// contention, bank conflicts and dispatch gaps between commands are not modelled.
+// contention between units and dispatch gaps between commands are not modelled; of the SRAM
+// bank conflicts, those within a windowed vector command's strided rows are.
 #include "compiler/cost/cost_model.h"
 
 #include <algorithm>
@@ -102,6 +103,31 @@ double CostModel::vectorCycles(isa::VectorOp op, int64_t elements) const {
     return config_.vector.pipelineDepth +
            static_cast<double>(ceilDiv(elements, config_.vector.lanes)) *
                config_.vector.opCycles[static_cast<size_t>(op)];
+}
+
+double CostModel::windowCommandCycles(isa::VectorOp op, const WindowCommand& c, uint64_t elementBytes) const {
+    const auto span = static_cast<uint64_t>((c.cols - 1) * c.src0ColStride + 1) * elementBytes;
+    const double read = sramReadCycles(static_cast<uint64_t>(c.src0) * elementBytes, static_cast<uint64_t>(c.rows), span,
+                                       static_cast<uint64_t>(c.src0Stride) * elementBytes);
+    return std::max(vectorCycles(op, c.rows * c.cols), config_.vector.pipelineDepth + read);
+}
+
+double CostModel::sramReadCycles(uint64_t offset, uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const {
+    // A row's banks depend only on its start within the interleave period, so rows recur
+    // every `cycle` rows: each of the first `cycle` counts for those it stands for.
+    const MemoryConfig& sram = config_.sram;
+    const uint64_t banks = sram.banks, width = sram.bankWidthBytes, period = sram.bankPeriod();
+    const uint64_t cycle = rows == 1 ? 1 : period / std::gcd(strideBytes % period, period);
+    std::vector<uint64_t> perBank(banks, 0);
+    for (uint64_t r = 0; r < std::min(rows, cycle); ++r) {
+        const uint64_t start = offset + r * strideBytes, repeats = (rows - r + cycle - 1) / cycle;
+        const uint64_t first = start / width, chunks = (start + rowBytes - 1) / width - first + 1;
+        for (uint64_t i = 0; i < std::min(chunks, banks); ++i) {
+            perBank[(first + i) % banks] += repeats * (chunks / banks + (i < chunks % banks ? 1 : 0));
+        }
+    }
+    const uint64_t busiest = *std::max_element(perBank.begin(), perBank.end());
+    return static_cast<double>((busiest + sram.ports - 1) / sram.ports);
 }
 
 double CostModel::commandOverheadCycles(uint64_t commands) const {
@@ -454,8 +480,9 @@ VectorBlocks vectorBlocks(const CostModel& model, const VectorProblem& p, const 
                 ++t.commands;
                 continue;
             }
+            const uint64_t elementBytes = dtypeSize(p.buffers[step.src0].dtype);
             for (const WindowCommand& c : windowCommands(p, step, block.rows)) {
-                t.stages.compute += model.vectorCycles(step.op, c.rows * c.cols);
+                t.stages.compute += model.windowCommandCycles(step.op, c, elementBytes);
                 ++t.commands;
             }
         }

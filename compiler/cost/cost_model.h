@@ -113,6 +113,13 @@ public:
     bool resident(ValueId value) const { return resident_.contains(value); }
     /// One vector command over `elements` elements.
     double vectorCycles(isa::VectorOp op, int64_t elements) const;
+    /// One windowed vector command on a buffer of `elementBytes` elements: its arithmetic, or
+    /// its strided rows' read from the SRAM banks when that takes longer.
+    double windowCommandCycles(isa::VectorOp op, const WindowCommand& command, uint64_t elementBytes) const;
+    /// The SRAM's cycles to read `rows` rows of `rowBytes`, `strideBytes` apart, from
+    /// `offset` bytes past a bank-aligned buffer start: each bank serves its chunks one per
+    /// cycle and port, so the access takes as long as its busiest bank.
+    double sramReadCycles(uint64_t offset, uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const;
     /// The control core's cost of fetching, validating and dispatching `commands` commands.
     double commandOverheadCycles(uint64_t commands) const;
 

@@ -72,9 +72,20 @@ struct WindowFrame {
     std::vector<WindowLayout> layouts;
 };
 
+/// A plane buffer's width, widened to an odd number of SRAM bank widths: a window command's
+/// rows are block rows, a width apart, and at a power-of-two pitch they would all start in the
+/// few banks the pitch reaches and wait on each other; at an odd pitch they start in every bank.
+int64_t conflictFreeWidth(int64_t width, const MemoryConfig& sram) {
+    const auto chunk = static_cast<int64_t>(sram.bankWidthBytes) / static_cast<int64_t>(dtypeSize(DType::Fp32));
+    if (chunk == 0 || sram.banks < 2) return width;
+    const int64_t chunks = ceilDiv(width, chunk);
+    return (chunks % 2 == 0 ? chunks + 1 : chunks) * chunk;
+}
+
 /// `outputRows`: whether to offer the layout whose command rows are output rows (only for
 /// kernels without one value per block row, which such rows would not line up with).
-std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry& g, uint32_t padBits, bool outputRows) {
+std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry& g, uint32_t padBits, bool outputRows,
+                                       const MemoryConfig& sram) {
     const std::optional<PaddedPlane> padded = paddedPlane(g);
     const size_t spatial = g.input.size();
     if (!padded || spatial == 0) return std::nullopt;
@@ -83,7 +94,8 @@ std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry
     f.dims.insert(f.dims.end(), g.output.begin(), g.output.end());
     f.colDims = static_cast<int>(spatial);
     const int64_t outputPlane = elementCount(g.output);
-    if (x[0] * x[1] > kMaxVectorField || padded->size > kMaxVectorField || outputPlane > kMaxVectorField) return std::nullopt;
+    const int64_t width = conflictFreeWidth(padded->size, sram);
+    if (x[0] * x[1] > kMaxVectorField || width > kMaxVectorField || outputPlane > kMaxVectorField) return std::nullopt;
 
     const std::vector<int64_t> in = ops::rowMajorStrides(x);
     f.rows = {kNoValue, 0, {in[0], in[1]}};
@@ -101,7 +113,7 @@ std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry
     }
     // Padded rows: output index j along dim i at j * strides[i] / strides.back(), so that the
     // tap's elements are one run at the window's last stride.
-    f.layouts.push_back({{}, std::nullopt, padded->size});
+    f.layouts.push_back({{}, std::nullopt, width});
     std::vector<int64_t> pitch(spatial);
     bool aligned = true;
     for (size_t i = 0; i < spatial; ++i) {
@@ -111,7 +123,7 @@ std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry
     int64_t run = 1;
     for (size_t i = 0; i < spatial; ++i) run += (g.output[i] - 1) * pitch[i];
     if (aligned && g.output[0] * pitch[0] <= kMaxVectorField && run <= kMaxVectorField) {
-        f.layouts.push_back({pitch, std::nullopt, padded->size});
+        f.layouts.push_back({pitch, std::nullopt, width});
     }
     // Output rows: each block row holds its output rows densely, and as many more as its
     // plane, widened to whole window row steps, has beyond them. A window of row stride s
@@ -185,20 +197,20 @@ VectorProblem poolWindow(const Graph& graph, const Node& node, uint32_t opId, co
     return finished(b, result, graph, node, layout);
 }
 
-std::vector<VectorProblem> depthwiseWindows(const Graph& graph, const Node& node, uint32_t opId) {
+std::vector<VectorProblem> depthwiseWindows(const Graph& graph, const Node& node, uint32_t opId, const MemoryConfig& sram) {
     const Value& x = graph.value(node.inputs[0]);
     const Value& w = graph.value(node.inputs[1]);
     const ops::ConvShape conv = ops::convShape(node, x.shape, w.shape);
     if (conv.outChannels != conv.group) return {};  // a channel multiplier: the box kernels
     // Its weights and bias are one value per block row (channel).
-    std::optional<WindowFrame> f = windowFrame(x.shape, conv.window, 0, false);
+    std::optional<WindowFrame> f = windowFrame(x.shape, conv.window, 0, false, sram);
     if (!f) return {};
     std::vector<VectorProblem> problems;
     for (const WindowLayout& layout : f->layouts) problems.push_back(depthwiseWindow(graph, node, opId, *f, layout));
     return problems;
 }
 
-std::vector<VectorProblem> poolWindows(const Graph& graph, const Node& node, uint32_t opId) {
+std::vector<VectorProblem> poolWindows(const Graph& graph, const Node& node, uint32_t opId, const MemoryConfig& sram) {
     const Value& x = graph.value(node.inputs[0]);
     if (x.dtype != DType::Fp32 || x.shape.size() < 3) return {};
     const Shape spatial(x.shape.begin() + 2, x.shape.end());
@@ -217,7 +229,7 @@ std::vector<VectorProblem> poolWindows(const Graph& graph, const Node& node, uin
         }
     }
     const std::optional<WindowFrame> f =
-        windowFrame(x.shape, g, max ? fp32Bits(-std::numeric_limits<float>::infinity()) : 0, true);
+        windowFrame(x.shape, g, max ? fp32Bits(-std::numeric_limits<float>::infinity()) : 0, true, sram);
     if (!f) return {};
     std::vector<VectorProblem> problems;
     for (const WindowLayout& layout : f->layouts) {
@@ -227,10 +239,10 @@ std::vector<VectorProblem> poolWindows(const Graph& graph, const Node& node, uin
 }
 }  // namespace
 
-std::vector<VectorProblem> windowProblemsFor(const Graph& graph, const Node& node, uint32_t opId) {
-    if (ops::isDepthwiseConvolution(graph, node)) return depthwiseWindows(graph, node, opId);
+std::vector<VectorProblem> windowProblemsFor(const Graph& graph, const Node& node, uint32_t opId, const MemoryConfig& sram) {
+    if (ops::isDepthwiseConvolution(graph, node)) return depthwiseWindows(graph, node, opId, sram);
     if ((node.kind == OpKind::MaxPool && node.outputs.size() == 1) || node.kind == OpKind::AveragePool) {
-        return poolWindows(graph, node, opId);
+        return poolWindows(graph, node, opId, sram);
     }
     return {};
 }

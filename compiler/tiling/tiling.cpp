@@ -67,7 +67,7 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
     std::vector<VectorProblem> problems, windows;
     try {
         problems = vectorProblemsFor(graph, node, opId);
-        windows = windowProblemsFor(graph, node, opId);
+        windows = windowProblemsFor(graph, node, opId, config.sram);
     } catch (const VectorUnsupported& e) {
         opError(node, e.what());
     }

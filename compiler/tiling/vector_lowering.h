@@ -71,8 +71,9 @@ std::vector<VectorProblem> depthwiseProblemsFor(const Graph& graph, const Node& 
 /// A depthwise convolution (one output channel per input channel) or a max or average pool
 /// as one kernel over padded input planes, each kernel tap a window the vector unit reads on
 /// chip (lower_window.cpp): one problem per block-row layout worth trying; none when `node` is
-/// none of these or its shape does not fit (planes beyond the vector command's fields).
-std::vector<VectorProblem> windowProblemsFor(const Graph& graph, const Node& node, uint32_t opId);
+/// none of these or its shape does not fit (planes beyond the vector command's fields). Plane
+/// rows are laid out a conflict-free pitch apart in `sram`'s banks.
+std::vector<VectorProblem> windowProblemsFor(const Graph& graph, const Node& node, uint32_t opId, const MemoryConfig& sram);
 
 /// A view of a DRAM tensor: which tensor and the element its index (0, 0, ...) reads.
 struct ViewOrigin {

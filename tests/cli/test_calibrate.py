@@ -27,8 +27,10 @@ class CalibrateTest(NpusimTestCase):
         out, params, samples = self.calibrate("edge")
         self.assertEqual(params["arch"], "edge")
         self.assertEqual(list(params["weights"]), FEATURES)
+        # The DMA timing stays physical: at most the DRAM's bandwidth, at most a burst a cycle.
         self.assertGreater(params["dma"]["bandwidth_fraction"], 0)
-        self.assertGreater(params["dma"]["burst_cycles"], 0)
+        self.assertLessEqual(params["dma"]["bandwidth_fraction"], 1)
+        self.assertGreaterEqual(params["dma"]["burst_cycles"], 1)
         held_out = params["calibration"]["held_out"]["after"]
         self.assertLessEqual(held_out["mape"], 0.05)
         self.assertGreaterEqual(held_out["kendall_tau"], 0.9)
@@ -63,6 +65,7 @@ class CalibrateTest(NpusimTestCase):
                 self.assertLess(held_out["after"]["mape"], held_out["before"]["mape"])
                 self.assertLessEqual(held_out["after"]["mape"], 0.05)
                 self.assertGreaterEqual(held_out["after"]["kendall_tau"], 0.9)
+                self.assertLessEqual(params["dma"]["bandwidth_fraction"], 1)
 
     def test_the_compiler_reads_the_fitted_weights_for_their_architecture_only(self):
         self.calibrate("edge")

@@ -151,3 +151,44 @@ TEST(CostModel, TransfersOfResidentTensorsStayOnChip) {
 
 }  // namespace
 }  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+TEST(CostModel, WindowPlanesStartTheirRowsInDifferentBanks) {
+    // A 16x16 padded plane is 1 KiB: at that pitch every channel's row would start in bank 0
+    // of every preset. The window kernels widen it to an odd number of bank widths.
+    const Graph graph = parseGraph(
+        "graph @g(%x: fp32[1,64,14,14], %w: fp32[64,1,3,3]) -> (%y: fp32[1,64,7,7]) {\n"
+        "  %y = Conv(%x, %w) {group = 64, kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}\n"
+        "  return %y\n}\n");
+    for (const char* preset : {"tiny", "edge", "mobile", "server"}) {
+        const ArchConfig config = loadArchConfig(preset, {});
+        const std::vector<VectorProblem> problems = windowProblemsFor(graph, graph.nodes.at(0), 0, config.sram);
+        ASSERT_FALSE(problems.empty()) << preset;
+        for (const VectorProblem& p : problems) {
+            for (const VectorLoad& load : p.loads) {
+                if (!load.plane || p.padRows) continue;
+                const int64_t bytes = p.buffers[load.buffer].width * 4;
+                EXPECT_GE(bytes, 16 * 16 * 4) << preset;
+                EXPECT_EQ(bytes % config.sram.bankWidthBytes, 0) << preset;
+                EXPECT_EQ(bytes / config.sram.bankWidthBytes % 2, 1) << preset << " width " << bytes;
+            }
+        }
+    }
+}
+
+TEST(CostModel, StridedRowsAtTheBankPeriodWaitOnOneBank) {
+    // mobile: 32 banks of 32 bytes. 32 rows of 52 bytes (two chunks each) a period apart all
+    // start in bank 0; an odd number of chunks apart, each starts in a bank of its own.
+    const CostModel model(loadArchConfig("mobile", {}));
+    EXPECT_EQ(model.sramReadCycles(0, 32, 52, 1024), 32.0);
+    EXPECT_EQ(model.sramReadCycles(0, 32, 52, 33 * 32), 2.0);
+    EXPECT_EQ(model.sramReadCycles(0, 1, 4096, 0), 4.0);  // one long row over every bank
+    EXPECT_EQ(model.sramReadCycles(16, 1, 32, 0), 1.0);   // straddling two banks: one chunk each
+    // Half a period apart, the rows take two banks' turns.
+    EXPECT_EQ(model.sramReadCycles(0, 32, 32, 512), 16.0);
+}
+
+}  // namespace
+}  // namespace npusim::compiler
