@@ -20,7 +20,11 @@ std::string boundOf(const OpReport& op, uint64_t dispatch) {
     const uint64_t memory = std::max(op.loadBusy, op.storeBusy);
     if (op.hostKernelCycles + op.hostCopyCycles > 0) return "host";
     if (op.cycles == 0) return "none";  // no commands of its own: fused into another op, or a view
-    if (2 * std::max(compute, memory) >= op.cycles) return compute >= memory ? "compute" : "memory";
+    if (2 * std::max(compute, memory) >= op.cycles) {
+        if (compute >= memory) return "compute";
+        // DMA engines busy with moves within SRAM (resident tensors): no DRAM roof applies.
+        return op.dramBytes > 0 ? "memory" : "on_chip";
+    }
     if (2 * dispatch >= op.cycles) return "dispatch";
     return "sync";
 }

@@ -108,6 +108,19 @@ TEST(ReportBuilder, AnOpSpansItsUnitsCommandsNotItsDispatchOrWeightUploads) {
     EXPECT_EQ(op.weightUploadCycles, 20u);
 }
 
+TEST(ReportBuilder, AnOpWhoseDmasOnlyMoveWithinSramIsBoundOnChip) {
+    Fixture f;
+    Event move = f.at(EventType::Command, f.load, 0, 0, 40);
+    move.opcode = isa::Opcode::DmaLoad;
+    move.bytes = 4096;
+    move.onchipMove = true;  // a resident tensor's block: no DRAM byte moves
+    f.trace.record(move);
+    f.command(f.tensor, isa::Opcode::Gemm, 0, 40, 50);
+    const OpReport& op = f.build(0, 60).ops.at(0);
+    EXPECT_EQ(op.dramBytes, 0u);
+    EXPECT_EQ(op.bound, "on_chip");
+}
+
 TEST(ReportBuilder, EventsOutsideTheJobWindowAreLeftOut) {
     Fixture f;
     f.command(f.tensor, isa::Opcode::Gemm, 0, 0, 10);
