@@ -77,6 +77,13 @@ def timeline(timeline_data, report, path):
         ax.text(op["start_us"], y + 0.19, " " + label, fontsize="x-small", va="center", ha="left", clip_on=True)
     ax.set_yticks(list(range(len(units))) + ([len(units) + 0.3] if lanes else []),
                   [unit["name"] for unit in units] + (["ops (longest)"] if lanes else []))
+    job_start = timeline_data.get("job_start_us", 0)
+    if job_start > 0:
+        # Before the job: the driver loads the model and copies the inputs in; no unit is busy
+        # on the job's behalf, and the report's cycles start at its end.
+        ax.axvspan(0, job_start, color="#e8e8e8", zorder=0)
+        ax.text(job_start / 2, -0.45, "before the job (load, inputs)", fontsize="x-small", ha="center", va="bottom")
+        ax.axvline(job_start, color="#707070", linewidth=0.8, linestyle="--")
     ax.set_xlim(0, bins * width)
     ax.set_ylim(-0.5, len(units) + 0.1 + 0.45 * max(len(lanes), 1))
     ax.set_xlabel("time since the simulation started (us)")

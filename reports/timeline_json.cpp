@@ -45,6 +45,9 @@ std::string timelineToJson(const RunRecord& run, size_t bins) {
     j["bins"] = bins;
     j["bin_cycles"] = width;
     j["bin_us"] = static_cast<double>(width) * microsecondsPerCycle;
+    // The job's window: before it, the driver loads the model and copies the inputs in.
+    j["job_start_us"] = static_cast<double>(run.jobStartCycle) * microsecondsPerCycle;
+    j["job_end_us"] = static_cast<double>(run.jobStartCycle + run.jobCycles) * microsecondsPerCycle;
     j["units"] = nlohmann::json::array();
     for (size_t unit = 0; unit < units; ++unit) {
         j["units"].push_back({{"name", run.trace.units()[unit].name},

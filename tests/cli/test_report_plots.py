@@ -42,6 +42,14 @@ class TimelineDataTest(NpusimTestCase):
         self.assertGreaterEqual(covered, last * 0.9999)
         self.assertLess(covered - last, self.timeline["bin_us"] * 1.01)
 
+    def test_the_job_window_is_the_reports_cycles_and_holds_every_op(self):
+        start, end = self.timeline["job_start_us"], self.timeline["job_end_us"]
+        self.assertGreater(start, 0)
+        self.assertAlmostEqual((end - start) * self.report["clock_hz"] / 1e6, self.report["total_cycles"], delta=2)
+        for op in self.timeline["ops"]:
+            self.assertGreaterEqual(op["start_us"], start - 1e-6)
+            self.assertLessEqual(op["end_us"], end + 1e-6)
+
     def test_the_ops_spans_are_the_ops_of_the_report(self):
         names = {op["name"]: op for op in self.report["ops"]}
         self.assertTrue(self.timeline["ops"])
