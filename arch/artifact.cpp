@@ -135,6 +135,7 @@ Json manifestToJson(const ArtifactManifest& m) {
     j["compiler_version"] = m.compilerVersion;
     j["model"] = {{"name", m.modelName}, {"sha256", m.modelHash}};
     j["arch"] = {{"name", m.archName}, {"hash", m.archHash}, {"config", m.archConfig}};
+    j["precision"] = {{"default", m.precision}, {"overrides", m.precisionOverrides}};
     j["inputs"] = Json::array();
     for (const auto& b : m.inputs) j["inputs"].push_back(bindingToJson(b));
     j["outputs"] = Json::array();
@@ -173,6 +174,8 @@ ArtifactManifest manifestFromJson(const Json& j) {
     m.archName = j.at("arch").at("name").get<std::string>();
     m.archHash = j.at("arch").at("hash").get<std::string>();
     m.archConfig = j.at("arch").at("config").get<std::string>();
+    m.precision = j.at("precision").at("default").get<std::string>();
+    m.precisionOverrides = j.at("precision").at("overrides").get<std::map<std::string, std::string>>();
     for (const auto& b : j.at("inputs")) m.inputs.push_back(bindingFromJson(b));
     for (const auto& b : j.at("outputs")) m.outputs.push_back(bindingFromJson(b));
     for (const auto& b : j.at("sizes")) m.sizes.push_back(bindingFromJson(b));

@@ -16,7 +16,7 @@
 
 namespace npusim {
 
-inline constexpr uint32_t kArtifactFormatVersion = 8;
+inline constexpr uint32_t kArtifactFormatVersion = 9;
 
 /// Device memory the runtime keeps beside a context's window for command buffers: a stream
 /// that does not fit runs as a chain of jobs of at most this many bytes each. A compiler that
@@ -124,6 +124,10 @@ struct ArtifactManifest {
     std::string archName;
     std::string archHash;    ///< archConfigHash() of the config compiled for
     std::string archConfig;  ///< that config as JSON (npusim arch show form)
+    /// The precision compiled at (`--precision`: "fp32" as the model declares, "bf16", ...), and
+    /// the ops kept at another (op name or type -> precision).
+    std::string precision = "fp32";
+    std::map<std::string, std::string> precisionOverrides;
     std::vector<TensorBinding> inputs, outputs;
     /// Data-dependent sizes: int64 scalars the runtime reads back after a run; an output dim whose
     /// symbol names one is cut to its value (the compiler pads it to its largest size).

@@ -26,10 +26,12 @@ private:
 };
 
 /// Compiler options shared by compile and run: --no-fusion, --no-loops, --max-memory SIZE,
-/// --dim NAME=SIZE, --cost-params FILE.
+/// --dim NAME=SIZE, --cost-params FILE, --precision P, --precision-override OP=P.
 struct CompilerFlags {
     bool noFusion = false;
     bool noLoops = false;
+    std::string precision;                   ///< --precision (empty: fp32, as the model declares)
+    std::vector<std::string> precisionOverrides;  ///< OP=PRECISION
     std::string maxMemory;          ///< --max-memory SIZE (empty: the default, 3/4 of the machine's RAM)
     /// The --max-memory limit in bytes.
     uint64_t maxMemoryBytes() const;
@@ -37,6 +39,8 @@ struct CompilerFlags {
     std::string costParams;         ///< a file of npusim calibrate
     void addTo(CLI::App& command);
     compiler::CompileOptions options() const;
+    /// Whether any flag was given (they apply only where a model is compiled).
+    std::vector<std::string> given() const;
 };
 
 /// NAME=V1,V2,... into the name and its values; InputError naming `option` when malformed.

@@ -69,7 +69,7 @@ void printUnimportedMapping(const std::string& model) {
     std::vector<compiler::OpMapping> rows;
     for (const compiler::OnnxOpSupport& op : ops) {
         rows.push_back({0, op.name, op.type, op.known ? "-" : "unsupported",
-                        op.known ? "an op npusim has (placed once every op imports)" : "npusim has no such op"});
+                        op.known ? "an op npusim has (placed once every op imports)" : "npusim has no such op", ""});
     }
     std::cout << compiler::printMapping(rows) << "\nnpusim runs these ONNX ops: " << compiler::supportedOpList() << "\n"
               << std::flush;
@@ -105,6 +105,21 @@ void CompilerFlags::addTo(CLI::App& command) {
                        "host memory the compilation and simulation may take, e.g. 8G or 512M (default: 3/4 of this machine's RAM); a larger plan is refused");
     command.add_option("--dim", dims, "NAME=SIZE: the size of a symbolic input dim")->take_all();
     command.add_option("--cost-params", costParams, "the cost model's weights, fitted by npusim calibrate");
+    command.add_option("--precision", precision,
+                       "the GEMMs' and convolutions' precision: fp32 (as the model declares), bf16, fp16");
+    command.add_option("--precision-override", precisionOverrides,
+                       "OP=PRECISION: keep an op (by name, or every op of an ONNX type) at another precision")
+        ->take_all();
+}
+
+std::vector<std::string> CompilerFlags::given() const {
+    std::vector<std::string> flags;
+    if (noFusion) flags.push_back("--no-fusion");
+    if (noLoops) flags.push_back("--no-loops");
+    if (!costParams.empty()) flags.push_back("--cost-params");
+    if (!precision.empty()) flags.push_back("--precision");
+    if (!precisionOverrides.empty()) flags.push_back("--precision-override");
+    return flags;
 }
 
 uint64_t CompilerFlags::maxMemoryBytes() const {
@@ -130,6 +145,21 @@ compiler::CompileOptions CompilerFlags::options() const {
     options.loops = !noLoops;
     options.maxMemoryBytes = maxMemoryBytes();
     if (!costParams.empty()) options.costParams = compiler::readCostParams(costParams);
+    const auto precisionOf = [](const std::string& name, const std::string& where) {
+        const std::optional<compiler::Precision> p = compiler::parsePrecision(name);
+        if (!p || *p == compiler::Precision::Int8) {
+            throw InputError(where + " '" + name + "' is not a precision (fp32, bf16, fp16)");
+        }
+        return *p;
+    };
+    if (!precision.empty()) options.precision.precision = precisionOf(precision, "--precision");
+    for (const std::string& item : precisionOverrides) {
+        const size_t equals = item.find('=');
+        if (equals == std::string::npos || equals == 0) {
+            throw InputError("--precision-override '" + item + "': expected OP=PRECISION (an op's name or type)");
+        }
+        options.precision.overrides[item.substr(0, equals)] = precisionOf(item.substr(equals + 1), "--precision-override");
+    }
     for (const std::string& dim : dims) {
         const auto [name, sizes] = parseSizes(dim, "--dim");
         if (sizes.size() != 1) throw InputError("--dim '" + dim + "': give one size (buckets are compile --bucket)");

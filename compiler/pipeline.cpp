@@ -21,6 +21,7 @@
 #include "compiler/graph/verifier.h"
 #include "compiler/memory/memory_planning.h"
 #include "compiler/passes/graph_pass.h"
+#include "compiler/passes/lower_precision.h"
 #include "compiler/target/codegen.h"
 #include "compiler/target/loop_packing.h"
 #include "compiler/tile/footprint.h"
@@ -193,6 +194,10 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
         pass.run(c.graph);
         dump(pass.name, IrLevel::Graph);
     }
+    if (options.precision.precision != Precision::Fp32) {
+        lowerPrecision(c.graph, options.precision);
+        dump("lower-precision", IrLevel::Graph);
+    }
     verifyGraph(c.graph);
     markDataDependentOutputs(c.graph);  // the passes kept the padding of data-dependent sizes apart
 
@@ -223,6 +228,8 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     m.archName = config.name;
     m.archHash = archConfigHash(config);
     m.archConfig = archConfigFileToJson(toArchConfigFile(config));
+    m.precision = precisionName(options.precision.precision);
+    for (const auto& [op, precision] : options.precision.overrides) m.precisionOverrides[op] = precisionName(precision);
     for (ValueId id : c.graph.inputs) m.inputs.push_back(binding(c.graph, c.memory, id));
     for (ValueId id : c.graph.outputs) m.outputs.push_back(binding(c.graph, c.memory, id));
     for (const Node& node : c.graph.nodes) {

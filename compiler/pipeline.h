@@ -15,6 +15,7 @@
 #include "arch/isa.h"
 #include "compiler/graph/graph.h"
 #include "compiler/memory/memory_ir.h"
+#include "compiler/graph/precision.h"
 #include "compiler/target/codegen.h"
 #include "compiler/tile/tile_ir.h"
 #include "compiler/tiling/mapping.h"
@@ -47,6 +48,8 @@ struct CompileOptions {
     /// Host memory the compilation may take (0: no limit): a plan estimated to need more is
     /// refused before its commands are generated, naming the op that crosses the limit.
     uint64_t maxMemoryBytes = 0;
+    /// The precision of the GEMMs (`--precision`) and the ops kept at another.
+    PrecisionOptions precision;
     /// The cost model's weights (`--cost-params`, fitted by `npusim calibrate`).
     CostParams costParams;
     /// Schedules to use instead of the search's (calibration's microbenchmarks).

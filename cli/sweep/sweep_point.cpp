@@ -21,7 +21,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 std::string compilerJson(const SweepPoint& point) {
-    return Json{{"fusion", point.fusion}, {"dims", point.dims}}.dump();
+    return Json{{"fusion", point.fusion}, {"precision", point.precision}, {"dims", point.dims}}.dump();
 }
 
 /// Fills the row's figures from a run's report.
@@ -94,6 +94,7 @@ SweepRow runSweepPoint(const SweepPoint& point, bool timingOnly, ImportedModel m
         if (!model.graph) throw InputError(model.error);
         compiler::CompileOptions options;
         options.fusion = point.fusion;
+        options.precision.precision = *compiler::parsePrecision(point.precision);
         options.dims = point.dims;
         const compiler::Compilation compilation =
             compiler::compileGraph(std::move(*model.graph), config, row.model, model.sha256, options);

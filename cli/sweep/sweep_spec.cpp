@@ -6,6 +6,7 @@
 #include "arch/arch_config.h"
 #include "arch/error.h"
 #include "arch/read_file.h"
+#include "compiler/graph/precision.h"
 
 namespace npusim::cli {
 namespace {
@@ -25,13 +26,21 @@ void apply(SweepPoint& point, const std::string& key, const Json& value, const s
     } else if (key == "compiler.fusion") {
         if (!value.is_boolean()) throw InputError(where + ": compiler.fusion values are true or false");
         point.fusion = value.get<bool>();
+    } else if (key == "compiler.precision") {
+        const std::optional<compiler::Precision> precision =
+            value.is_string() ? compiler::parsePrecision(value.get<std::string>()) : std::nullopt;
+        if (!precision || *precision == compiler::Precision::Int8) {
+            throw InputError(where + ": compiler.precision values are fp32, bf16 or fp16");
+        }
+        point.precision = value.get<std::string>();
     } else if (key.starts_with(kCompilerDim)) {
         if (!value.is_number_integer() || value.get<int64_t>() <= 0) {
             throw InputError(where + ": " + key + " values are positive integers");
         }
         point.dims[key.substr(kCompilerDim.size())] = value.get<int64_t>();
     } else if (key.starts_with("compiler.")) {
-        throw InputError(where + ": unknown compiler option '" + key + "' (compiler.fusion, compiler.dim.<name>)");
+        throw InputError(where + ": unknown compiler option '" + key +
+                         "' (compiler.fusion, compiler.precision, compiler.dim.<name>)");
     } else {
         if (!value.is_primitive() || value.is_null()) throw InputError(where + ": values of '" + key + "' must be numbers, strings or booleans");
         point.archOverrides.push_back(key + "=" + settingText(value));

@@ -20,6 +20,7 @@ struct SweepPoint {
     std::string preset;             ///< the base preset (or the point's "preset" axis value)
     std::vector<std::string> archOverrides;    ///< path=value, as --set takes them
     bool fusion = true;                        ///< compiler.fusion
+    std::string precision = "fp32";            ///< compiler.precision
     std::map<std::string, int64_t> dims;       ///< compiler.dim.<name>
     std::string params;  ///< the axis values of the point as a JSON object (text)
 };

@@ -336,9 +336,15 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                     ++e.commands;
                 }
             }
+            if (p.outputType != p.accumulatorType) {  // rounded to the stored type in place
+                t.epilogue += vectorCycles(isa::VectorOp::Cast, elements);
+                ++e.commands;
+            }
+            const uint64_t outputBytes = dtypeSize(p.outputType);
             t.storeLatency = firstByteCycles();
-            t.stores += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * 4, p.n * 4);
-            e.dramBytes += static_cast<uint64_t>(elements) * 4;
+            t.stores += dmaCycles(static_cast<uint64_t>(block.m), static_cast<uint64_t>(block.n) * outputBytes,
+                                  static_cast<uint64_t>(p.n) * outputBytes);
+            e.dramBytes += static_cast<uint64_t>(elements) * outputBytes;
             ++e.commands;
         }
         t.storeTransfer = static_cast<double>(e.dramBytes - loadedBytes) / dmaBytesPerCycle();

@@ -34,6 +34,12 @@ std::vector<double> floatValues(const Tensor& tensor) {
     return values;
 }
 
+std::vector<float> widenedFloats(const Tensor& tensor) {
+    if (!isFloat(tensor.dtype)) wrongDType(tensor.dtype, "a float dtype");
+    const std::vector<double> values = floatValues(tensor);  // exact: every float dtype fits fp32's range and bits
+    return {values.begin(), values.end()};
+}
+
 std::vector<int64_t> integerValues(const Tensor& tensor) {
     std::vector<int64_t> values(static_cast<size_t>(tensor.elementCount()));
     for (int64_t i = 0; i < tensor.elementCount(); ++i) {

@@ -28,6 +28,8 @@ inline constexpr std::initializer_list<DType> kSignedDTypes = {
 
 /// Every element as a double: exact for the float dtypes and for integers up to 2^53.
 std::vector<double> floatValues(const Tensor& tensor);
+/// Every element of a float tensor as an fp32 value (16-bit formats widen exactly).
+std::vector<float> widenedFloats(const Tensor& tensor);
 /// Every element of an integer or bool tensor as an int64 (exact).
 std::vector<int64_t> integerValues(const Tensor& tensor);
 

@@ -1,5 +1,6 @@
 // Gemm: Y = alpha * A' * B' + beta * C, with A' and B' optionally transposed and C
 // unidirectionally broadcast to [M, N].
+#include "compiler/graph/elementwise.h"
 #include "compiler/graph/op_impl.h"
 #include "compiler/graph/op_table.h"
 
@@ -57,11 +58,12 @@ void inferGemm(Graph& graph, const Node& node) {
     const Value& a = graph.value(node.inputs[0]);
     const Value& b = graph.value(node.inputs[1]);
     const Value* c = optionalInput(graph, node, 2);
-    requireDType(node, "A", a.dtype, {DType::Fp32});
-    requireDType(node, "B", b.dtype, {DType::Fp32});
-    if (c) requireDType(node, "C", c->dtype, {DType::Fp32});
+    requireDType(node, "A", a.dtype, {DType::Fp32, DType::Fp16, DType::Bf16});
+    requireSameDType(node, "A", a.dtype, "B", b.dtype);
+    // C is of A's type, or fp32 beside 16-bit operands: a bias added in the fp32 accumulator.
+    if (c && c->dtype != DType::Fp32) requireSameDType(node, "A", a.dtype, "C", c->dtype);
     const GemmLayout layout = gemmLayout(node, a.shape, b.shape, c ? &c->shape : nullptr);
-    setOutput(graph, node, DType::Fp32, {layout.m, layout.n});
+    setOutput(graph, node, floatProductType(node, a.dtype), {layout.m, layout.n});
 }
 
 std::vector<Tensor> interpretGemm(const Node& node, std::span<const Tensor* const> inputs) {
@@ -69,15 +71,16 @@ std::vector<Tensor> interpretGemm(const Node& node, std::span<const Tensor* cons
     const Tensor& b = *inputs[1];
     const Tensor* c = inputs.size() > 2 ? inputs[2] : nullptr;
     for (const Tensor* operand : inputs) {
-        if (operand && operand->dtype != DType::Fp32) {
-            opError(node, "operands must be fp32, got " + std::string(dtypeName(operand->dtype)));
+        if (operand && !isFloat(operand->dtype)) {
+            opError(node, "operands must be floats, got " + std::string(dtypeName(operand->dtype)));
         }
     }
     const GemmLayout layout = gemmLayout(node, a.shape, b.shape, c ? &c->shape : nullptr);
     const auto alpha = static_cast<float>(node.floatAttr("alpha", 1.0));
     const auto beta = static_cast<float>(node.floatAttr("beta", 1.0));
-    const std::span<const float> aData = a.as<float>(), bData = b.as<float>();
-    const std::span<const float> cData = c ? c->as<float>() : std::span<const float>();
+    // 16-bit operands widen exactly; the products are summed in fp32 and rounded once.
+    const std::vector<float> aData = widenedFloats(a), bData = widenedFloats(b);
+    const std::vector<float> cData = c ? widenedFloats(*c) : std::vector<float>();
     const int64_t m = layout.m, k = layout.k, n = layout.n;
 
     Tensor out = Tensor::zeros(DType::Fp32, {m, n});
@@ -99,7 +102,10 @@ std::vector<Tensor> interpretGemm(const Node& node, std::span<const Tensor* cons
             y[i * n + j] = value;
         }
     }
-    return {std::move(out)};
+    const DType result = floatProductType(node, a.dtype);
+    if (result == DType::Fp32) return {std::move(out)};
+    const std::span<const float> sums = out.as<float>();
+    return {floatTensor(result, {m, n}, std::vector<double>(sums.begin(), sums.end()))};
 }
 
 }  // namespace npusim::compiler::ops

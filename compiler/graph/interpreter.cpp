@@ -40,8 +40,12 @@ void checkProvidedInput(const Value& declared, const Tensor& given) {
 
 }  // namespace
 
-std::vector<Tensor> interpretGraph(const Graph& graph,
-                                   const std::map<std::string, Tensor>& inputs) {
+std::vector<Tensor> interpretGraph(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
+    return interpretGraph(graph, inputs, {});
+}
+
+std::vector<Tensor> interpretGraph(const Graph& graph, const std::map<std::string, Tensor>& inputs,
+                                   const NodeVisitor& visit) {
     // available[id] points at the tensor of each value computed so far: a constant, a provided
     // input or an op result owned by `results`.
     std::vector<const Tensor*> available(graph.values.size(), nullptr);
@@ -84,6 +88,7 @@ std::vector<Tensor> interpretGraph(const Graph& graph,
             opError(node, "computed " + std::to_string(outputs.size()) + " outputs, but " +
                               std::to_string(node.outputs.size()) + " are recorded");
         }
+        if (visit) visit(node, outputs);
         for (size_t i = 0; i < outputs.size(); ++i) {
             const ValueId id = node.outputs[i];
             const Value& recorded = graph.value(id);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "compiler/graph/elementwise.h"
 #include "compiler/graph/op_impl.h"
 #include "compiler/graph/op_support.h"
 #include "compiler/graph/op_table.h"
@@ -161,9 +162,10 @@ void inferMatMul(Graph& graph, const Node& node) {
     checkArity(graph, node);
     const Value& a = graph.value(node.inputs[0]);
     const Value& b = graph.value(node.inputs[1]);
-    requireDType(node, "A", a.dtype, {DType::Fp32, DType::Int32});
+    requireDType(node, "A", a.dtype, {DType::Fp32, DType::Fp16, DType::Bf16, DType::Int32});
     requireSameDType(node, "A", a.dtype, "B", b.dtype);
-    setOutput(graph, node, a.dtype, matMulLayout(node, a.shape, b.shape).output);
+    const DType result = isFloat(a.dtype) ? floatProductType(node, a.dtype) : a.dtype;
+    setOutput(graph, node, result, matMulLayout(node, a.shape, b.shape).output);
 }
 
 std::vector<Tensor> interpretMatMul(const Node& node, std::span<const Tensor* const> inputs) {
@@ -173,6 +175,14 @@ std::vector<Tensor> interpretMatMul(const Node& node, std::span<const Tensor* co
     Tensor out = Tensor::zeros(a.dtype, layout.output);
     if (a.dtype == DType::Fp32 && b.dtype == DType::Fp32) {
         batchedProduct<float, float>(layout, a.as<float>(), b.as<float>(), out.as<float>());
+    } else if (isFloat(a.dtype) && a.dtype == b.dtype) {
+        // 16-bit floats: products summed in fp32, as the tensor unit accumulates them, and the
+        // sums rounded once to the operands' format.
+        const std::vector<float> aWide = widenedFloats(a), bWide = widenedFloats(b);
+        std::vector<float> sums(static_cast<size_t>(out.elementCount()));
+        batchedProduct<float, float>(layout, std::span<const float>(aWide), std::span<const float>(bWide),
+                                     std::span<float>(sums));
+        out = floatTensor(floatProductType(node, a.dtype), layout.output, std::vector<double>(sums.begin(), sums.end()));
     } else if (a.dtype == DType::Int32 && b.dtype == DType::Int32) {
         // int32 products and sums wrap modulo 2^32, as two's complement hardware does.
         batchedProduct<int32_t, uint32_t>(layout, a.as<int32_t>(), b.as<int32_t>(),

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "compiler/graph/onnx_element_types.h"
 #include "compiler/graph/op_table.h"
 
 namespace npusim::compiler::ops {
@@ -152,6 +153,15 @@ std::string stringAttr(const Node& node, const std::string& key, const std::stri
     if (it == node.attributes.end()) return fallback;
     if (const auto* text = std::get_if<std::string>(&it->second)) return *text;
     opError(node, "attribute '" + key + "' must be a string");
+}
+
+DType floatProductType(const Node& node, DType operands) {
+    if (!node.attributes.contains("output_type")) return operands;
+    const std::optional<DType> type = dtypeOfOnnxElementType(node.intAttr("output_type", 0));
+    if ((operands != DType::Fp16 && operands != DType::Bf16) || !type || (*type != DType::Fp32 && *type != operands)) {
+        opError(node, "output_type must be fp32 or the operands' type, and only for fp16 or bf16 operands");
+    }
+    return *type;
 }
 
 }  // namespace npusim::compiler::ops

@@ -84,4 +84,9 @@ std::vector<int64_t> intListAttr(const Node& node, const std::string& key,
 /// A string attribute, `fallback` when absent; opError when it has another type.
 std::string stringAttr(const Node& node, const std::string& key, const std::string& fallback);
 
+/// The result type of a float MatMul or Gemm over `operands`: their own, or with 16-bit
+/// operands the `output_type` attribute's (an ONNX element type: fp32 keeps the accumulator's
+/// sums unrounded; npusim's lower-precision pass sets it where fp32 ops read the result).
+DType floatProductType(const Node& node, DType operands);
+
 }  // namespace npusim::compiler::ops

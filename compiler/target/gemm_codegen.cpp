@@ -284,17 +284,19 @@ private:
              {{bufferResource(accumulator()), true}, {tensorResource(plan_, p_.bias), false}});
     }
 
-    /// The transfer between the block's accumulator slot and its part of `tensor`, an fp32
-    /// tensor of the result's shape (batch x M x N).
-    DmaSpec resultBlock(const GemmBlock& block, ValueId tensor) const {
+    /// The transfer between the block's accumulator slot and its part of `tensor`, a tensor
+    /// of the result's shape (batch x M x N) of `elementBytes` elements (fp32 unless the
+    /// result is stored narrower), packed in the slot's rows.
+    DmaSpec resultBlock(const GemmBlock& block, ValueId tensor, uint64_t elementBytes = 4) const {
         DmaSpec dma;
-        dma.dramOffset = homeOffset(tensor) + static_cast<uint64_t>((block.batch * p_.m + block.m0) * p_.n + block.n0) * 4;
+        dma.dramOffset =
+            homeOffset(tensor) + static_cast<uint64_t>((block.batch * p_.m + block.m0) * p_.n + block.n0) * elementBytes;
         dma.space = isa::MemorySpace::Accumulator;
         dma.onchipAddress = buffer(accumulator()).offset;
         dma.rows = block.m;
-        dma.rowBytes = block.n * 4;
-        dma.dramStride = p_.n * 4;
-        dma.onchipStride = s_.nBlock * 4;
+        dma.rowBytes = block.n * elementBytes;
+        dma.dramStride = p_.n * elementBytes;
+        dma.onchipStride = s_.nBlock * elementBytes;
         return dma;
     }
 
@@ -329,7 +331,15 @@ private:
             }
             emit(vectorCommand(v, p_.opId, tile_), {{bufferResource(acc), true}});
         }
-        DmaSpec store = resultBlock(block, p_.output);
+        if (p_.outputType != p_.accumulatorType) {
+            // Rounded in place: row r's narrower elements land at or before row r's own, over
+            // rows already read.
+            VectorSpec round = onAccumulator(block);
+            round.op = isa::VectorOp::Cast;
+            round.outDType = p_.outputType;
+            emit(vectorCommand(round, p_.opId, tile_), {{bufferResource(acc), true}});
+        }
+        DmaSpec store = resultBlock(block, p_.output, dtypeSize(p_.outputType));
         store.load = false;
         store.kind = isa::CommandKind::Store;
         markTensorTransfer(store, plan_, p_.output);

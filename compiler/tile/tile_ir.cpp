@@ -37,8 +37,9 @@ void printGemm(std::ostringstream& out, const GemmTiles& tiles, const Graph& gra
     const GemmSchedule& s = tiles.schedule;
     const Node& node = graph.nodes.at(p.opId);
     out << "tile.gemm @" << node.name << " op=" << p.opId << " " << dtypeName(p.operandType)
-        << " -> " << dtypeName(p.accumulatorType) << " batch=" << p.batch << " m=" << p.m
-        << " n=" << p.n << " k=" << p.k;
+        << " -> " << dtypeName(p.accumulatorType);
+    if (p.outputType != p.accumulatorType) out << " -> " << dtypeName(p.outputType);
+    out << " batch=" << p.batch << " m=" << p.m << " n=" << p.n << " k=" << p.k;
     if (p.a.transposed) out << " a=transposed";
     if (p.b.transposed) out << " b=transposed";
     if (p.a.rowStride) out << " a_row_stride=" << p.a.rowStride;

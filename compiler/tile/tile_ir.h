@@ -73,7 +73,10 @@ struct EpilogueStep {
 struct GemmProblem {
     uint32_t opId = 0;
     DType operandType = DType::Fp32;      ///< A and B
-    DType accumulatorType = DType::Fp32;  ///< Y: int32 for integer operands, else fp32
+    DType accumulatorType = DType::Fp32;  ///< int32 for integer operands, else fp32
+    /// Y as stored: the accumulator's type, or the 16-bit float type of the operands, to
+    /// which each finished block is rounded in place before it is stored.
+    DType outputType = DType::Fp32;
     int64_t batch = 1, m = 0, n = 0, k = 0;
     GemmOperand a, b;
     int32_t aZeroPoint = 0, bZeroPoint = 0;

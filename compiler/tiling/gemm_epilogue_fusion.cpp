@@ -15,13 +15,26 @@ namespace {
 /// An epilogue whose vector work is at least this fraction of the GEMM's array work.
 constexpr double kHeavyEpilogue = 0.5;
 
+/// A kernel's steps as an epilogue on `dtype` results, and the 16-bit float type its last step
+/// rounds them to (a Cast the GEMM makes when it stores them), or the results' own type.
+struct Epilogue {
+    std::vector<EpilogueStep> steps;
+    DType stored = DType::Fp32;
+};
+
 /// The kernel's steps as an epilogue on `dtype` results: a chain from the loaded buffer to the
 /// stored one through one-operand steps; nullopt otherwise.
-std::optional<std::vector<EpilogueStep>> epilogueOf(const VectorProblem& p, DType dtype, uint32_t current,
-                                                    size_t firstStep) {
-    std::vector<EpilogueStep> steps;
+std::optional<Epilogue> epilogueOf(const VectorProblem& p, DType dtype, uint32_t current, size_t firstStep) {
+    Epilogue epilogue{{}, dtype};
+    std::vector<EpilogueStep>& steps = epilogue.steps;
     for (size_t i = firstStep; i < p.steps.size(); ++i) {
         const VectorStep& step = p.steps[i];
+        const DType to = p.buffers[step.dst].dtype;
+        if (i + 1 == p.steps.size() && step.op == isa::VectorOp::Cast && step.src0 == current && dtype == DType::Fp32 &&
+            (to == DType::Bf16 || to == DType::Fp16) && p.stores[0].buffer == step.dst) {
+            epilogue.stored = to;
+            return epilogue;
+        }
         if (step.src0 != current || step.src1 || isa::isReduction(step.op) || step.op == isa::VectorOp::Fill ||
             !isa::vectorSupports(step.op, dtype, dtype) || p.buffers[step.dst].dtype != dtype ||
             p.buffers[step.dst].extent != BufferExtent::Block) {
@@ -31,7 +44,7 @@ std::optional<std::vector<EpilogueStep>> epilogueOf(const VectorProblem& p, DTyp
         current = step.dst;
     }
     if (p.stores[0].buffer != current || p.buffers[current].dtype != dtype) return std::nullopt;
-    return steps;
+    return epilogue;
 }
 
 /// A bias the kernel's first step adds to the GEMM's result (loaded into `result`), that the
@@ -123,10 +136,12 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
             if (producer == producers.end() || readers[storage] != 1 || outputs.contains(storage)) return false;
             GemmTiles* tiles = producer->second;
             GemmProblem& gemm = tiles->problem;
+            // A GEMM that rounds its results when it stores them has nothing exact to fuse.
+            if (gemm.outputType != gemm.accumulatorType) return false;
             const int64_t elements = elementCount(graph.value(storage).shape);
             const ValueId result = p.stores[0].view.value;
             if (!denseWalk(p, load.view, elements) || !denseWalk(p, p.stores[0].view, elements) ||
-                graph.value(result).dtype != gemm.accumulatorType || program.views.contains(result)) {
+                program.views.contains(result)) {
                 return false;
             }
             // A second operand: a bias the GEMM adds, or a residual its accumulators start from
@@ -139,10 +154,10 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
                 const std::optional<size_t> ready = readyAt(residual->view.value);
                 if (ready && *ready >= position.at(gemm.opId)) return false;
             }
-            const std::optional<std::vector<EpilogueStep>> steps =
+            const std::optional<Epilogue> epilogue =
                 p.loads.size() == 2 ? epilogueOf(p, gemm.accumulatorType, p.steps[0].dst, 1)
                                     : epilogueOf(p, gemm.accumulatorType, load.buffer, 0);
-            if (!steps) return false;
+            if (!epilogue || graph.value(result).dtype != epilogue->stored) return false;
             if (bias) {
                 GemmProblem biased = gemm;
                 biased.bias = bias->first;
@@ -155,7 +170,8 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
                 gemm = std::move(biased);
             }
             if (residual) gemm.residual = residual->view.value;
-            gemm.epilogue.insert(gemm.epilogue.end(), steps->begin(), steps->end());
+            gemm.epilogue.insert(gemm.epilogue.end(), epilogue->steps.begin(), epilogue->steps.end());
+            gemm.outputType = epilogue->stored;
             tiles->schedule.estimate = model.estimateGemm(gemm, tiles->schedule);
             fused.insert(tiles);
             gemm.output = result;

@@ -135,13 +135,16 @@ GemmProblem gemmProblemFor(const Graph& graph, const Node& node, uint32_t opId,
         p.bZeroPoint = constantZeroPoint(graph, node, 3, "b_zero_point");
         p.operandType = a.dtype;
         p.accumulatorType = DType::Int32;
+        p.outputType = DType::Int32;
     } else {
-        if (a.dtype != DType::Fp32) {
-            opError(node, "the tensor unit has no " + std::string(dtypeName(a.dtype)) +
-                              " " + std::string(opInfo(node.kind).name) + " (fp32 is supported)");
+        if (!isFloat(a.dtype) || a.dtype != b.dtype) {
+            opError(node, "the tensor unit has no " + std::string(dtypeName(a.dtype)) + " x " +
+                              std::string(dtypeName(b.dtype)) + " " + std::string(opInfo(node.kind).name) +
+                              " (fp32, fp16 or bf16 operands of one type are supported)");
         }
-        p.operandType = DType::Fp32;
+        p.operandType = a.dtype;
         p.accumulatorType = DType::Fp32;
+        p.outputType = graph.value(p.output).dtype;
     }
     requireTensorSupport(node, p.operandType, config);
     if ((p.a.transposed || p.b.transposed) && !config.dma.transpose) {

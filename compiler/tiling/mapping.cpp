@@ -11,9 +11,14 @@ namespace npusim::compiler {
 OpMapping mapOp(const Graph& graph, const TileProgram& program, const TileOp& op) {
     const uint32_t opId = tileOpId(op);
     const Node& node = graph.nodes.at(opId);
-    OpMapping m{opId, node.name, std::string(opInfo(node.kind).name), "", ""};
+    OpMapping m{opId, node.name, std::string(opInfo(node.kind).name), "", "", ""};
+    const DType result = graph.value(node.outputs.at(0)).dtype;
+    m.precision = node.kind == OpKind::Cast ? std::string(dtypeName(graph.value(node.inputs.at(0)).dtype)) + " -> " +
+                                                  std::string(dtypeName(result))
+                                            : std::string(dtypeName(result));
     if (const auto* gemm = std::get_if<GemmTiles>(&op)) {
         const GemmProblem& p = gemm->problem;
+        m.precision = dtypeName(p.operandType);
         m.target = "tensor unit";
         m.detail = std::to_string(p.batch) + " x " + std::to_string(p.m) + "x" + std::to_string(p.k) + "x" +
                    std::to_string(p.n) + " " + std::string(dtypeName(p.operandType)) + " GEMM";
@@ -60,19 +65,21 @@ std::vector<OpMapping> mapProgram(const Graph& graph, const TileProgram& program
 }
 
 std::string printMapping(const std::vector<OpMapping>& mapping) {
-    size_t nameWidth = 2, typeWidth = 4;
+    size_t nameWidth = 2, typeWidth = 4, precisionWidth = 9;
     for (const OpMapping& m : mapping) {
         nameWidth = std::max(nameWidth, m.name.size());
         typeWidth = std::max(typeWidth, m.type.size());
+        precisionWidth = std::max(precisionWidth, m.precision.size());
     }
     std::string text;
-    auto line = [&](const std::string& name, const std::string& type, const std::string& target,
-                    const std::string& detail) {
+    auto line = [&](const std::string& name, const std::string& type, const std::string& precision,
+                    const std::string& target, const std::string& detail) {
         text += name + std::string(nameWidth + 2 - name.size(), ' ') + type + std::string(typeWidth + 2 - type.size(), ' ') +
-                target + std::string(target.size() < 13 ? 13 - target.size() : 1, ' ') + detail + "\n";
+                precision + std::string(precisionWidth + 2 - precision.size(), ' ') + target +
+                std::string(target.size() < 13 ? 13 - target.size() : 1, ' ') + detail + "\n";
     };
-    line("op", "type", "runs on", "how");
-    for (const OpMapping& m : mapping) line(m.name, m.type, m.target, m.detail);
+    line("op", "type", "precision", "runs on", "how");
+    for (const OpMapping& m : mapping) line(m.name, m.type, m.precision.empty() ? "-" : m.precision, m.target, m.detail);
     return text;
 }
 

@@ -19,6 +19,9 @@ struct OpMapping {
     std::string target;
     /// How: "3 kernels", "fused into @x", "a view of %y", or the reason it cannot run.
     std::string detail;
+    /// The types it computes in: a GEMM's operands ("bf16"), a Cast's "fp32 -> bf16", else its
+    /// result's type; empty when not known (an op that did not import).
+    std::string precision;
 };
 
 /// The mapping of one lowered op.

@@ -184,7 +184,7 @@ TileProgram lowerToTiles(const Graph& graph, const ArchConfig& config, const Cos
                 cpuReason = cpu.what();
             }
             if (unsupported++ == 0) firstError = cpuReason.empty() ? e.what() : cpuReason;
-            mapping.push_back({opId, node.name, std::string(opInfo(node.kind).name), "unsupported", reason});
+            mapping.push_back({opId, node.name, std::string(opInfo(node.kind).name), "unsupported", reason, ""});
         }
     }
     if (unsupported > 0) {

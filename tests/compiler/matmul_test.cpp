@@ -73,7 +73,7 @@ TEST(InterpreterMatMul, RejectsMismatchedShapesAndTypesWithLocatedMessages) {
                   testing::singleOpGraph(OpKind::MatMul, {Tensor::zeros(DType::Int8, {2, 2}),
                                                           Tensor::zeros(DType::Int8, {2, 2})});
               }),
-              "op 'op' (MatMul): A is int8; MatMul supports fp32, int32");
+              "op 'op' (MatMul): A is int8; MatMul supports fp32, fp16, bf16, int32");
     EXPECT_EQ(testing::inputErrorOf([] {
                   testing::singleOpGraph(OpKind::MatMul, {Tensor::zeros(DType::Fp32, {2, 2}),
                                                           Tensor::zeros(DType::Int32, {2, 2})});
