@@ -18,6 +18,7 @@
 #include "runtime/buckets.h"
 #include "runtime/runtime.h"
 #include "cli/commands.h"
+#include "cli/op_drift.h"
 #include "cli/output_files.h"
 #include "cli/progress_line.h"
 #include "cli/report_directory.h"
@@ -34,8 +35,9 @@ struct RunOptions {
     std::vector<std::string> inject;  ///< faults, KIND@N
     uint64_t watchdog = runtime::kDefaultJobTimeoutCycles;
     int retries = -1;  ///< -1: 1 with --inject, else 0
-    bool check = false, timingOnly = false, forceArch = false;
+    bool check = false, checkPerOp = false, timingOnly = false, forceArch = false;
     double rtol = 1e-4, atol = 1e-5;
+    bool toleranceGiven = false;  ///< --rtol or --atol on the command line
     uint64_t seed = 1;
     int repeat = 0;
     ArchOptions arch;
@@ -52,23 +54,29 @@ bool isArtifactFile(const std::string& path) {
     return std::string(magic, sizeof magic) == "NPUART";
 }
 
+/// The tolerance of a reduced-precision run against its own program's semantics, as a fraction
+/// of each output's largest magnitude: the NPU sums fp32 products in another order than the
+/// interpreter, and a sum that differs in its last bit can round to the neighbouring 16-bit
+/// value (2^-8 of it for bf16), a difference later layers carry to every element they mix it into.
+constexpr double kProgramTolerance = 1e-2;
+
 /// The artifact to run and the architecture it runs on.
 struct Prepared {
     Artifact artifact;
     ArchConfig config;
     std::optional<compiler::Graph> reference;  ///< the model as imported, for --check
+    /// Below fp32, for --check: the compiled program's graph, whose semantics the NPU's outputs
+    /// must match (absent for an artifact or a bucket: compiled again when checked).
+    std::optional<compiler::Graph> program;
 };
 
 Prepared prepare(const RunOptions& o) {
     Prepared p;
     if (isArtifactFile(o.target)) {
         // Compiler flags cannot change what is compiled already: refused, not ignored.
-        for (const auto& [given, flag] : {std::pair{o.compiler.noFusion, "--no-fusion"}, std::pair{o.compiler.noLoops, "--no-loops"},
-                                          std::pair{!o.compiler.costParams.empty(), "--cost-params"}}) {
-            if (given) {
-                throw InputError(std::string(flag) + " applies when a model is compiled; '" + o.target +
-                                 "' is an artifact, compiled already: recompile the model with it");
-            }
+        if (const std::vector<std::string> flags = o.compiler.given(); !flags.empty()) {
+            throw InputError(flags.front() + " applies when a model is compiled; '" + o.target +
+                             "' is an artifact, compiled already: recompile the model with it");
         }
         p.artifact = readArtifact(o.target, o.timingOnly ? ArtifactRead::TimingOnly : ArtifactRead::Whole);
         p.config = validateArchConfig(parseArchConfigFile(p.artifact.manifest.archConfig, o.target));
@@ -102,13 +110,17 @@ Prepared prepare(const RunOptions& o) {
     const ProgressLine progress("compiling " + o.target);
     compiler::Compilation compilation = compiler::compileModel(o.target, p.config, o.compiler.options());
     p.artifact = std::move(compilation.artifact);
-    if (o.check) p.reference = std::move(compilation.source);
+    if (o.check) {
+        p.reference = std::move(compilation.source);
+        if (p.artifact.manifest.buckets.empty()) p.program = std::move(compilation.graph);
+    }
     return p;
 }
 
 void printSummary(const reports::Report& report) {
-    std::printf("%s on %s: %llu cycles (%.1f us), roofline efficiency %.1f%% (shape-aware %.1f%%)\n",
-                report.model.c_str(), report.arch.c_str(), static_cast<unsigned long long>(report.totalCycles),
+    const std::string precision = report.precision == "fp32" ? "" : " at " + report.precision;
+    std::printf("%s on %s%s: %llu cycles (%.1f us), roofline efficiency %.1f%% (shape-aware %.1f%%)\n",
+                report.model.c_str(), report.arch.c_str(), precision.c_str(), static_cast<unsigned long long>(report.totalCycles),
                 static_cast<double>(report.totalCycles) / report.clockHz * 1e6, report.efficiency * 100,
                 report.shapeEfficiency * 100);
     for (const reports::UnitReport& unit : report.units) {
@@ -230,6 +242,46 @@ sim::CoSimResult simulate(const RunOptions& o, const Prepared& p, const std::map
     return result;
 }
 
+/// An op result drifts when its error exceeds this fraction of its largest magnitude (--rtol,
+/// when given, instead).
+constexpr double kDriftTolerance = 1e-2;
+
+/// A fraction as a percentage: "1%", "0.31%".
+std::string percentText(double fraction) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g%%", fraction * 100);
+    return text;
+}
+
+/// The compiled program's graph of a reduced-precision run, compiled again: an artifact's (at
+/// the precision its manifest records) or a bucket's at the inputs' size.
+compiler::Graph programGraph(const RunOptions& o, const Prepared& p, const sim::CoSimResult& result) {
+    const ArtifactManifest& m = p.artifact.manifest;
+    const auto precisionOf = [&](const std::string& name) {
+        const std::optional<compiler::Precision> precision = compiler::parsePrecision(name);
+        if (!precision) throw InputError("the artifact's manifest names an unknown precision '" + name + "'");
+        return *precision;
+    };
+    compiler::CompileOptions options = o.compiler.options();
+    options.precision.precision = precisionOf(m.precision);
+    for (const auto& [op, precision] : m.precisionOverrides) options.precision.overrides[op] = precisionOf(precision);
+    if (result.bucket) options.dims[result.bucket->symbol] = result.bucket->actual;
+    return compiler::compileModel(o.model.empty() ? o.target : o.model, p.config, options).graph;
+}
+
+/// "y: max abs error 0.0008, max rel error 0.0031, SNR 52.3 dB, cosine 0.999998, top-1 100%, top-5 100%".
+std::string accuracyLine(const reports::OutputAccuracy& a) {
+    char line[320];
+    std::snprintf(line, sizeof line, "%s: max abs error %.3g, max rel error %.3g, SNR %.1f dB, cosine %.6f", a.name.c_str(),
+                  a.maxAbsError, a.maxRelError, a.snrDb, a.cosine);
+    std::string text = line;
+    if (a.top1 >= 0) {
+        std::snprintf(line, sizeof line, ", top-1 %.1f%%, top-5 %.1f%%", a.top1 * 100, a.top5 * 100);
+        text += line;
+    }
+    return text;
+}
+
 /// Compares the outputs with the reference interpreter (--check; a bucketed model imported at
 /// the inputs' actual size) and with --expected; returns what failed.
 std::vector<std::string> checkOutputs(const RunOptions& o, Prepared& p, const std::map<std::string, Tensor>& inputs,
@@ -244,10 +296,46 @@ std::vector<std::string> checkOutputs(const RunOptions& o, Prepared& p, const st
     if (p.reference) {
         const std::vector<Tensor> golden = compiler::interpretGraph(*p.reference, inputs);
         report.check = compareOutputs(result.outputBindings(), result.outputs, golden, o.rtol, o.atol);
-        std::printf("check against the reference interpreter: %s (max abs error %g, max rel error %g)\n",
-                    report.check->passed ? "passed" : "MISMATCH", report.check->maxAbsError,
-                    report.check->maxRelError);
-        if (!report.check->passed) failures.push_back("outputs differ from the reference interpreter");
+        reports::CheckResult& check = *report.check;
+        check.precision = p.artifact.manifest.precision;
+        if (check.precision == "fp32") {
+            std::printf("check against the reference interpreter: %s (max abs error %g, max rel error %g)\n",
+                        check.passed ? "passed" : "MISMATCH", check.maxAbsError, check.maxRelError);
+            if (!check.passed) failures.push_back("outputs differ from the reference interpreter");
+        } else {
+            // The NPU against its own program (exact but for summation order), then the cost of
+            // the precision against the fp32 reference.
+            if (!p.program) p.program = programGraph(o, p, result);
+            const std::vector<Tensor> own = compiler::interpretGraph(*p.program, inputs);
+            check.program = compareOutputs(result.outputBindings(), result.outputs, own, 0, 0);
+            check.program->passed = check.program->maxRelError <= kProgramTolerance;
+            std::printf("check against the compiled %s program: %s (max abs error %g, max rel error %g)\n",
+                        check.precision.c_str(), check.program->passed ? "passed" : "MISMATCH",
+                        check.program->maxAbsError, check.program->maxRelError);
+            if (!check.program->passed) failures.push_back("outputs differ from the compiled program's semantics");
+            std::printf("%s against the fp32 reference interpreter%s:\n", check.precision.c_str(),
+                        o.toleranceGiven ? (check.passed ? " (within tolerance)" : " (beyond tolerance)") : "");
+            for (const reports::OutputAccuracy& output : check.outputs) std::printf("  %s\n", accuracyLine(output).c_str());
+            if (o.toleranceGiven && !check.passed) failures.push_back("outputs differ from the fp32 reference beyond the tolerance");
+            check.passed = check.program->passed && (!o.toleranceGiven || check.passed);
+        }
+        if (o.checkPerOp) {
+            if (!p.program) p.program = programGraph(o, p, result);
+            check.perOp = opDrift(*p.reference, *p.program, inputs);
+            check.driftTolerance = o.toleranceGiven ? o.rtol : kDriftTolerance;
+            const auto first = std::find_if(check.perOp.begin(), check.perOp.end(), [&](const reports::OpDrift& d) {
+                return !(d.maxRelError <= check.driftTolerance);
+            });
+            std::string verdict = "none drifts past " + percentText(check.driftTolerance) + " of its largest magnitude";
+            if (first != check.perOp.end()) {
+                check.firstDrift = first->op;
+                verdict = "the first past " + percentText(check.driftTolerance) + " is op '" + first->op + "' (" +
+                          first->output + ": error " + percentText(first->maxRelError) +
+                          " of its largest magnitude, cosine " + std::to_string(first->cosine) + ")";
+            }
+            std::printf("per op, the compiled program against the reference (%zu op results): %s\n", check.perOp.size(),
+                        verdict.c_str());
+        }
     }
     if (!expected.empty()) {
         const reports::CheckResult match = compareOutputs(result.outputBindings(), result.outputs, expected, o.rtol, o.atol);
@@ -311,6 +399,9 @@ void addRunCommand(CLI::App& app) {
     command->add_option("--outputs", o->outputs, "directory to write <output name>.npy into");
     command->add_option("--report", o->report, "directory to write report.json, report.md, report.html, trace.json, timeline.json, plots/");
     command->add_flag("--check", o->check, "compare outputs with the graph-IR reference interpreter");
+    command->add_flag("--check-per-op", o->checkPerOp,
+                      "with --check: compare every op's result in the compiled program with the reference's, "
+                      "and name the first that drifts past the tolerance");
     command->add_flag("--timing-only", o->timingOnly,
                       "skip arithmetic and data movement; every timing decision and cycle is unchanged");
     command->add_option("--model", o->model, "the ONNX model an artifact came from (for --check)");
@@ -335,7 +426,11 @@ void addRunCommand(CLI::App& app) {
     command->add_option("--atol", o->atol, "absolute tolerance for float outputs")->capture_default_str();
     o->arch.addTo(*command);
     o->compiler.addTo(*command);
-    command->callback([o] { run(*o); });
+    command->callback([o, command] {
+        o->toleranceGiven = command->count("--rtol") + command->count("--atol") > 0;
+        o->check = o->check || o->checkPerOp;
+        run(*o);
+    });
 }
 
 }  // namespace npusim::cli

@@ -37,6 +37,31 @@ void requireDirectory(const std::filesystem::path& directory) {
     }
 }
 
+/// Over the rows of class scores (the last dim), the share of rows whose highest score is the
+/// reference's, and whose reference class is among the five highest scores.
+std::pair<double, double> classAgreement(const Tensor& actual, const Tensor& expected) {
+    const auto classes = static_cast<size_t>(expected.shape.back());
+    const size_t rows = static_cast<size_t>(expected.elementCount()) / classes;
+    if (rows == 0) return {1.0, 1.0};
+    size_t top1 = 0, top5 = 0;
+    std::vector<std::pair<double, size_t>> scores(classes);
+    for (size_t row = 0; row < rows; ++row) {
+        size_t reference = 0;
+        for (size_t c = 0; c < classes; ++c) {
+            const auto index = static_cast<int64_t>(row * classes + c);
+            const double score = actual.valueAt(index);
+            scores[c] = {std::isnan(score) ? -INFINITY : score, c};
+            if (expected.valueAt(index) > expected.valueAt(static_cast<int64_t>(row * classes + reference))) reference = c;
+        }
+        // Highest first; ties by class, as an argmax takes the first.
+        std::partial_sort(scores.begin(), scores.begin() + 5, scores.end(),
+                          [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
+        top1 += scores[0].second == reference ? 1 : 0;
+        top5 += std::any_of(scores.begin(), scores.begin() + 5, [&](const auto& s) { return s.second == reference; }) ? 1 : 0;
+    }
+    return {static_cast<double>(top1) / static_cast<double>(rows), static_cast<double>(top5) / static_cast<double>(rows)};
+}
+
 }  // namespace
 
 std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
@@ -117,14 +142,19 @@ reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings, std
     for (size_t i = 0; i < bindings.size(); ++i) {
         const Tensor& a = actual[i];
         const Tensor& e = expected[i];
+        reports::OutputAccuracy accuracy{bindings[i].name};
         if (a.shape != e.shape) {
             result.passed = false;
             result.maxAbsError = INFINITY;
             result.worstOutput = bindings[i].name;
+            accuracy.maxAbsError = accuracy.maxRelError = INFINITY;
+            accuracy.snrDb = -INFINITY;
+            accuracy.cosine = 0;
+            result.outputs.push_back(accuracy);
             continue;
         }
         const bool exact = !isFloat(e.dtype);
-        double largest = 0, worst = 0;
+        double largest = 0, worst = 0, signal = 0, noise = 0, dot = 0, actualPower = 0;
         for (int64_t k = 0; k < e.elementCount(); ++k) {
             const double x = a.valueAt(k), y = e.valueAt(k);
             const double error = x == y                            ? 0
@@ -134,13 +164,31 @@ reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings, std
             result.passed = result.passed && (exact ? x == y : error == 0 || error <= atol + rtol * std::fabs(y));
             largest = std::max(largest, std::fabs(y));
             worst = std::max(worst, error);
+            if (std::isfinite(x) && std::isfinite(y)) {
+                signal += y * y;
+                noise += (x - y) * (x - y);
+                dot += x * y;
+                actualPower += x * x;
+            }
         }
         if (result.worstOutput.empty() || worst > result.maxAbsError) {
             result.maxAbsError = worst;
             result.worstOutput = bindings[i].name;
         }
         // Relative to the output's largest magnitude: elements near zero do not inflate it.
-        result.maxRelError = std::max(result.maxRelError, largest > 0 ? worst / largest : worst);
+        accuracy.maxAbsError = worst;
+        accuracy.maxRelError = largest > 0 ? worst / largest : worst;
+        result.maxRelError = std::max(result.maxRelError, accuracy.maxRelError);
+        accuracy.snrDb = noise == 0 ? INFINITY : signal == 0 ? -INFINITY : 10 * std::log10(signal / noise);
+        accuracy.cosine = signal == 0 && actualPower == 0 ? 1.0
+                          : signal == 0 || actualPower == 0 ? 0.0
+                                                            : dot / std::sqrt(signal * actualPower);
+        if (isFloat(e.dtype) && (e.shape.size() == 2 || e.shape.size() == 3) && e.shape.back() >= 5) {
+            const auto [top1, top5] = classAgreement(a, e);
+            accuracy.top1 = top1;
+            accuracy.top5 = top5;
+        }
+        result.outputs.push_back(accuracy);
     }
     return result;
 }

@@ -28,11 +28,44 @@ struct RunRecord {
     uint64_t dramRowHits = 0, dramRowMisses = 0;
 };
 
-/// Outcome of comparing outputs with the reference interpreter.
-struct CheckResult {
+/// Outcome of comparing outputs with a reference: within tolerance, and the largest errors.
+struct Comparison {
     bool passed = false;
     double maxAbsError = 0, maxRelError = 0;
     std::string worstOutput;
+};
+
+/// One output against its reference: its largest errors, and how close it is as a whole.
+struct OutputAccuracy {
+    std::string name;
+    double maxAbsError = 0, maxRelError = 0;
+    double snrDb = 0;   ///< 10 log10 of the reference's power over the error's; infinity when identical
+    double cosine = 1;  ///< cosine similarity of the output and the reference, flattened
+    /// Scores over classes (shape [N, C] or [N, T, C], C >= 5), else -1: the share of rows whose
+    /// highest score is the reference's, and whose reference class is among its five highest.
+    double top1 = -1, top5 = -1;
+};
+
+/// One op's result in the compiled program against the same result in the reference
+/// (--check-per-op): its largest error over its largest magnitude, and its cosine similarity.
+struct OpDrift {
+    std::string op, output;
+    double maxRelError = 0, cosine = 1;
+};
+
+/// Outcome of comparing outputs with the reference interpreter (--check).
+struct CheckResult : Comparison {
+    std::vector<OutputAccuracy> outputs;
+    /// The precision the run computed in: below fp32, `program` compares the outputs with the
+    /// compiled program's own semantics, and `passed` is its verdict (the errors against the
+    /// fp32 reference are the precision's cost, held to a tolerance only when one is given).
+    std::string precision = "fp32";
+    std::optional<Comparison> program;
+    /// --check-per-op: every op result the program shares with the reference, in op order, and
+    /// the first whose error exceeds `driftTolerance` of its largest magnitude (empty: none).
+    std::vector<OpDrift> perOp;
+    double driftTolerance = 0;
+    std::string firstDrift;
 };
 
 struct UnitReport {
@@ -140,6 +173,7 @@ struct FaultUse {
 
 struct Report {
     std::string model, arch;
+    std::string precision = "fp32";  ///< the artifact's (`compile --precision`)
     uint64_t totalCycles = 0;
     double clockHz = 0;
     std::vector<UnitReport> units;

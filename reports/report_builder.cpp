@@ -53,6 +53,7 @@ Report buildReport(const RunRecord& run) {
     Report report;
     report.model = run.manifest.modelName;
     report.arch = run.config.name;
+    report.precision = run.manifest.precision;
     report.totalCycles = run.jobCycles;
     report.clockHz = run.config.clockHz;
     const uint64_t start = run.jobStartCycle, end = run.jobStartCycle + run.jobCycles;

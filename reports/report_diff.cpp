@@ -1,6 +1,7 @@
 #include "reports/report_diff.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -59,8 +60,16 @@ nlohmann::ordered_json optionalJson(const std::optional<T>& value) {
 
 ReportDiff diffReports(const Report& a, const std::string& labelA, const Report& b, const std::string& labelB) {
     ReportDiff diff;
-    diff.a = {labelA, a.model, a.arch, a.totalCycles};
-    diff.b = {labelB, b.model, b.arch, b.totalCycles};
+    const auto side = [](const Report& r, const std::string& label) {
+        ReportDiff::Side s{label, r.model, r.arch, r.precision, r.totalCycles, r.dramBytesRead + r.dramBytesWritten, {}, {}};
+        if (r.check) {
+            s.maxRelError = r.check->maxRelError;
+            for (const OutputAccuracy& output : r.check->outputs) s.cosine = std::min(s.cosine.value_or(1.0), output.cosine);
+        }
+        return s;
+    };
+    diff.a = side(a, labelA);
+    diff.b = side(b, labelB);
 
     for (const UnitReport& unit : a.units) diff.units.push_back({unit.name, unit.utilization, std::nullopt});
     for (const UnitReport& unit : b.units) {
@@ -107,10 +116,24 @@ ReportDiff diffReports(const Report& a, const std::string& labelA, const Report&
 
 std::string diffToText(const ReportDiff& d) {
     std::ostringstream out;
-    out << "A: " << d.a.label << " (" << d.a.model << " on " << d.a.arch << ")\n";
-    out << "B: " << d.b.label << " (" << d.b.model << " on " << d.b.arch << ")\n";
+    const auto name = [](const ReportDiff::Side& s) {
+        return s.model + " on " + s.arch + (s.precision == "fp32" ? "" : " at " + s.precision);
+    };
+    out << "A: " << d.a.label << " (" << name(d.a) << ")\n";
+    out << "B: " << d.b.label << " (" << name(d.b) << ")\n";
     out << "total cycles: " << d.a.totalCycles << " -> " << d.b.totalCycles << "  "
         << changeText<uint64_t>(d.a.totalCycles, d.b.totalCycles) << "\n";
+    out << "DRAM bytes: " << d.a.dramBytes << " -> " << d.b.dramBytes << "  "
+        << changeText<uint64_t>(d.a.dramBytes, d.b.dramBytes) << "\n";
+    if (d.a.maxRelError || d.b.maxRelError) {
+        const auto error = [](const ReportDiff::Side& s) {
+            if (!s.maxRelError) return std::string("not checked");
+            char text[96];
+            std::snprintf(text, sizeof text, "max rel error %.3g, cosine %.6f", *s.maxRelError, s.cosine.value_or(1.0));
+            return std::string(text);
+        };
+        out << "error against the reference interpreter: " << error(d.a) << " -> " << error(d.b) << "\n";
+    }
 
     out << "\nunit utilisation\n";
     std::vector<std::vector<std::string>> rows{{"unit", "", "A", "B"}};
@@ -150,7 +173,10 @@ std::string diffToText(const ReportDiff& d) {
 std::string diffToJson(const ReportDiff& d) {
     using Json = nlohmann::ordered_json;
     auto side = [](const ReportDiff::Side& s) {
-        return Json{{"label", s.label}, {"model", s.model}, {"arch", s.arch}, {"total_cycles", s.totalCycles}};
+        return Json{{"label", s.label},         {"model", s.model},
+                    {"arch", s.arch},           {"precision", s.precision},
+                    {"total_cycles", s.totalCycles}, {"dram_bytes", s.dramBytes},
+                    {"max_rel_error", optionalJson(s.maxRelError)}, {"cosine", optionalJson(s.cosine)}};
     };
     Json j;
     j["a"] = side(d.a);

@@ -14,8 +14,12 @@ namespace npusim::reports {
 
 struct ReportDiff {
     struct Side {
-        std::string label, model, arch;
+        std::string label, model, arch, precision;
         uint64_t totalCycles = 0;
+        uint64_t dramBytes = 0;  ///< read and written during the job
+        /// With a --check: the largest relative error of an output against the reference
+        /// interpreter, and the lowest cosine similarity of one.
+        std::optional<double> maxRelError, cosine;
     };
     struct UnitChange {
         std::string unit;

@@ -1,4 +1,6 @@
 // report.json: the machine-readable report (docs/report.schema.json, described in docs/REPORTS.md).
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "reports/report.h"
@@ -24,6 +26,7 @@ std::string reportToJson(const Report& r) {
     Json j;
     j["model"] = r.model;
     j["arch"] = r.arch;
+    j["precision"] = r.precision;
     j["total_cycles"] = r.totalCycles;
     j["clock_hz"] = r.clockHz;
     j["timing_only"] = r.timingOnly;
@@ -127,10 +130,37 @@ std::string reportToJson(const Report& r) {
                        {"lost_interrupts", r.faults->lostInterrupts}, {"corrected_errors", r.faults->correctedErrors}};
     }
     if (r.check) {
-        j["check"] = {{"passed", r.check->passed},
-                      {"max_abs_error", r.check->maxAbsError},
-                      {"max_rel_error", r.check->maxRelError},
-                      {"worst_output", r.check->worstOutput}};
+        const auto comparison = [](const Comparison& c) {
+            return Json{{"passed", c.passed},
+                        {"max_abs_error", c.maxAbsError},
+                        {"max_rel_error", c.maxRelError},
+                        {"worst_output", c.worstOutput}};
+        };
+        // Infinite or undefined figures (identical outputs' SNR, no classes) are null.
+        const auto number = [](double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); };
+        Json check = comparison(*r.check);
+        check["precision"] = r.check->precision;
+        check["outputs"] = Json::array();
+        for (const OutputAccuracy& a : r.check->outputs) {
+            check["outputs"].push_back({{"name", a.name},
+                                        {"max_abs_error", number(a.maxAbsError)},
+                                        {"max_rel_error", number(a.maxRelError)},
+                                        {"snr_db", number(a.snrDb)},
+                                        {"cosine", a.cosine},
+                                        {"top1_agreement", a.top1 >= 0 ? Json(a.top1) : Json(nullptr)},
+                                        {"top5_agreement", a.top5 >= 0 ? Json(a.top5) : Json(nullptr)}});
+        }
+        check["program"] = r.check->program ? comparison(*r.check->program) : Json(nullptr);
+        if (!r.check->perOp.empty()) {
+            Json perOp = Json::array();
+            for (const OpDrift& d : r.check->perOp) {
+                perOp.push_back({{"op", d.op}, {"output", d.output}, {"max_rel_error", number(d.maxRelError)}, {"cosine", d.cosine}});
+            }
+            check["per_op"] = {{"tolerance", r.check->driftTolerance},
+                               {"first_drift", r.check->firstDrift.empty() ? Json(nullptr) : Json(r.check->firstDrift)},
+                               {"ops", std::move(perOp)}};
+        }
+        j["check"] = std::move(check);
     }
     return j.dump(2) + "\n";
 }

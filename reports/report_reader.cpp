@@ -1,5 +1,7 @@
 // Reading report.json back into a Report, so that reports can be rebuilt and compared from a
 // run directory without rerunning the simulation.
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "arch/error.h"
@@ -75,6 +77,7 @@ Report fromJson(const Json& j) {
     Report r;
     r.model = j.at("model").get<std::string>();
     r.arch = j.at("arch").get<std::string>();
+    r.precision = j.value("precision", std::string("fp32"));
     r.totalCycles = j.at("total_cycles").get<uint64_t>();
     r.clockHz = j.at("clock_hz").get<double>();
     r.timingOnly = j.at("timing_only").get<bool>();
@@ -144,8 +147,33 @@ Report fromJson(const Json& j) {
         r.faults = std::move(use);
     }
     if (const auto check = j.find("check"); check != j.end()) {
-        r.check = CheckResult{check->at("passed").get<bool>(), check->at("max_abs_error").get<double>(),
-                              check->at("max_rel_error").get<double>(), check->at("worst_output").get<std::string>()};
+        const auto comparison = [](const Json& c) {
+            return Comparison{c.at("passed").get<bool>(), c.at("max_abs_error").get<double>(),
+                              c.at("max_rel_error").get<double>(), c.at("worst_output").get<std::string>()};
+        };
+        // A null figure was infinite (SNR of identical outputs) or undefined (no classes).
+        const auto number = [](const Json& value, double null) { return value.is_null() ? null : value.get<double>(); };
+        CheckResult result;
+        static_cast<Comparison&>(result) = comparison(*check);
+        result.precision = check->value("precision", std::string("fp32"));
+        for (const Json& a : check->value("outputs", Json::array())) {
+            result.outputs.push_back({a.at("name").get<std::string>(), number(a.at("max_abs_error"), INFINITY),
+                                      number(a.at("max_rel_error"), INFINITY), number(a.at("snr_db"), INFINITY),
+                                      a.at("cosine").get<double>(), number(a.at("top1_agreement"), -1),
+                                      number(a.at("top5_agreement"), -1)});
+        }
+        if (const auto program = check->find("program"); program != check->end() && !program->is_null()) {
+            result.program = comparison(*program);
+        }
+        if (const auto perOp = check->find("per_op"); perOp != check->end()) {
+            result.driftTolerance = perOp->at("tolerance").get<double>();
+            result.firstDrift = perOp->at("first_drift").is_null() ? "" : perOp->at("first_drift").get<std::string>();
+            for (const Json& d : perOp->at("ops")) {
+                result.perOp.push_back({d.at("op").get<std::string>(), d.at("output").get<std::string>(),
+                                        number(d.at("max_rel_error"), INFINITY), d.at("cosine").get<double>()});
+            }
+        }
+        r.check = std::move(result);
     }
     return r;
 }

@@ -79,9 +79,27 @@ std::vector<std::string> summaryLines(const Report& r) {
                   std::to_string(r.faults->correctedErrors) + " DRAM errors corrected by ECC";
         lines.push_back(faults);
     }
-    if (r.check) {
+    if (r.check && !r.check->program) {
         lines.push_back(std::string("check: ") + (r.check->passed ? "passed" : "FAILED") + " (max abs error " +
                         fixedText(r.check->maxAbsError, 6) + ")");
+    } else if (r.check) {
+        lines.push_back(std::string("check: ") + (r.check->passed ? "passed" : "FAILED") + "; against the compiled " +
+                        r.check->precision + " program: max abs error " + fixedText(r.check->program->maxAbsError, 6));
+        for (const OutputAccuracy& a : r.check->outputs) {
+            std::string line = r.check->precision + " against the fp32 reference, " + a.name + ": max abs error " +
+                               fixedText(a.maxAbsError, 6) + ", max rel error " + fixedText(a.maxRelError, 6) + ", SNR " +
+                               fixedText(a.snrDb, 1) + " dB, cosine " + fixedText(a.cosine, 6);
+            if (a.top1 >= 0) {
+                line += ", top-1 " + fixedText(a.top1 * 100, 1) + "%, top-5 " + fixedText(a.top5 * 100, 1) + "%";
+            }
+            lines.push_back(line);
+        }
+    }
+    if (r.check && !r.check->perOp.empty()) {
+        lines.push_back("per op, the compiled program against the reference: " +
+                        (r.check->firstDrift.empty() ? "no op result drifts past " + fixedText(r.check->driftTolerance * 100, 2) + "%"
+                                                     : "first past " + fixedText(r.check->driftTolerance * 100, 2) + "% at op " +
+                                                           r.check->firstDrift));
     }
     if (r.timingOnly) lines.push_back("timing only: no values were computed");
     return lines;

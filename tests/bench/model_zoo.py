@@ -2,17 +2,18 @@
 """Real networks through npusim, per model and preset, measured side by side in one run.
 
 Exports each architecture of tests/bench/zoo_models.py (seeded random weights, torch.onnx.export),
-compiles it with `npusim compile` and runs the artifact with torch's inputs, comparing with
-torch's outputs. Prints per model and preset: compile seconds and peak RSS, commands and command
-bytes, cycles, efficiency against the roofline and against the shape-aware bound (report.json's
-`roofline`), run host seconds and peak RSS, and the max error against torch (relative to the
-output's largest magnitude). Each row also says whether the run beat a bound, and with --per-op
+compiles it with `npusim compile` (at each of --precisions) and runs the artifact with torch's
+inputs, comparing with torch's outputs. Prints per model, preset and precision: compile seconds
+and peak RSS, commands and command bytes, cycles, efficiency against the roofline and against
+the shape-aware bound (report.json's `roofline`), DRAM bytes moved, run host seconds and peak
+RSS, the max error against torch (relative to the output's largest magnitude) and the lowest
+cosine similarity of an output with torch's. Each row also says whether the run beat a bound, and with --per-op
 (each run's report is written) which ops did (`bound_violations` in --json; a bound no schedule
 can beat, beaten, is a wrong bound). Figures, not assertions: a failure is a row that
 says what npusim printed.
 
     tests/bench/model_zoo.py [--build DIR] [--cache DIR] [--presets tiny,edge,...] [--models a,b]
-                             [--timing-only] [--per-op] [--json FILE]
+                             [--precisions fp32,bf16,fp16] [--timing-only] [--per-op] [--json FILE]
 """
 import argparse
 import json
@@ -62,15 +63,18 @@ def first_error_line(stderr):
     return lines[-1][:160] if lines else "(no message)"
 
 
-def max_error(outputs, expected):
-    """Largest |npusim - torch| over every output, relative to the output's largest magnitude."""
-    worst = 0.0
+def errors(outputs, expected):
+    """Largest |npusim - torch| over every output, relative to the output's largest magnitude,
+    and the lowest cosine similarity of an output with torch's."""
+    worst, cosine = 0.0, 1.0
     for reference in sorted(expected.glob("*.npy")):
-        got = np.load(outputs / reference.name)
-        want = np.load(reference)
+        got = np.load(outputs / reference.name).astype(np.float64).ravel()
+        want = np.load(reference).astype(np.float64).ravel()
         scale = max(float(np.max(np.abs(want))), 1e-12)
-        worst = max(worst, float(np.max(np.abs(got.astype(np.float64) - want))) / scale)
-    return worst
+        worst = max(worst, float(np.max(np.abs(got - want))) / scale)
+        norms = float(np.linalg.norm(got) * np.linalg.norm(want))
+        cosine = min(cosine, float(np.dot(got, want)) / norms if norms > 0 else float(np.array_equal(got, want)))
+    return worst, cosine
 
 
 def command_bytes(npusim, artifact):
@@ -79,11 +83,11 @@ def command_bytes(npusim, artifact):
     return sum(s["size"] for s in manifest["sections"] if s["name"].startswith("commands"))
 
 
-def measure(npusim, model_path, preset, work, timing_only, timeout, per_op):
-    row = {"preset": preset}
-    artifact = work / f"{model_path.stem}.{preset}.npuart"
-    rc, out, err, seconds, rss = child_peak_rss([npusim, "compile", model_path, "--arch", preset, "-o", artifact],
-                                                timeout)
+def measure(npusim, model_path, preset, precision, work, timing_only, timeout, per_op):
+    row = {"preset": preset, "precision": precision}
+    artifact = work / f"{model_path.stem}.{preset}.{precision}.npuart"
+    rc, out, err, seconds, rss = child_peak_rss([npusim, "compile", model_path, "--arch", preset, "--precision", precision,
+                                                 "-o", artifact], timeout)
     row.update(compile_s=seconds, compile_rss_mib=rss)
     if rc != 0:
         row["error"] = "compile: " + first_error_line(err)
@@ -106,6 +110,8 @@ def measure(npusim, model_path, preset, work, timing_only, timeout, per_op):
     row["cycles"] = int(summary.group(1))
     row["efficiency"] = float(summary.group(2)) / 100
     row["shape_efficiency"] = float(summary.group(3)) / 100
+    dram = re.search(r"DRAM: (\d+) bytes read, (\d+) written", out)
+    row["dram_bytes"] = int(dram.group(1)) + int(dram.group(2))
     # Ops and runs that took fewer cycles than a bound allows: a bound that is wrong.
     row["bound_violations"] = ["the run"] if max(row["efficiency"], row["shape_efficiency"]) > 1 else []
     if per_op:
@@ -114,18 +120,19 @@ def measure(npusim, model_path, preset, work, timing_only, timeout, per_op):
         row["bound_violations"] += [op["name"] for op in ops if op["bound"] != "host" and op["cycles"] > 0 and
                                     max(op["attainable_cycles"], op["shape_bound"]["attainable_cycles"]) > op["cycles"]]
     if not timing_only:
-        row["max_error"] = max_error(outputs, root / "expected")
+        row["max_error"], row["cosine"] = errors(outputs, root / "expected")
     return row
 
 
 def print_row(name, row):
     if "error" in row:
-        print(f"{name:<20} {row['preset']:<7} {row['compile_s']:7.1f} {row['compile_rss_mib']:7.0f}  {row['error']}")
+        print(f"{name:<20} {row['preset']:<7} {row['precision']:<5} {row['compile_s']:7.1f} {row['compile_rss_mib']:7.0f}  "
+              f"{row['error']}")
         return
-    error = f"{row['max_error']:9.1e}" if "max_error" in row else "        -"
-    print(f"{name:<20} {row['preset']:<7} {row['compile_s']:7.1f} {row['compile_rss_mib']:7.0f} "
+    error = f"{row['max_error']:9.1e} {row['cosine']:9.6f}" if "max_error" in row else "        -         -"
+    print(f"{name:<20} {row['preset']:<7} {row['precision']:<5} {row['compile_s']:7.1f} {row['compile_rss_mib']:7.0f} "
           f"{row['commands']:>9} {row['command_bytes'] / 2**20:8.2f} {row['cycles']:>12} {row['efficiency']:6.1%} "
-          f"{row['shape_efficiency']:6.1%} "
+          f"{row['shape_efficiency']:6.1%} {row['dram_bytes'] / 2**20:9.1f} "
           f"{row['run_s']:6.1f} {row['run_rss_mib']:6.0f} {error}", flush=True)
 
 
@@ -135,6 +142,7 @@ def main():
     parser.add_argument("--cache", default=None, type=Path, help="where exported models are kept (default BUILD/zoo)")
     parser.add_argument("--presets", default=",".join(PRESETS))
     parser.add_argument("--models", default=",".join(zoo_models.MODELS))
+    parser.add_argument("--precisions", default="fp32", help="compile --precision values, each a row")
     parser.add_argument("--timing-only", action="store_true")
     parser.add_argument("--per-op", action="store_true",
                         help="also write each run's report and list every op that beats a bound (more memory)")
@@ -147,8 +155,8 @@ def main():
     unknown = [n for n in names if n not in zoo_models.MODELS]
     if unknown:
         parser.error(f"unknown model {unknown[0]}; the zoo has {', '.join(zoo_models.MODELS)}")
-    print(f"{'model':<20} {'preset':<7} {'comp s':>7} {'c MiB':>7} {'commands':>9} {'cmd MiB':>8} "
-          f"{'cycles':>12} {'eff':>6} {'shape':>6} {'run s':>6} {'r MiB':>6} {'max err':>9}")
+    print(f"{'model':<20} {'preset':<7} {'prec':<5} {'comp s':>7} {'c MiB':>7} {'commands':>9} {'cmd MiB':>8} "
+          f"{'cycles':>12} {'eff':>6} {'shape':>6} {'DRAM MiB':>9} {'run s':>6} {'r MiB':>6} {'max err':>9} {'cosine':>9}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="npusim_zoo_") as tmp:
         for name in names:
@@ -159,9 +167,11 @@ def main():
                 rows.append({"model": name, "error": f"export: {error}"})
                 continue
             for preset in args.presets.split(","):
-                row = measure(npusim, model_path, preset, Path(tmp), args.timing_only, args.timeout, args.per_op)
-                print_row(name, row)
-                rows.append({"model": name, **row})
+                for precision in args.precisions.split(","):
+                    row = measure(npusim, model_path, preset, precision, Path(tmp), args.timing_only, args.timeout,
+                                  args.per_op)
+                    print_row(name, row)
+                    rows.append({"model": name, **row})
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
 

@@ -16,15 +16,25 @@ MODELS = "prelu_cnn,lstm_tagger,swin_block,gpt_decoder,mobilenet_v2,detection_he
 
 
 class ModelZoo(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.build = Path(os.environ["NPUSIM"]).resolve().parents[1]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def zoo(self, *args):
+        rows_file = Path(self.tmp.name) / "rows.json"
+        result = subprocess.run([sys.executable, ZOO, "--build", self.build, "--cache", Path(self.tmp.name) / "models",
+                                 "--presets", "edge", "--json", rows_file, *args],
+                                capture_output=True, text=True, timeout=1200)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return json.loads(rows_file.read_text())
+
     def test_fast_subset_matches_torch_on_edge(self):
-        build = Path(os.environ["NPUSIM"]).resolve().parents[1]
-        with tempfile.TemporaryDirectory() as tmp:
-            rows_file = Path(tmp) / "rows.json"
-            result = subprocess.run([sys.executable, ZOO, "--build", build, "--cache", Path(tmp) / "models",
-                                     "--models", MODELS, "--presets", "edge", "--per-op", "--json", rows_file],
-                                    capture_output=True, text=True, timeout=1200)
-            self.assertEqual(result.returncode, 0, result.stderr)
-            rows = json.loads(rows_file.read_text())
+        rows = self.zoo("--models", MODELS, "--per-op")
         self.assertEqual([row["model"] for row in rows], MODELS.split(","))
         for row in rows:
             with self.subTest(model=row["model"]):
@@ -36,6 +46,19 @@ class ModelZoo(unittest.TestCase):
                 self.assertLessEqual(row["efficiency"], row["shape_efficiency"])
                 self.assertLessEqual(row["shape_efficiency"], 1.0)
                 self.assertLessEqual(row["compile_rss_mib"], 4096)
+
+    def test_bf16_costs_fewer_cycles_and_bytes_at_a_small_error(self):
+        # A CNN with depthwise convolutions and a decoder: bf16 against fp32, side by side.
+        rows = self.zoo("--models", "mobilenet_v2,gpt_decoder", "--precisions", "fp32,bf16")
+        by = {(row["model"], row["precision"]): row for row in rows}
+        for model in ("mobilenet_v2", "gpt_decoder"):
+            with self.subTest(model=model):
+                wide, narrow = by[(model, "fp32")], by[(model, "bf16")]
+                self.assertNotIn("error", narrow)
+                self.assertLess(narrow["cycles"], wide["cycles"])
+                self.assertLess(narrow["dram_bytes"], 0.75 * wide["dram_bytes"])
+                self.assertGreaterEqual(narrow["cosine"], 0.999)
+                self.assertLess(narrow["max_error"], 0.05)
 
 
 if __name__ == "__main__":
