@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """What a precision buys and costs, per model, side by side in one run: each model of the zoo
 (tests/bench/zoo_models.py, seeded random weights) is compiled at every precision and run on
-several seeded random inputs with `npusim run --check`; prints cycles, DRAM bytes and their
+several seeded inputs with `npusim run --check` (random floats; a model that takes integers,
+such as token ids, gets the zoo's own input set shuffled per seed, so every id stays valid); prints cycles, DRAM bytes and their
 ratios to fp32, and against the fp32 reference interpreter the lowest cosine similarity and SNR
 of an output, the largest relative error, and the share of inputs whose top-1 class (for scores
 over classes) agrees with the reference's. Figures, not assertions.
@@ -12,21 +13,38 @@ over classes) agrees with the reference's. Figures, not assertions.
 """
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy as np  # noqa: E402
 import zoo_models  # noqa: E402
 
 # One process may take this much address space: a runaway plan fails instead of taking the machine.
 ADDRESS_LIMIT = 12 << 30
 
 
-def run(npusim, model, preset, precision, seed, report):
-    command = [str(npusim), "run", str(model), "--arch", preset, "--precision", precision, "--inputs", "random",
-               "--seed", str(seed), "--check", "--report", str(report)]
+def inputs_for(model, seed, work):
+    """'random', or for a model with integer inputs a directory of its zoo inputs shuffled by `seed`."""
+    given = sorted((model.parent / "inputs").glob("*.npy"))
+    if not any(np.issubdtype(np.load(path).dtype, np.integer) for path in given):
+        return "random"
+    directory = work / f"inputs.{seed}"
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir()
+    shuffle = np.random.RandomState(seed)
+    for path in given:
+        values = np.load(path)
+        np.save(directory / path.name, shuffle.permutation(values.ravel()).reshape(values.shape) if seed > 1 else values)
+    return str(directory)
+
+
+def run(npusim, model, preset, precision, seed, work, report):
+    command = [str(npusim), "run", str(model), "--arch", preset, "--precision", precision, "--inputs",
+               inputs_for(model, seed, work), "--seed", str(seed), "--check", "--report", str(report)]
     limit = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({ADDRESS_LIMIT}, {ADDRESS_LIMIT}))"
     result = subprocess.run([sys.executable, "-c", f"{limit}; import os, sys; os.execv(sys.argv[1], sys.argv[1:])",
                              *command], capture_output=True, text=True)
@@ -40,7 +58,7 @@ def measure(npusim, model, preset, precision, seeds, work):
     row = {"precision": precision, "cosine": 1.0, "snr_db": float("inf"), "max_rel_error": 0.0}
     agreements = []
     for seed in seeds:
-        report = run(npusim, model, preset, precision, seed, work / f"{precision}.{seed}")
+        report = run(npusim, model, preset, precision, seed, work, work / f"{precision}.{seed}")
         row["cycles"] = report["total_cycles"]
         row["dram_bytes"] = report["dram"]["bytes_read"] + report["dram"]["bytes_written"]
         for output in report["check"]["outputs"]:
