@@ -6,6 +6,7 @@
 #include <random>
 
 #include "arch/error.h"
+#include "arch/float_formats.h"
 #include "compiler/frontend/tensor_proto.h"
 #include "cli/npy.h"
 
@@ -89,6 +90,13 @@ std::map<std::string, Tensor> randomInputs(std::span<const TensorBinding> bindin
             case DType::Fp32: {
                 std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
                 for (float& v : tensor.as<float>()) v = uniform(rng);
+                break;
+            }
+            case DType::Fp16:
+            case DType::Bf16: {
+                std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+                const bool half = binding.dtype == DType::Fp16;
+                for (uint16_t& v : tensor.as<uint16_t>()) v = half ? floatToFp16(uniform(rng)) : floatToBf16(uniform(rng));
                 break;
             }
             case DType::Int8:

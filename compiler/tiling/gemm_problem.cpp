@@ -101,6 +101,9 @@ GemmProblem gemmProblemFor(const Graph& graph, const Node& node, uint32_t opId,
         p.alpha = static_cast<float>(node.floatAttr("alpha", 1.0));
         p.beta = static_cast<float>(node.floatAttr("beta", 1.0));
         if (const Value* c = optionalValue(graph, node, 2); c && p.beta != 0.0f) {
+            if (c->dtype != DType::Fp32) {
+                opError(node, "the accumulator adds an fp32 bias, and C is " + std::string(dtypeName(c->dtype)));
+            }
             p.bias = node.inputs[2];
             const int64_t cells = elementCount(c->shape);
             const int64_t cCols = c->shape.empty() ? 1 : c->shape.back();
