@@ -142,6 +142,14 @@ class LocalSweepTest(SweepTestCase):
         self.assertEqual((failed["status"], ok["status"]), ("failed", "ok"))
         self.assertIn("fits 1 KiB SRAM", failed["error"])
 
+    def test_precision_is_an_axis(self):
+        self.write_spec({"models": ["mlp.onnx"], "axes": [{"compiler.precision": ["fp32", "bf16"]}]})
+        self.ok("sweep", "spec.json", "--db", "s.sqlite")
+        wide, narrow = rows(self.tmp / "s.sqlite")
+        self.assertEqual([json.loads(r["compiler"])["precision"] for r in (wide, narrow)], ["fp32", "bf16"])
+        self.assertLess(narrow["total_cycles"], wide["total_cycles"])
+        self.assertLess(narrow["dram_bytes"], wide["dram_bytes"])
+
     def test_bad_specs_and_options_are_named_and_leave_nothing(self):
         cases = [
             (["sweep", "missing.json"], ["missing.json"]),
@@ -156,6 +164,8 @@ class LocalSweepTest(SweepTestCase):
             ("model.json", {"models": ["nowhere.onnx"]}, ["nowhere.onnx"]),
             ("extra.json", {"models": ["mlp.onnx"], "grid": {}}, ["grid"]),
             ("option.json", {"models": ["mlp.onnx"], "axes": [{"compiler.magic": [1]}]}, ["compiler.magic"]),
+            ("precision.json", {"models": ["mlp.onnx"], "axes": [{"compiler.precision": ["fp8"]}]},
+             ["compiler.precision", "bf16"]),
         ]:
             self.write_spec(spec, name)
             cases.append((["sweep", name], words))
