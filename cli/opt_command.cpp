@@ -1,4 +1,4 @@
-// npusim opt FILE.ir [--pass NAME]... [--arch PRESET]: reads graph IR text, runs passes over it
+// npusim opt FILE.ir [--pass NAME]... [--arch PRESET] [--precision P]: reads graph IR text, runs passes over it
 // one at a time and prints the result, for trying a pass on a hand-written graph (and writing
 // IR tests). Graph passes print graph IR; a tile pass lowers the graph to tiles for the arch
 // first and prints tile IR; plan-memory prints the memory plan.
@@ -18,6 +18,7 @@ namespace {
 struct OptOptions {
     std::string file;
     std::vector<std::string> passes;
+    std::string precision = "fp32";  ///< for the lower-precision pass
     ArchOptions arch;
 };
 
@@ -29,8 +30,14 @@ void addOptCommand(CLI::App& app) {
     opt->add_option("file", options->file, "graph IR text (as --emit graph prints it)")->required();
     opt->add_option("--pass", options->passes,
                     "a pass to run, in the order given: graph passes, tile passes, plan-memory (default: every graph pass)");
+    opt->add_option("--precision", options->precision, "the precision lower-precision lowers to: bf16, fp16")
+        ->capture_default_str();
     options->arch.addTo(*opt);
     opt->callback([options] {
+        const std::optional<compiler::Precision> precision = compiler::parsePrecision(options->precision);
+        if (!precision || *precision == compiler::Precision::Int8) {
+            throw InputError("--precision '" + options->precision + "' is not a precision (fp32, bf16, fp16)");
+        }
         std::vector<std::string> passes = options->passes;
         if (passes.empty()) {
             for (const compiler::GraphPass& pass : compiler::graphPasses()) passes.emplace_back(pass.name);
@@ -43,7 +50,7 @@ void addOptCommand(CLI::App& app) {
         } catch (const InputError& e) {
             throw InputError(options->file + ": " + e.what());
         }
-        std::cout << compiler::runStages(std::move(graph), config, passes);
+        std::cout << compiler::runStages(std::move(graph), config, passes, {*precision, {}});
     });
 }
 

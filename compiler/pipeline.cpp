@@ -280,7 +280,8 @@ void checkCompileMemory(const TileProgram& tiles, const Graph& graph, uint64_t l
     }
 }
 
-std::string runStages(Graph graph, const ArchConfig& config, std::span<const std::string> stages) {
+std::string runStages(Graph graph, const ArchConfig& config, std::span<const std::string> stages,
+                      const PrecisionOptions& precision) {
     Compilation c;
     c.graph = std::move(graph);
     const CostModel costModel(config, {});
@@ -298,15 +299,20 @@ std::string runStages(Graph graph, const ArchConfig& config, std::span<const std
     for (const std::string& name : stages) {
         const auto graphPass = std::find_if(graphStages.begin(), graphStages.end(), [&](const GraphPass& p) { return p.name == name; });
         const auto tilePass = std::find_if(tileStages.begin(), tileStages.end(), [&](const TilePass& p) { return p.name == name; });
-        const bool memory = name == "plan-memory";
-        if (graphPass == graphStages.end() && tilePass == tileStages.end() && !memory) {
+        const bool memory = name == "plan-memory", lowering = name == "lower-precision";
+        if (graphPass == graphStages.end() && tilePass == tileStages.end() && !memory && !lowering) {
             std::string known;
             for (const GraphPass& p : graphStages) known.append(known.empty() ? "" : ", ").append(p.name);
             for (const TilePass& p : tileStages) known.append(", ").append(p.name);
-            throw InputError("unknown pass '" + name + "' (passes: " + known + ", plan-memory)");
+            throw InputError("unknown pass '" + name + "' (passes: " + known + ", lower-precision, plan-memory)");
         }
-        const IrLevel needed = graphPass != graphStages.end() ? IrLevel::Graph : memory ? IrLevel::Memory : IrLevel::Tile;
+        const bool onGraph = graphPass != graphStages.end() || lowering;
+        const IrLevel needed = onGraph ? IrLevel::Graph : memory ? IrLevel::Memory : IrLevel::Tile;
         if (needed < level) throw InputError("pass '" + name + "' works on an IR level the passes before it have left");
+        if (lowering) {
+            lowerPrecision(c.graph, precision);
+            continue;
+        }
         if (graphPass != graphStages.end()) {
             graphPass->run(c.graph);
             continue;

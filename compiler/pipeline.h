@@ -64,10 +64,12 @@ struct CompileOptions {
 Compilation compileModel(const std::filesystem::path& model, const ArchConfig& config,
                          const CompileOptions& options = {});
 /// Runs stages by name, one at a time, as `npusim opt` and the IR text tests do: graph passes
-/// on `graph`, then tile passes (compiler/tiling/tile_pass.h) and "plan-memory" on its tile IR,
-/// the graph lowered to tiles before the first of them. Returns the IR of the last stage's
-/// level as text; InputError names an unknown stage, or a stage of a level already left.
-std::string runStages(Graph graph, const ArchConfig& config, std::span<const std::string> stages);
+/// (and "lower-precision", at `precision`) on `graph`, then tile passes
+/// (compiler/tiling/tile_pass.h) and "plan-memory" on its tile IR, the graph lowered to tiles
+/// before the first of them. Returns the IR of the last stage's level as text; InputError
+/// names an unknown stage, or a stage of a level already left.
+std::string runStages(Graph graph, const ArchConfig& config, std::span<const std::string> stages,
+                      const PrecisionOptions& precision = {});
 
 /// Compiles the model once per size of its symbolic dim `symbol` (shape buckets, ascending)
 /// into one artifact: the first bucket's compilation, whose artifact holds every bucket

@@ -1,6 +1,6 @@
 // IR text tests: each tests/compiler/ir/*.ir file names a pass ("// pass: NAME": a graph pass,
 // a tile pass or plan-memory, run as `npusim opt` runs it, for the arch of "// arch: PRESET",
-// edge when none), holds an input graph and either the IR the pass must print ("// expect:"
+// edge when none, and the precision of "// precision: P" for lower-precision), holds an input graph and either the IR the pass must print ("// expect:"
 // then the text: graph, tile or memory IR) or the error reading the input must give
 // ("// expect-error: MESSAGE").
 #include <gtest/gtest.h>
@@ -43,6 +43,8 @@ TEST_P(IrPassTest, PrintsTheExpectedGraph) {
     const std::optional<std::string> passName = directive(text, "// pass: ");
     ASSERT_TRUE(passName) << "no '// pass:' line";
     const ArchConfig config = loadArchConfig(directive(text, "// arch: ").value_or("edge"), {});
+    const std::optional<Precision> precision = parsePrecision(directive(text, "// precision: ").value_or("fp32"));
+    ASSERT_TRUE(precision) << "an unknown '// precision:'";
 
     if (const std::optional<std::string> error = directive(text, "// expect-error: ")) {
         EXPECT_EQ(testing::inputErrorOf([&] { parseGraph(text); }), *error);
@@ -51,7 +53,8 @@ TEST_P(IrPassTest, PrintsTheExpectedGraph) {
     const size_t expectAt = text.find("// expect:\n");
     ASSERT_NE(expectAt, std::string::npos) << "no '// expect:' line";
     const std::string stages[] = {*passName};
-    EXPECT_EQ(trimmed(runStages(parseGraph(text.substr(0, expectAt)), config, stages)), trimmed(text.substr(expectAt + 11)));
+    EXPECT_EQ(trimmed(runStages(parseGraph(text.substr(0, expectAt)), config, stages, {*precision, {}})),
+              trimmed(text.substr(expectAt + 11)));
 }
 
 std::vector<std::string> irFiles() {
