@@ -282,6 +282,44 @@ std::string accuracyLine(const reports::OutputAccuracy& a) {
     return text;
 }
 
+/// Below fp32: the NPU against its own program (exact but for summation order), then the
+/// precision's cost against the fp32 reference (the figures `check` holds already).
+void checkAgainstProgram(const RunOptions& o, Prepared& p, const std::map<std::string, Tensor>& inputs,
+                         const sim::CoSimResult& result, reports::CheckResult& check, std::vector<std::string>& failures) {
+    if (!p.program) p.program = programGraph(o, p, result);
+    const std::vector<Tensor> own = compiler::interpretGraph(*p.program, inputs);
+    check.program = compareOutputs(result.outputBindings(), result.outputs, own, 0, 0);
+    check.program->passed = check.program->maxRelError <= kProgramTolerance;
+    std::printf("check against the compiled %s program: %s (max abs error %g, max rel error %g)\n", check.precision.c_str(),
+                check.program->passed ? "passed" : "MISMATCH", check.program->maxAbsError, check.program->maxRelError);
+    if (!check.program->passed) failures.push_back("outputs differ from the compiled program's semantics");
+    std::printf("%s against the fp32 reference interpreter%s:\n", check.precision.c_str(),
+                o.toleranceGiven ? (check.passed ? " (within tolerance)" : " (beyond tolerance)") : "");
+    for (const reports::OutputAccuracy& output : check.outputs) std::printf("  %s\n", accuracyLine(output).c_str());
+    if (o.toleranceGiven && !check.passed) failures.push_back("outputs differ from the fp32 reference beyond the tolerance");
+    check.passed = check.program->passed && (!o.toleranceGiven || check.passed);
+}
+
+/// --check-per-op: each op result of the compiled program against the reference's, and the
+/// first that drifts past the tolerance.
+void checkPerOp(const RunOptions& o, Prepared& p, const std::map<std::string, Tensor>& inputs,
+                const sim::CoSimResult& result, reports::CheckResult& check) {
+    if (!p.program) p.program = programGraph(o, p, result);
+    check.perOp = opDrift(*p.reference, *p.program, inputs);
+    check.driftTolerance = o.toleranceGiven ? o.rtol : kDriftTolerance;
+    const auto first = std::find_if(check.perOp.begin(), check.perOp.end(),
+                                    [&](const reports::OpDrift& d) { return !(d.maxRelError <= check.driftTolerance); });
+    std::string verdict = "none drifts past " + percentText(check.driftTolerance) + " of its largest magnitude";
+    if (first != check.perOp.end()) {
+        check.firstDrift = first->op;
+        verdict = "the first past " + percentText(check.driftTolerance) + " is op '" + first->op + "' (" + first->output +
+                  ": error " + percentText(first->maxRelError) + " of its largest magnitude, cosine " +
+                  std::to_string(first->cosine) + ")";
+    }
+    std::printf("per op, the compiled program against the reference (%zu op results): %s\n", check.perOp.size(),
+                verdict.c_str());
+}
+
 /// Compares the outputs with the reference interpreter (--check; a bucketed model imported at
 /// the inputs' actual size) and with --expected; returns what failed.
 std::vector<std::string> checkOutputs(const RunOptions& o, Prepared& p, const std::map<std::string, Tensor>& inputs,
@@ -303,39 +341,9 @@ std::vector<std::string> checkOutputs(const RunOptions& o, Prepared& p, const st
                         check.passed ? "passed" : "MISMATCH", check.maxAbsError, check.maxRelError);
             if (!check.passed) failures.push_back("outputs differ from the reference interpreter");
         } else {
-            // The NPU against its own program (exact but for summation order), then the cost of
-            // the precision against the fp32 reference.
-            if (!p.program) p.program = programGraph(o, p, result);
-            const std::vector<Tensor> own = compiler::interpretGraph(*p.program, inputs);
-            check.program = compareOutputs(result.outputBindings(), result.outputs, own, 0, 0);
-            check.program->passed = check.program->maxRelError <= kProgramTolerance;
-            std::printf("check against the compiled %s program: %s (max abs error %g, max rel error %g)\n",
-                        check.precision.c_str(), check.program->passed ? "passed" : "MISMATCH",
-                        check.program->maxAbsError, check.program->maxRelError);
-            if (!check.program->passed) failures.push_back("outputs differ from the compiled program's semantics");
-            std::printf("%s against the fp32 reference interpreter%s:\n", check.precision.c_str(),
-                        o.toleranceGiven ? (check.passed ? " (within tolerance)" : " (beyond tolerance)") : "");
-            for (const reports::OutputAccuracy& output : check.outputs) std::printf("  %s\n", accuracyLine(output).c_str());
-            if (o.toleranceGiven && !check.passed) failures.push_back("outputs differ from the fp32 reference beyond the tolerance");
-            check.passed = check.program->passed && (!o.toleranceGiven || check.passed);
+            checkAgainstProgram(o, p, inputs, result, check, failures);
         }
-        if (o.checkPerOp) {
-            if (!p.program) p.program = programGraph(o, p, result);
-            check.perOp = opDrift(*p.reference, *p.program, inputs);
-            check.driftTolerance = o.toleranceGiven ? o.rtol : kDriftTolerance;
-            const auto first = std::find_if(check.perOp.begin(), check.perOp.end(), [&](const reports::OpDrift& d) {
-                return !(d.maxRelError <= check.driftTolerance);
-            });
-            std::string verdict = "none drifts past " + percentText(check.driftTolerance) + " of its largest magnitude";
-            if (first != check.perOp.end()) {
-                check.firstDrift = first->op;
-                verdict = "the first past " + percentText(check.driftTolerance) + " is op '" + first->op + "' (" +
-                          first->output + ": error " + percentText(first->maxRelError) +
-                          " of its largest magnitude, cosine " + std::to_string(first->cosine) + ")";
-            }
-            std::printf("per op, the compiled program against the reference (%zu op results): %s\n", check.perOp.size(),
-                        verdict.c_str());
-        }
+        if (o.checkPerOp) checkPerOp(o, p, inputs, result, check);
     }
     if (!expected.empty()) {
         const reports::CheckResult match = compareOutputs(result.outputBindings(), result.outputs, expected, o.rtol, o.atol);
