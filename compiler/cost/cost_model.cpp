@@ -336,7 +336,7 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                     ++e.commands;
                 }
             }
-            if (p.outputType != p.accumulatorType) {  // rounded to the stored type in place
+            if (epilogueResult(p) != p.outputType) {  // rounded to the stored type in place
                 t.epilogue += vectorCycles(isa::VectorOp::Cast, elements);
                 ++e.commands;
             }

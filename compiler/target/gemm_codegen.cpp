@@ -324,6 +324,8 @@ private:
         for (const EpilogueStep& step : p_.epilogue) {
             VectorSpec v = onAccumulator(block);
             v.op = step.op;
+            v.dtype = step.in;
+            if (step.out != step.in) v.outDType = step.out;
             if (step.immediate) {
                 v.mode = isa::Operand1Mode::Immediate;
                 v.immediate = *step.immediate;
@@ -331,11 +333,12 @@ private:
             }
             emit(vectorCommand(v, p_.opId, tile_), {{bufferResource(acc), true}});
         }
-        if (p_.outputType != p_.accumulatorType) {
-            // Rounded in place: row r's narrower elements land at or before row r's own, over
-            // rows already read.
+        // A narrower result is written in place: row r's elements land at or before row r's
+        // own, over rows already read.
+        if (epilogueResult(p_) != p_.outputType) {
             VectorSpec round = onAccumulator(block);
             round.op = isa::VectorOp::Cast;
+            round.dtype = epilogueResult(p_);
             round.outDType = p_.outputType;
             emit(vectorCommand(round, p_.opId, tile_), {{bufferResource(acc), true}});
         }

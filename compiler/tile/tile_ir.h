@@ -66,6 +66,10 @@ struct EpilogueStep {
     isa::VectorOp op = isa::VectorOp::Relu;
     std::optional<uint32_t> immediate;
     uint32_t immediate2 = 0;
+    /// The step's operand and result types: a cast between int32 and fp32 converts in place; a
+    /// narrower result (a quantise to int8, a cast to bf16) can only be the last step's, the
+    /// type the GEMM stores.
+    DType in = DType::Fp32, out = DType::Fp32;
 };
 
 /// The math of one tensor-unit op: for each batch b, Y[b] = epilogue(alpha * (R[b] + (A[b] - za)
@@ -92,6 +96,9 @@ struct GemmProblem {
     /// Where Y goes: the op's result, or the result of the elementwise op fused as its epilogue.
     ValueId output = kNoValue;
 };
+
+/// The type a GEMM's results have after its epilogue, before any rounding to outputType.
+inline DType epilogueResult(const GemmProblem& p) { return p.epilogue.empty() ? p.accumulatorType : p.epilogue.back().out; }
 
 /// Loop order of the block loops (the K loop is always innermost: a result block is finished
 /// before it is stored).

@@ -15,35 +15,40 @@ namespace {
 /// An epilogue whose vector work is at least this fraction of the GEMM's array work.
 constexpr double kHeavyEpilogue = 0.5;
 
-/// A kernel's steps as an epilogue on `dtype` results, and the 16-bit float type its last step
-/// rounds them to (a Cast the GEMM makes when it stores them), or the results' own type.
+/// A kernel's steps as an epilogue on the GEMM's results, and the type the last leaves them in
+/// (the type the GEMM stores).
 struct Epilogue {
     std::vector<EpilogueStep> steps;
     DType stored = DType::Fp32;
 };
 
 /// The kernel's steps as an epilogue on `dtype` results: a chain from the loaded buffer to the
-/// stored one through one-operand steps; nullopt otherwise.
+/// stored one through one-operand steps, run in the accumulator, each in its operand's type but
+/// a cast between int32 and fp32 (in place: the same width) and a last step that narrows the
+/// results to the type the GEMM stores (a cast to fp16 or bf16, a quantise to int8 or uint8: an
+/// integer GEMM's requantisation); nullopt otherwise.
 std::optional<Epilogue> epilogueOf(const VectorProblem& p, DType dtype, uint32_t current, size_t firstStep) {
+    using isa::VectorOp;
     Epilogue epilogue{{}, dtype};
-    std::vector<EpilogueStep>& steps = epilogue.steps;
+    DType type = dtype;
     for (size_t i = firstStep; i < p.steps.size(); ++i) {
         const VectorStep& step = p.steps[i];
         const DType to = p.buffers[step.dst].dtype;
-        if (i + 1 == p.steps.size() && step.op == isa::VectorOp::Cast && step.src0 == current && dtype == DType::Fp32 &&
-            (to == DType::Bf16 || to == DType::Fp16) && p.stores[0].buffer == step.dst) {
-            epilogue.stored = to;
-            return epilogue;
-        }
-        if (step.src0 != current || step.src1 || isa::isReduction(step.op) || step.op == isa::VectorOp::Fill ||
-            !isa::vectorSupports(step.op, dtype, dtype) || p.buffers[step.dst].dtype != dtype ||
+        if (step.src0 != current || step.src1 || isa::isReduction(step.op) || step.op == VectorOp::Fill ||
             p.buffers[step.dst].extent != BufferExtent::Block) {
             return std::nullopt;
         }
-        steps.push_back({step.op, step.immediate, step.immediate2});
+        const bool inPlace = step.op == VectorOp::Cast && dtypeSize(type) == 4 && dtypeSize(to) == 4;
+        const bool narrowing = i + 1 == p.steps.size() && type == DType::Fp32 &&
+                               ((step.op == VectorOp::Cast && (to == DType::Bf16 || to == DType::Fp16)) ||
+                                (step.op == VectorOp::Quantize && (to == DType::Int8 || to == DType::UInt8)));
+        if (!isa::vectorSupports(step.op, type, to) || (to != type && !inPlace && !narrowing)) return std::nullopt;
+        epilogue.steps.push_back({step.op, step.immediate, step.immediate2, type, to});
+        type = to;
         current = step.dst;
     }
-    if (p.stores[0].buffer != current || p.buffers[current].dtype != dtype) return std::nullopt;
+    if (p.stores[0].buffer != current || p.buffers[current].dtype != type) return std::nullopt;
+    epilogue.stored = type;
     return epilogue;
 }
 
@@ -136,8 +141,9 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
             if (producer == producers.end() || readers[storage] != 1 || outputs.contains(storage)) return false;
             GemmTiles* tiles = producer->second;
             GemmProblem& gemm = tiles->problem;
-            // A GEMM that rounds its results when it stores them has nothing exact to fuse.
-            if (gemm.outputType != gemm.accumulatorType) return false;
+            // A GEMM that rounds or narrows its results when it stores them has nothing exact to
+            // fuse after that.
+            if (epilogueResult(gemm) != gemm.outputType || dtypeSize(gemm.outputType) < 4) return false;
             const int64_t elements = elementCount(graph.value(storage).shape);
             const ValueId result = p.stores[0].view.value;
             if (!denseWalk(p, load.view, elements) || !denseWalk(p, p.stores[0].view, elements) ||
@@ -155,8 +161,8 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
                 if (ready && *ready >= position.at(gemm.opId)) return false;
             }
             const std::optional<Epilogue> epilogue =
-                p.loads.size() == 2 ? epilogueOf(p, gemm.accumulatorType, p.steps[0].dst, 1)
-                                    : epilogueOf(p, gemm.accumulatorType, load.buffer, 0);
+                p.loads.size() == 2 ? epilogueOf(p, gemm.outputType, p.steps[0].dst, 1)
+                                    : epilogueOf(p, gemm.outputType, load.buffer, 0);
             if (!epilogue || graph.value(result).dtype != epilogue->stored) return false;
             if (bias) {
                 GemmProblem biased = gemm;

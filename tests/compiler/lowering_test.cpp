@@ -246,6 +246,15 @@ TEST(Lowering, BackwardCopiesAreUnrolledIntoForwardOnes) {
 namespace npusim::compiler {
 namespace {
 
+/// `graph` lowered for edge with its GEMM epilogues fused, `fusions` of them.
+TileProgram withFusedEpilogues(const Graph& graph, int fusions) {
+    const ArchConfig edge = loadArchConfig("edge", {});
+    const CostModel model(edge);
+    TileProgram program = lowerToTiles(graph, edge, model);
+    EXPECT_EQ(fuseGemmEpilogues(program, graph, edge, model), fusions);
+    return program;
+}
+
 TEST(Fusion, AnActivationAfterAGemmRunsOnItsAccumulator) {
     // y = Clip(Relu(x W), 0, 6): both steps join the GEMM, which stores y.
     testing::GraphBuilder b("gemm_act", 10);  // Clip's bounds as attributes
@@ -253,15 +262,35 @@ TEST(Fusion, AnActivationAfterAGemmRunsOnItsAccumulator) {
                            {b.input("x", DType::Fp32, {32, 64}), b.constant("w", Tensor::zeros(DType::Fp32, {64, 16}))});
     const ValueId y = b.op(OpKind::Clip, "clip", {b.op(OpKind::Relu, "relu", {h})}, {{"min", 0.0}, {"max", 6.0}});
     const Graph graph = b.finish({y});
-    const ArchConfig edge = loadArchConfig("edge", {});
-    const CostModel model(edge);
-    TileProgram program = lowerToTiles(graph, edge, model);
-    EXPECT_EQ(fuseGemmEpilogues(program, graph, edge, model), 2);
+    const TileProgram program = withFusedEpilogues(graph, 2);
     const GemmProblem& gemm = std::get<GemmTiles>(program.ops[0]).problem;
     ASSERT_EQ(gemm.epilogue.size(), 3u);  // relu; clip as max then min
     EXPECT_EQ(gemm.epilogue[0].op, isa::VectorOp::Relu);
     EXPECT_EQ(gemm.output, y);
     EXPECT_EQ(std::get<VectorTiles>(program.ops[2]).fusedInto, 0u);
+}
+
+TEST(Fusion, AnIntegerGemmsRequantisationRunsOnItsAccumulatorAndStoresInt8) {
+    // QLinearMatMul's form after integer-matmul: int32 product, cast to fp32, scaled, quantised.
+    // The GEMM converts in place, scales and quantises each block, and stores int8: the int32
+    // product never reaches DRAM.
+    testing::GraphBuilder b("requantise", 13);
+    const ValueId product = b.op(OpKind::MatMulInteger, "matmul",
+                                 {b.input("x", DType::Int8, {32, 64}), b.constant("w", Tensor::zeros(DType::Int8, {64, 16}))});
+    const ValueId real = b.op(OpKind::Cast, "to_float", {product}, {{"to", int64_t{1}}});
+    const ValueId scaled = b.op(OpKind::Mul, "rescale", {real, b.constant("multiplier", testing::fp32({}, {0.25f}))});
+    const ValueId y = b.op(OpKind::QuantizeLinear, "quantize",
+                           {scaled, b.constant("one", testing::fp32({}, {1.0f})), b.constant("zero", testing::int8({}, {3}))});
+    const Graph graph = b.finish({y});
+    const TileProgram program = withFusedEpilogues(graph, 3);
+    const GemmProblem& gemm = std::get<GemmTiles>(program.ops[0]).problem;
+    ASSERT_EQ(gemm.epilogue.size(), 3u);
+    EXPECT_EQ(gemm.epilogue[0].op, isa::VectorOp::Cast);
+    EXPECT_EQ(gemm.epilogue[0].out, DType::Fp32);
+    EXPECT_EQ(gemm.epilogue[2].op, isa::VectorOp::Quantize);
+    EXPECT_EQ(gemm.epilogue[2].in, DType::Fp32);
+    EXPECT_EQ(gemm.outputType, DType::Int8);
+    EXPECT_EQ(gemm.output, y);
 }
 
 TEST(Fusion, ALinearLayersBiasAfterAMatMulBecomesTheGemmsBias) {
