@@ -34,7 +34,8 @@ void writeOutputs(OutputFiles& files, const std::filesystem::path& directory,
 /// Floating outputs pass when |actual - expected| <= atol + rtol * |expected| everywhere;
 /// integer outputs must be identical; outputs of different shapes (data-dependent sizes that
 /// differ) do not pass. The relative error reported is the largest absolute
-/// error of an output divided by the output's largest magnitude.
+/// error of an output divided by the output's largest magnitude. Per output, the result also
+/// holds the SNR, the cosine similarity and, for scores over classes, top-1/top-5 agreement.
 reports::CheckResult compareOutputs(std::span<const TensorBinding> bindings,
                                     std::span<const Tensor> actual,
                                     std::span<const Tensor> expected, double rtol, double atol);
