@@ -1,8 +1,11 @@
 // fold-gemm-constants: constant work of a Gemm done at compile time. A transposed constant
-// operand is stored transposed; beta * C of a constant C is stored scaled. Both keep the
-// reference semantics: the folded values are exactly what the op would compute from them.
+// operand is stored transposed; a constant 16-bit C is stored as fp32 (the accumulator adds an
+// fp32 bias; the reference widens it exactly too); beta * C of a constant C is stored scaled.
+// All keep the reference semantics: the folded values are exactly what the op would compute
+// from them.
 #include <cstring>
 
+#include "compiler/graph/elementwise.h"
 #include "compiler/passes/graph_pass.h"
 
 namespace npusim::compiler {
@@ -25,6 +28,19 @@ ValueId addTransposedConstant(Graph& graph, ValueId id) {
     value.dtype = source.dtype;
     value.shape = transposed.shape;
     value.constant = std::move(transposed);
+    return graph.addValue(std::move(value));
+}
+
+ValueId addWidenedConstant(Graph& graph, ValueId id) {
+    const Value& source = graph.value(id);
+    const std::vector<float> values = ops::widenedFloats(*source.constant);
+    Tensor wide = Tensor::zeros(DType::Fp32, source.shape);
+    std::memcpy(wide.bytes.data(), values.data(), wide.bytes.size());
+    Value value;
+    value.name = source.name + ".fp32";
+    value.dtype = DType::Fp32;
+    value.shape = source.shape;
+    value.constant = std::move(wide);
     return graph.addValue(std::move(value));
 }
 
@@ -51,9 +67,12 @@ void foldGemmConstants(Graph& graph) {
                 node.attributes[attribute] = int64_t{0};
             }
         }
+        const bool hasC = node.inputs.size() > 2 && node.inputs[2] != kNoValue;
+        if (hasC && graph.value(node.inputs[2]).constant && graph.value(node.inputs[2]).dtype != DType::Fp32) {
+            node.inputs[2] = addWidenedConstant(graph, node.inputs[2]);
+        }
         const auto beta = static_cast<float>(node.floatAttr("beta", 1.0));
-        if (node.inputs.size() > 2 && node.inputs[2] != kNoValue && beta != 1.0f && beta != 0.0f &&
-            graph.value(node.inputs[2]).constant) {
+        if (hasC && beta != 1.0f && beta != 0.0f && graph.value(node.inputs[2]).constant) {
             node.inputs[2] = addScaledConstant(graph, node.inputs[2], beta);
             node.attributes["beta"] = 1.0;
         }

@@ -118,16 +118,22 @@ class PrecisionTest(NpusimTestCase):
         self.assertLess(diff["b"]["dram_bytes"], diff["a"]["dram_bytes"])
         self.assertGreater(diff["b"]["max_rel_error"], diff["a"]["max_rel_error"])
 
-    def test_a_model_declared_in_fp16_runs_its_matmul_on_the_tensor_unit(self):
-        weight = numpy_helper.from_array(np.random.RandomState(0).randn(16, 8).astype(np.float16), "w")
-        graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "half",
-                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [4, 16])],
-                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [4, 8])], [weight])
-        save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "half.onnx"))
-        mapping = self.ok("compile", "half.onnx", "--mapping")
-        self.assertRegex(mapping, r"MatMul +fp16 +tensor unit")
-        out = self.ok("run", "half.onnx", "--inputs", "random", "--check")
-        self.assertIn("check against the reference interpreter: passed", out)
+    def test_a_model_declared_in_fp16_runs_its_gemms_on_the_tensor_unit(self):
+        random = np.random.RandomState(0)
+        weight = numpy_helper.from_array(random.randn(16, 8).astype(np.float16), "w")
+        bias = numpy_helper.from_array(random.randn(8).astype(np.float16), "b")
+        nodes = {"MatMul": helper.make_node("MatMul", ["x", "w"], ["y"]),
+                 # A 16-bit bias, scaled: stored as fp32 for the accumulator, beta folded in.
+                 "Gemm": helper.make_node("Gemm", ["x", "w", "b"], ["y"], beta=0.5)}
+        for op, node in nodes.items():
+            with self.subTest(op=op):
+                graph = helper.make_graph([node], "half", [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [4, 16])],
+                                          [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [4, 8])], [weight, bias])
+                save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "half.onnx"))
+                mapping = self.ok("compile", "half.onnx", "--mapping")
+                self.assertRegex(mapping, op + r" +fp16 +tensor unit")
+                out = self.ok("run", "half.onnx", "--inputs", "random", "--check")
+                self.assertIn("check against the reference interpreter: passed", out)
 
     def test_bad_precisions_are_refused_in_one_line(self):
         self.assertFailsCleanly(["compile", example("mlp.onnx"), "--precision", "fp8", "-o", "m.npuart"], 2,
