@@ -1,8 +1,7 @@
 #include "cli/op_drift.h"
 
-#include <cmath>
-
 #include "compiler/graph/interpreter.h"
+#include "cli/tensor_files.h"
 
 namespace npusim::cli {
 
@@ -27,19 +26,10 @@ std::vector<reports::OpDrift> opDrift(const compiler::Graph& reference, const co
             const std::string& name = program.value(node.outputs[i]).name;
             const auto want = expected.find(name);
             if (want == expected.end() || want->second.shape != outputs[i].shape || !isFloat(outputs[i].dtype)) continue;
-            double largest = 0, worst = 0, dot = 0, got2 = 0, want2 = 0;
-            for (int64_t k = 0; k < outputs[i].elementCount(); ++k) {
-                const double x = outputs[i].valueAt(k), y = want->second.valueAt(k);
-                if (std::isnan(x) != std::isnan(y)) worst = INFINITY;
-                if (!std::isfinite(x) || !std::isfinite(y)) continue;
-                largest = std::max(largest, std::fabs(y));
-                worst = std::max(worst, std::fabs(x - y));
-                dot += x * y;
-                got2 += x * x;
-                want2 += y * y;
-            }
-            const double cosine = got2 == 0 && want2 == 0 ? 1.0 : got2 == 0 || want2 == 0 ? 0.0 : dot / std::sqrt(got2 * want2);
-            drift[name] = {producer.at(name), name, largest > 0 ? worst / largest : worst, cosine};
+            TensorBinding binding;
+            binding.name = name;
+            const reports::OutputAccuracy a = compareOutputs({&binding, 1}, {&outputs[i], 1}, {&want->second, 1}, 0, 0).outputs.at(0);
+            drift[name] = {producer.at(name), name, a.maxRelError, a.cosine};
         }
     });
     std::vector<reports::OpDrift> ordered;
