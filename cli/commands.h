@@ -32,6 +32,9 @@ struct CompilerFlags {
     bool noLoops = false;
     std::string precision;                   ///< --precision (empty: fp32, as the model declares)
     std::vector<std::string> precisionOverrides;  ///< OP=PRECISION
+    std::string calibrateInputs;   ///< --calibrate-inputs DIR: a subdirectory of inputs per int8 calibration sample
+    std::string calibration;       ///< --calibration minmax|percentile (empty: minmax)
+    std::string activationScheme;  ///< --activation-scheme asymmetric|symmetric (empty: asymmetric)
     std::string maxMemory;          ///< --max-memory SIZE (empty: the default, 3/4 of the machine's RAM)
     /// The --max-memory limit in bytes.
     uint64_t maxMemoryBytes() const;
@@ -39,6 +42,8 @@ struct CompilerFlags {
     std::string costParams;         ///< a file of npusim calibrate
     void addTo(CLI::App& command);
     compiler::CompileOptions options() const;
+    /// The int8 options (`--calibrate-inputs`...), checked against the precision.
+    void addQuantization(compiler::CompileOptions& options) const;
     /// Whether any flag was given (they apply only where a model is compiled).
     std::vector<std::string> given() const;
 };

@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/progress_line.h"
+#include "cli/tensor_files.h"
 
 namespace npusim::cli {
 namespace {
@@ -106,10 +107,16 @@ void CompilerFlags::addTo(CLI::App& command) {
     command.add_option("--dim", dims, "NAME=SIZE: the size of a symbolic input dim")->take_all();
     command.add_option("--cost-params", costParams, "the cost model's weights, fitted by npusim calibrate");
     command.add_option("--precision", precision,
-                       "the GEMMs' and convolutions' precision: fp32 (as the model declares), bf16, fp16");
+                       "the GEMMs' and convolutions' precision: fp32 (as the model declares), bf16, fp16, int8 (with --calibrate-inputs)");
     command.add_option("--precision-override", precisionOverrides,
                        "OP=PRECISION: keep an op (by name, or every op of an ONNX type) at another precision")
         ->take_all();
+    command.add_option("--calibrate-inputs", calibrateInputs,
+                       "DIR: int8's calibration samples, one subdirectory per sample laid out as --inputs takes it");
+    command.add_option("--calibration", calibration,
+                       "how int8 sets activation ranges: minmax (default) or percentile (99.99th, the mean over the samples)");
+    command.add_option("--activation-scheme", activationScheme,
+                       "int8 activations: asymmetric (a zero point; default) or symmetric");
 }
 
 std::vector<std::string> CompilerFlags::given() const {
@@ -119,6 +126,9 @@ std::vector<std::string> CompilerFlags::given() const {
     if (!costParams.empty()) flags.push_back("--cost-params");
     if (!precision.empty()) flags.push_back("--precision");
     if (!precisionOverrides.empty()) flags.push_back("--precision-override");
+    if (!calibrateInputs.empty()) flags.push_back("--calibrate-inputs");
+    if (!calibration.empty()) flags.push_back("--calibration");
+    if (!activationScheme.empty()) flags.push_back("--activation-scheme");
     return flags;
 }
 
@@ -139,6 +149,48 @@ uint64_t CompilerFlags::maxMemoryBytes() const {
     return value * scale->second;
 }
 
+namespace {
+
+/// Each calibration sample in `directory`, read for the graph's inputs.
+std::vector<compiler::CalibrationSet> readCalibrationSets(const std::filesystem::path& directory, const compiler::Graph& graph) {
+    std::vector<TensorBinding> bindings;
+    for (compiler::ValueId id : graph.inputs) {
+        const compiler::Value& value = graph.value(id);
+        bindings.push_back({value.name, value.dtype, value.shape, 0, value.symbols});
+    }
+    return readInputSets(directory, bindings);
+}
+
+}  // namespace
+
+void CompilerFlags::addQuantization(compiler::CompileOptions& options) const {
+    const bool int8 = options.precision.precision == compiler::Precision::Int8;
+    if (!int8) {
+        for (const auto& [flag, value] : {std::pair{"--calibrate-inputs", &calibrateInputs}, {"--calibration", &calibration},
+                                          {"--activation-scheme", &activationScheme}}) {
+            if (!value->empty()) throw InputError(std::string(flag) + " is for --precision int8");
+        }
+        return;
+    }
+    if (calibrateInputs.empty()) {
+        throw InputError("--precision int8 needs --calibrate-inputs DIR (a subdirectory of inputs per calibration sample)");
+    }
+    compiler::QuantizationOptions& q = options.precision.quantization;
+    if (!calibration.empty()) {
+        const auto method = compiler::parseCalibrationMethod(calibration);
+        if (!method) throw InputError("--calibration '" + calibration + "' is not a method (minmax, percentile)");
+        q.method = *method;
+    }
+    if (!activationScheme.empty()) {
+        const auto scheme = compiler::parseActivationScheme(activationScheme);
+        if (!scheme) throw InputError("--activation-scheme '" + activationScheme + "' is not a scheme (asymmetric, symmetric)");
+        q.scheme = *scheme;
+    }
+    options.calibrationInputs = [directory = std::filesystem::path(calibrateInputs)](const compiler::Graph& graph) {
+        return readCalibrationSets(directory, graph);
+    };
+}
+
 compiler::CompileOptions CompilerFlags::options() const {
     compiler::CompileOptions options;
     options.fusion = !noFusion;
@@ -148,11 +200,16 @@ compiler::CompileOptions CompilerFlags::options() const {
     const auto precisionOf = [](const std::string& name, const std::string& where) {
         const std::optional<compiler::Precision> p = compiler::parsePrecision(name);
         if (!p || *p == compiler::Precision::Int8) {
-            throw InputError(where + " '" + name + "' is not a precision (fp32, bf16, fp16)");
+            throw InputError(where + " '" + name + "' is not a precision an op can be kept at (fp32, bf16, fp16)");
         }
         return *p;
     };
-    if (!precision.empty()) options.precision.precision = precisionOf(precision, "--precision");
+    if (!precision.empty()) {
+        const std::optional<compiler::Precision> p = compiler::parsePrecision(precision);
+        if (!p) throw InputError("--precision '" + precision + "' is not a precision (" + compiler::precisionNames() + ")");
+        options.precision.precision = *p;
+    }
+    addQuantization(options);
     for (const std::string& item : precisionOverrides) {
         const size_t equals = item.find('=');
         if (equals == std::string::npos || equals == 0) {

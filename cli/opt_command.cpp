@@ -50,7 +50,9 @@ void addOptCommand(CLI::App& app) {
         } catch (const InputError& e) {
             throw InputError(options->file + ": " + e.what());
         }
-        std::cout << compiler::runStages(std::move(graph), config, passes, {*precision, {}});
+        compiler::PrecisionOptions lowering;
+        lowering.precision = *precision;
+        std::cout << compiler::runStages(std::move(graph), config, passes, lowering);
     });
 }
 

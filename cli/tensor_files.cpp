@@ -81,6 +81,22 @@ std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
     return inputs;
 }
 
+std::vector<std::map<std::string, Tensor>> readInputSets(const std::filesystem::path& directory,
+                                                         std::span<const TensorBinding> bindings) {
+    requireDirectory(directory);
+    std::vector<std::filesystem::path> samples;
+    for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+        if (entry.is_directory()) samples.push_back(entry.path());
+    }
+    if (samples.empty()) {
+        throw InputError(directory.string() + " holds no sample directories (one subdirectory of inputs per sample)");
+    }
+    std::sort(samples.begin(), samples.end());
+    std::vector<std::map<std::string, Tensor>> sets;
+    for (const std::filesystem::path& sample : samples) sets.push_back(readInputs(sample, bindings));
+    return sets;
+}
+
 std::map<std::string, Tensor> randomInputs(std::span<const TensorBinding> bindings, uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::map<std::string, Tensor> inputs;

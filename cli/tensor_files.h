@@ -21,6 +21,10 @@ namespace npusim::cli {
 /// have any size: the runtime picks the bucket for it.
 std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
                                          std::span<const TensorBinding> bindings, const std::string& anySize = "");
+/// readInputs for each subdirectory of `directory`, in name order: a set of inputs per
+/// subdirectory (int8's calibration samples). InputError when there is none.
+std::vector<std::map<std::string, Tensor>> readInputSets(const std::filesystem::path& directory,
+                                                         std::span<const TensorBinding> bindings);
 /// Deterministic pseudo-random inputs (same seed, same values).
 std::map<std::string, Tensor> randomInputs(std::span<const TensorBinding> bindings, uint64_t seed);
 /// Reads reference outputs (<name>.npy or output_<i>.pb) from `directory`. A dim whose symbol

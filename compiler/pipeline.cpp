@@ -32,6 +32,9 @@
 namespace npusim::compiler {
 namespace {
 
+/// The graph pass int8 quantisation runs before.
+constexpr std::string_view kQuantizeBefore = "convolution-to-gemm";
+
 /// The largest weighted term of an estimate, by name ("" when it is all zero).
 std::string largestTerm(const CostEstimate& e, const CostParams& params) {
     std::string name;
@@ -190,11 +193,20 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     c.source = std::move(source);
     c.graph = c.source;
     dump("import", IrLevel::Graph);
+    const bool int8 = options.precision.precision == Precision::Int8;
     for (const GraphPass& pass : graphPasses()) {
+        // int8 quantises convolutions, once their batch norms are folded into them, before
+        // they become GEMMs: QLinearConv lowers with its zero point padding the windows.
+        if (int8 && pass.name == kQuantizeBefore) {
+            const std::vector<CalibrationSet> calibration =
+                options.calibrationInputs ? options.calibrationInputs(c.source) : std::vector<CalibrationSet>{};
+            quantizeInt8(c.graph, options.precision, calibration);
+            dump("quantize-int8", IrLevel::Graph);
+        }
         pass.run(c.graph);
         dump(pass.name, IrLevel::Graph);
     }
-    if (options.precision.precision != Precision::Fp32) {
+    if (options.precision.precision != Precision::Fp32 && !int8) {
         lowerPrecision(c.graph, options.precision);
         dump("lower-precision", IrLevel::Graph);
     }

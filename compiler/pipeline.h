@@ -16,6 +16,7 @@
 #include "compiler/graph/graph.h"
 #include "compiler/memory/memory_ir.h"
 #include "compiler/graph/precision.h"
+#include "compiler/passes/quantize_int8.h"
 #include "compiler/target/codegen.h"
 #include "compiler/tile/tile_ir.h"
 #include "compiler/tiling/mapping.h"
@@ -50,6 +51,9 @@ struct CompileOptions {
     uint64_t maxMemoryBytes = 0;
     /// The precision of the GEMMs (`--precision`) and the ops kept at another.
     PrecisionOptions precision;
+    /// int8's calibration samples (`--calibrate-inputs`), read for the imported graph's
+    /// inputs; called once, when the precision is int8.
+    std::function<std::vector<CalibrationSet>(const Graph& imported)> calibrationInputs;
     /// The cost model's weights (`--cost-params`, fitted by `npusim calibrate`).
     CostParams costParams;
     /// Schedules to use instead of the search's (calibration's microbenchmarks).

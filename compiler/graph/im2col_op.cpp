@@ -177,10 +177,13 @@ std::vector<StridedCopy> im2colCopies(const Graph& graph, const Node& node) {
                 copy.inputStrides.push_back(piece.step * g.strides[i] / s.inputDilations[i] * in[i + 2]);
             }
             if (fill) {
-                if (node.inputs.size() > 1 && node.inputs[1] != kNoValue) {
-                    copy.input = 1;  // the padding value, read at every element
+                // A constant padding value (a quantised input's zero point) is written as a
+                // fill; one given at run time is read at every element.
+                const bool padInput = node.inputs.size() > 1 && node.inputs[1] != kNoValue;
+                if (padInput && !graph.value(node.inputs[1]).constant) {
+                    copy.input = 1;
                 } else {
-                    copy.fill = Tensor::zeros(x.dtype, {});
+                    copy.fill = padInput ? *graph.value(node.inputs[1]).constant : Tensor::zeros(x.dtype, {});
                 }
                 copy.inputOffset = 0;
                 copy.inputStrides.assign(copy.dims.size(), 0);

@@ -53,7 +53,7 @@ TEST_P(IrPassTest, PrintsTheExpectedGraph) {
     const size_t expectAt = text.find("// expect:\n");
     ASSERT_NE(expectAt, std::string::npos) << "no '// expect:' line";
     const std::string stages[] = {*passName};
-    EXPECT_EQ(trimmed(runStages(parseGraph(text.substr(0, expectAt)), config, stages, {*precision, {}})),
+    EXPECT_EQ(trimmed(runStages(parseGraph(text.substr(0, expectAt)), config, stages, {*precision, {}, {}})),
               trimmed(text.substr(expectAt + 11)));
 }
 

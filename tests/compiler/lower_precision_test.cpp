@@ -68,7 +68,7 @@ const Node& nodeNamed(const Graph& graph, const std::string& name) {
 TEST(LowerPrecision, GemmsTakeNarrowOperandsAndFp32OpsReadFp32) {
     const Graph source = mlp();
     Graph graph = source;
-    lowerPrecision(graph, {Precision::Bf16, {}});
+    lowerPrecision(graph, {Precision::Bf16, {}, {}});
     verifyGraph(graph);
     for (const char* name : {"fc1", "fc2"}) {
         const Node& gemm = nodeNamed(graph, name);
@@ -105,7 +105,7 @@ TEST(LowerPrecision, DataMovementBetweenGemmsMovesNarrow) {
         "  %y = MatMul(%r, %c)\n"
         "  return %y\n}\n");
     Graph graph = source;
-    lowerPrecision(graph, {Precision::Fp16, {}});
+    lowerPrecision(graph, {Precision::Fp16, {}, {}});
     verifyGraph(graph);
     const auto dtypeOf = [&](const std::string& name) {
         return std::find_if(graph.values.begin(), graph.values.end(), [&](const Value& v) { return v.name == name; })->dtype;
@@ -117,11 +117,11 @@ TEST(LowerPrecision, DataMovementBetweenGemmsMovesNarrow) {
 
 TEST(LowerPrecision, OverridesKeepOpsWideByNameOrType) {
     Graph byName = mlp();
-    lowerPrecision(byName, {Precision::Bf16, {{"fc2", Precision::Fp32}}});
+    lowerPrecision(byName, {Precision::Bf16, {{"fc2", Precision::Fp32}}, {}});
     EXPECT_EQ(byName.value(nodeNamed(byName, "fc1").inputs[0]).dtype, DType::Bf16);
     EXPECT_EQ(byName.value(nodeNamed(byName, "fc2").inputs[0]).dtype, DType::Fp32);
     Graph byType = mlp();
-    lowerPrecision(byType, {Precision::Bf16, {{"Gemm", Precision::Fp32}}});
+    lowerPrecision(byType, {Precision::Bf16, {{"Gemm", Precision::Fp32}}, {}});
     for (const Node& node : byType.nodes) EXPECT_NE(node.kind, OpKind::Cast);
     Graph declared = mlp();
     lowerPrecision(declared, {});
