@@ -59,6 +59,10 @@ bool isArtifactFile(const std::string& path) {
 /// interpreter, and a sum that differs in its last bit can round to the neighbouring 16-bit
 /// value (2^-8 of it for bf16), a difference later layers carry to every element they mix it into.
 constexpr double kProgramTolerance = 1e-2;
+/// At int8, an activation quantised after an fp32 op whose last bit differs between the vector
+/// unit and the interpreter (a normalisation's rsqrt, a softmax's exp, a GELU) can round one
+/// step (1/255 of its range) apart, and the layers after it carry that step.
+constexpr double kInt8ProgramTolerance = 5e-2;
 
 /// The artifact to run and the architecture it runs on.
 struct Prepared {
@@ -289,7 +293,8 @@ void checkAgainstProgram(const RunOptions& o, Prepared& p, const std::map<std::s
     if (!p.program) p.program = programGraph(o, p, result);
     const std::vector<Tensor> own = compiler::interpretGraph(*p.program, inputs);
     check.program = compareOutputs(result.outputBindings(), result.outputs, own, 0, 0);
-    check.program->passed = check.program->maxRelError <= kProgramTolerance;
+    check.program->passed =
+        check.program->maxRelError <= (check.precision == "int8" ? kInt8ProgramTolerance : kProgramTolerance);
     std::printf("check against the compiled %s program: %s (max abs error %g, max rel error %g)\n", check.precision.c_str(),
                 check.program->passed ? "passed" : "MISMATCH", check.program->maxAbsError, check.program->maxRelError);
     if (!check.program->passed) failures.push_back("outputs differ from the compiled program's semantics");

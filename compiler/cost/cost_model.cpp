@@ -253,7 +253,16 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
         const uint64_t stride = packed ? rowBytes : static_cast<uint64_t>(storedRowStride(operand, rows, cols, col0)) * elem;
         return dmaCycles(static_cast<uint64_t>(blockRows), rowBytes, stride);
     };
-    SlotCache biasSlots(slots);
+    SlotCache biasSlots(slots), operandSlots(slots);
+    const EpilogueStep* operandStep = epilogueOperandStep(p);
+    // The part of a bias-like vector a block reads, loaded by the store engine after the array.
+    const auto vectorLoad = [&](BiasMode mode, const GemmBlock& block, StageTimes& t) {
+        const BiasExtent part = gemmBiasExtent(mode, block);
+        const auto row = static_cast<uint64_t>(part.rowElements) * 4;
+        t.stores += dmaCycles(static_cast<uint64_t>(part.rows), row, part.rowElements == p.n ? row : 0);
+        e.dramBytes += static_cast<uint64_t>(part.rows * part.rowElements) * 4;
+        ++e.commands;
+    };
     SlotFills bFills(static_cast<size_t>(slots));
     forEachGemmBlock(p, s, [&](const GemmBlock& block) {
         StageTimes t;
@@ -328,13 +337,10 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
             if (p.bias != kNoValue && !gemmBiasInAccumulator(p)) {  // the add, and the load unless a slot holds the bias
                 t.epilogue += vectorCycles(isa::VectorOp::Add, elements);
                 ++e.commands;
-                if (biasSlots.use(gemmKeyBias(p, block)).load) {
-                    const BiasExtent bias = gemmBiasExtent(p, block);
-                    const auto biasRow = static_cast<uint64_t>(bias.rowElements) * 4;
-                    t.stores += dmaCycles(static_cast<uint64_t>(bias.rows), biasRow, bias.rowElements == p.n ? biasRow : 0);
-                    e.dramBytes += static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;
-                    ++e.commands;
-                }
+                if (biasSlots.use(gemmKeyBias(p.biasMode, block)).load) vectorLoad(p.biasMode, block, t);
+            }
+            if (operandStep && operandSlots.use(gemmKeyBias(operandStep->operandMode, block)).load) {
+                vectorLoad(operandStep->operandMode, block, t);
             }
             if (epilogueResult(p) != p.outputType) {  // rounded to the stored type in place
                 t.epilogue += vectorCycles(isa::VectorOp::Cast, elements);

@@ -192,6 +192,9 @@ std::vector<uint64_t> Planner::allocateOpBuffers(MemoryPlan& plan) const {
             roles.a = allocate.slots(AddressSpace::Sram, "a", f.aSlot, f.slots, sramAlign);
             roles.b = allocate.slots(AddressSpace::Sram, "b", f.bSlot, f.slots, sramAlign);
             if (f.biasSlot) roles.bias = allocate.slots(AddressSpace::Sram, "bias", f.biasSlot, f.slots, sramAlign);
+            if (f.operandSlot) {
+                roles.operand = allocate.slots(AddressSpace::Sram, "operand", f.operandSlot, f.slots, sramAlign);
+            }
             roles.accumulator = allocate.slots(AddressSpace::Accumulator, "acc", f.accumulatorSlot,
                                                f.slots, accAlign);
             sramEnd = allocate.sramEnd();

@@ -79,6 +79,8 @@ bool movesUnchanged(OpKind kind) {
         case OpKind::Squeeze:
         case OpKind::Unsqueeze:
         case OpKind::Transpose:
+        case OpKind::Slice:
+        case OpKind::Split:
         case OpKind::Identity: return true;
         default: return false;
     }
@@ -192,13 +194,19 @@ private:
     }
 
     void decideRoles();
+    /// The quantised op whose result `node` (node `n`) can be absorbed into: a Relu or a Clip
+    /// from 0 (into its range) or, before those, an Add of a constant vector of one value per
+    /// output column after a MatMul (into its int32 bias), as the result's sole reader.
+    std::optional<size_t> absorbingGemm(const Node& node, size_t n) const;
     ValueId int8Input(GraphRewriter& r, ValueId id);
     QuantParams paramsOf(ValueId id) const;
     void dequantize(GraphRewriter& r, const Int8Value& value, const std::string& name, ValueId output);
     ValueId scalar(GraphRewriter& r, const std::string& name, float value);
     ValueId zeroPoint(GraphRewriter& r, const std::string& name, int8_t value);
     Int8Value convolution(GraphRewriter& r, const Node& node, const QuantParams& out);
-    Int8Value matmul(GraphRewriter& r, const Node& node, const QuantParams& out);
+    /// The integer product, its bias and requantisation to `out`; with `floatResult`, the sums
+    /// scaled to fp32 into the node's own result instead.
+    Int8Value matmul(GraphRewriter& r, const Node& node, size_t n, const QuantParams& out, bool floatResult);
 
     Graph& graph_;
     const PrecisionOptions& options_;
@@ -211,6 +219,14 @@ private:
     /// their producer, the fp32 readers reading them dequantised.
     std::set<ValueId> requantized_;
     std::set<ValueId> calibrated_;
+    /// The quantised op whose result each value is (its own or an absorbed op's).
+    std::map<ValueId, size_t> owner_;
+    /// Quantised ops that absorbed a clamp, and MatMuls that absorbed a bias Add (its constant).
+    std::set<size_t> clamped_;
+    std::map<size_t, ValueId> biasOf_;
+    /// The MatMuls and Gemms only fp32 ops or the graph's outputs read: their sums are scaled to
+    /// fp32, never quantised.
+    std::set<size_t> floatResults_;
     /// Values an fp32 op or the graph's outputs read (decided before the rewrite moves the nodes).
     std::set<ValueId> floatRead_;
     const std::map<ValueId, Range>* ranges_ = nullptr;
@@ -227,21 +243,29 @@ void Quantizer::decideRoles() {
         if (quantizable(graph_, node)) {
             roles_[n] = Role::Gemm;
             resultOf_[n] = node.outputs[0];
+            owner_[node.outputs[0]] = n;
+            int8.insert(node.outputs[0]);
+            continue;
+        }
+        if (const std::optional<size_t> gemm = absorbingGemm(node, n)) {
+            const ValueId in = resultOf_.at(*gemm);
+            roles_[n] = Role::Absorbed;
+            if (node.kind == OpKind::Add) {
+                biasOf_[*gemm] = node.inputs[node.inputs[0] == in ? 1 : 0];
+            } else {
+                clamped_.insert(*gemm);
+            }
+            resultOf_[*gemm] = node.outputs[0];
+            owner_.erase(in);
+            owner_[node.outputs[0]] = *gemm;
+            int8.erase(in);
             int8.insert(node.outputs[0]);
             continue;
         }
         const ValueId in = node.inputs.empty() ? kNoValue : node.inputs[0];
-        if (in == kNoValue || !int8.contains(in)) continue;
-        const int producer = graph_.value(in).producer;
-        if (clampsAtZero(graph_, node) && producer >= 0 && roles_[static_cast<size_t>(producer)] == Role::Gemm &&
-            soleReader(in, n)) {
-            roles_[n] = Role::Absorbed;
-            resultOf_[static_cast<size_t>(producer)] = node.outputs[0];
-            int8.erase(in);
-            int8.insert(node.outputs[0]);
-        } else if (movesUnchanged(node.kind) && node.outputs.size() == 1) {
+        if (in != kNoValue && int8.contains(in) && movesUnchanged(node.kind)) {
             roles_[n] = Role::Passthrough;
-            int8.insert(node.outputs[0]);
+            int8.insert(node.outputs.begin(), node.outputs.end());
         }
     }
     for (ValueId id = 0; id < graph_.values.size(); ++id) {
@@ -249,7 +273,14 @@ void Quantizer::decideRoles() {
     }
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
         if (roles_[n] != Role::Gemm) continue;
-        calibrated_.insert(resultOf_.at(n));
+        const ValueId result = resultOf_.at(n);
+        const bool int8Reader = std::any_of(readers_[result].begin(), readers_[result].end(),
+                                            [&](const auto& reader) { return readsInt8(reader.first, reader.second); });
+        if (graph_.nodes[n].kind != OpKind::Conv && !int8Reader && !clamped_.contains(n)) {
+            floatResults_.insert(n);
+        } else {
+            calibrated_.insert(result);
+        }
         for (size_t slot : dataSlots(graph_, graph_.nodes[n])) {
             const ValueId x = graph_.nodes[n].inputs[slot];
             if (int8.contains(x)) continue;
@@ -257,6 +288,27 @@ void Quantizer::decideRoles() {
             if (graph_.value(x).producer >= 0 && floatRead_.contains(x)) requantized_.insert(x);
         }
     }
+}
+
+std::optional<size_t> Quantizer::absorbingGemm(const Node& node, size_t n) const {
+    for (ValueId in : node.inputs) {
+        const auto owner = owner_.find(in);
+        if (owner == owner_.end() || !soleReader(in, n)) continue;
+        const size_t gemm = owner->second;
+        if (clampsAtZero(graph_, node) && node.inputs[0] == in) return gemm;
+        const Node& op = graph_.nodes[gemm];
+        if (node.kind != OpKind::Add || op.kind != OpKind::MatMul || clamped_.contains(gemm) || biasOf_.contains(gemm)) {
+            return std::nullopt;
+        }
+        const Tensor* b = constantOf(graph_, op, 1);
+        const Tensor* bias = constantOf(graph_, node, node.inputs[0] == in ? 1 : 0);
+        if (!b || !bias || bias->dtype != DType::Fp32 || bias->shape.empty() || bias->shape.back() != b->shape[1] ||
+            bias->elementCount() != b->shape[1] || bias->shape.size() > graph_.value(in).shape.size()) {
+            return std::nullopt;
+        }
+        return gemm;
+    }
+    return std::nullopt;
 }
 
 QuantParams Quantizer::paramsOf(ValueId id) const {
@@ -359,7 +411,7 @@ Quantizer::Int8Value Quantizer::convolution(GraphRewriter& r, const Node& node, 
     return {r.add(OpKind::QLinearConv, name, inputs, node.attributes)[0], out};
 }
 
-Quantizer::Int8Value Quantizer::matmul(GraphRewriter& r, const Node& node, const QuantParams& out) {
+Quantizer::Int8Value Quantizer::matmul(GraphRewriter& r, const Node& node, size_t n, const QuantParams& out, bool floatResult) {
     const std::string& name = node.name;
     const ValueId a = int8Input(r, node.inputs[0]);
     const QuantParams aParams = int8_.at(node.inputs[0]).params;
@@ -382,6 +434,9 @@ Quantizer::Int8Value Quantizer::matmul(GraphRewriter& r, const Node& node, const
         QuantizedWeights weights = quantizeWeights(kn, kn.shape[1], false);
         productInputs.push_back(r.constant(name + ".w_int8", std::move(weights.values)));
         bScales = std::move(weights.scales);
+        if (const auto absorbed = biasOf_.find(n); absorbed != biasOf_.end()) {
+            bias = ops::floatValues(*graph_.value(absorbed->second).constant);
+        }
         if (node.kind == OpKind::Gemm) {
             alpha = static_cast<float>(node.floatAttr("alpha", 1.0));
             if (const Tensor* c = constantOf(graph_, node, 2)) {
@@ -399,12 +454,16 @@ Quantizer::Int8Value Quantizer::matmul(GraphRewriter& r, const Node& node, const
     std::vector<float> productScales(bScales.size()), multipliers(bScales.size());
     for (size_t c = 0; c < bScales.size(); ++c) {
         productScales[c] = aParams.scale * bScales[c];
-        multipliers[c] = alpha * productScales[c] / out.scale;
+        multipliers[c] = floatResult ? alpha * productScales[c] : alpha * productScales[c] / out.scale;
     }
     if (!bias.empty()) product = r.add(OpKind::Add, name + ".bias", {product, r.constant(name + ".bias_int32", int32Bias(bias, productScales))})[0];
     const ValueId real = r.add(OpKind::Cast, name + ".to_float", {product}, {{"to", kOnnxFloat}})[0];
     const ValueId multiplier = multipliers.size() == 1 ? scalar(r, name + ".multiplier", multipliers[0])
                                                       : r.constant(name + ".multiplier", floatVector(multipliers));
+    if (floatResult) {
+        r.add(OpKind::Mul, name + ".rescale", {real, multiplier}, {}, {resultOf_.at(n)});
+        return {};
+    }
     const ValueId scaled = r.add(OpKind::Mul, name + ".rescale", {real, multiplier})[0];
     return {r.add(OpKind::QuantizeLinear, name + ".requantize",
                   {scaled, scalar(r, name + ".one", 1.0f), zeroPoint(r, name + ".y_zero_point", out.zeroPoint)})[0],
@@ -420,20 +479,27 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
         switch (roles_[n]) {
             case Role::Absorbed: return true;  // its quantised producer wrote its result
             case Role::Gemm: {
+                if (floatResults_.contains(n)) {
+                    matmul(r, node, n, {}, true);
+                    return true;
+                }
                 const ValueId result = resultOf_.at(n);
                 const QuantParams out = paramsOf(result);
-                const Int8Value value = node.kind == OpKind::Conv ? convolution(r, node, out) : matmul(r, node, out);
+                const Int8Value value = node.kind == OpKind::Conv ? convolution(r, node, out) : matmul(r, node, n, out, false);
                 int8_[result] = value;
                 if (floatRead_.contains(result)) dequantize(r, value, graph_.value(result).name, result);
                 return true;
             }
             case Role::Passthrough: {
-                const Int8Value& in = int8_.at(node.inputs[0]);
+                const Int8Value in = int8_.at(node.inputs[0]);
                 std::vector<ValueId> inputs = node.inputs;
                 inputs[0] = in.q;
-                const Int8Value value{r.add(node.kind, node.name + ".int8", inputs, node.attributes)[0], in.params};
-                int8_[node.outputs[0]] = value;
-                if (floatRead_.contains(node.outputs[0])) dequantize(r, value, graph_.value(node.outputs[0]).name, node.outputs[0]);
+                const std::vector<ValueId> outputs = r.add(node.kind, node.name + ".int8", inputs, node.attributes, {}, node.outputs.size());
+                for (size_t i = 0; i < outputs.size(); ++i) {
+                    const ValueId out = node.outputs[i];
+                    int8_[out] = {outputs[i], in.params};
+                    if (floatRead_.contains(out)) dequantize(r, int8_[out], graph_.value(out).name, out);
+                }
                 return true;
             }
             case Role::Fp32: break;

@@ -26,7 +26,8 @@ public:
           aSlots_(static_cast<int>(roles_.a.size())),
           bSlots_(static_cast<int>(roles_.b.size())),
           bFills_(roles_.b.size()),
-          biasSlots_(static_cast<int>(roles_.bias.size())) {}
+          biasSlots_(static_cast<int>(roles_.bias.size())),
+          operandSlots_(static_cast<int>(roles_.operand.size())) {}
 
     void run() {
         std::vector<GemmBlock> blocks;
@@ -331,7 +332,15 @@ private:
                 v.immediate = *step.immediate;
                 v.immediate2 = step.immediate2;
             }
-            emit(vectorCommand(v, p_.opId, tile_), {{bufferResource(acc), true}});
+            std::vector<Access> accesses = {{bufferResource(acc), true}};
+            if (step.operand != kNoValue) {
+                const uint32_t slot = vectorSlot(operandSlots_, roles_.operand, step.operand, step.operandMode, block);
+                v.mode = operandMode(step.operandMode);
+                v.src1 = buffer(slot).offset;
+                v.src1Stride = gemmBiasExtent(step.operandMode, block).rowElements;
+                accesses.push_back({bufferResource(slot), false});
+            }
+            out_.add(vectorCommand(v, p_.opId, tile_), accesses);
         }
         // A narrower result is written in place: row r's elements land at or before row r's
         // own, over rows already read.
@@ -350,30 +359,43 @@ private:
              {{bufferResource(acc), false}, {tensorResource(plan_, p_.output), true}});
     }
 
+    static isa::Operand1Mode operandMode(BiasMode mode) {
+        switch (mode) {
+            case BiasMode::Scalar: return isa::Operand1Mode::Scalar;
+            case BiasMode::Row: return isa::Operand1Mode::Row;
+            case BiasMode::Column: return isa::Operand1Mode::Column;
+            case BiasMode::Full: break;
+        }
+        return isa::Operand1Mode::Full;
+    }
+
+    /// The slot holding the block's part of `value` (broadcast as `mode`), loaded unless one of
+    /// `slots` still does.
+    uint32_t vectorSlot(SlotCache& cache, const std::vector<uint32_t>& slots, ValueId value, BiasMode mode,
+                        const GemmBlock& block) {
+        const SlotCache::Use use = cache.use(gemmKeyBias(mode, block));
+        const uint32_t slot = slots[static_cast<size_t>(use.slot)];
+        if (use.load) loadVector(block, slot, value, mode);
+        return slot;
+    }
+
     /// Adds the block's part of the bias, loaded (and scaled by beta) unless a slot holds it.
     void addBias(const GemmBlock& block) {
-        const SlotCache::Use use = biasSlots_.use(gemmKeyBias(p_, block));
-        const uint32_t slot = roles_.bias[static_cast<size_t>(use.slot)];
-        const BiasExtent extent = gemmBiasExtent(p_, block);
-        if (use.load) loadBias(block, slot, extent);
+        const uint32_t slot = vectorSlot(biasSlots_, roles_.bias, p_.bias, p_.biasMode, block);
         VectorSpec add = onAccumulator(block);
         add.op = isa::VectorOp::Add;
         add.src1 = buffer(slot).offset;
-        add.src1Stride = extent.rowElements;
-        switch (p_.biasMode) {
-            case BiasMode::Scalar: add.mode = isa::Operand1Mode::Scalar; break;
-            case BiasMode::Row: add.mode = isa::Operand1Mode::Row; break;
-            case BiasMode::Column: add.mode = isa::Operand1Mode::Column; break;
-            case BiasMode::Full: add.mode = isa::Operand1Mode::Full; break;
-        }
+        add.src1Stride = gemmBiasExtent(p_.biasMode, block).rowElements;
+        add.mode = operandMode(p_.biasMode);
         emit(vectorCommand(add, p_.opId, tile_),
              {{bufferResource(accumulator()), true}, {bufferResource(slot), false}});
     }
 
-    void loadBias(const GemmBlock& block, uint32_t slot, const BiasExtent& extent) {
+    void loadVector(const GemmBlock& block, uint32_t slot, ValueId value, BiasMode mode) {
+        const BiasExtent extent = gemmBiasExtent(mode, block);
         DmaSpec load;
-        load.dramOffset = homeOffset(p_.bias);
-        switch (p_.biasMode) {
+        load.dramOffset = homeOffset(value);
+        switch (mode) {
             case BiasMode::Scalar: break;
             case BiasMode::Row: load.dramOffset += block.n0 * 4; break;
             case BiasMode::Column: load.dramOffset += block.m0 * 4; break;
@@ -384,10 +406,10 @@ private:
         load.rowBytes = extent.rowElements * 4;
         load.dramStride = p_.n * 4;
         load.onchipStride = extent.rowElements * 4;
-        markTensorTransfer(load, plan_, p_.bias);
+        markTensorTransfer(load, plan_, value);
         emit(dmaCommand(load, p_.opId, tile_),
-             {{bufferResource(slot), true}, {tensorResource(plan_, p_.bias), false}});
-        if (p_.beta != 1.0f) {  // a runtime C: scale it where it sits
+             {{bufferResource(slot), true}, {tensorResource(plan_, value), false}});
+        if (value == p_.bias && p_.beta != 1.0f) {  // a runtime C: scale it where it sits
             VectorSpec scale;
             scale.op = isa::VectorOp::Mul;
             scale.mode = isa::Operand1Mode::Immediate;
@@ -409,7 +431,7 @@ private:
     const uint64_t elem_;
     SlotCache aSlots_, bSlots_;
     SlotFills bFills_;
-    SlotCache biasSlots_;
+    SlotCache biasSlots_, operandSlots_;
     size_t accumulatorSlot_ = SIZE_MAX;
     std::vector<std::pair<isa::Command, uint32_t>> pendingFills_;  ///< fill commands and their slots
     std::vector<std::pair<isa::Command, std::vector<Access>>> pendingLoads_;

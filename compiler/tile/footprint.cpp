@@ -39,16 +39,20 @@ GemmFootprint gemmFootprint(const GemmProblem& p, const GemmSchedule& s, const A
     f.bPitch = paddedPitch(s.nBlock, p.b.transposed || !p.b.gather.empty(), elem, config.sram);
     f.aSlot = static_cast<uint64_t>(s.mBlock * f.aPitch) * elem;
     f.bSlot = static_cast<uint64_t>(s.kBlock * f.bPitch) * elem;
+    const GemmBlock fullBlock{0, 0, 0, 0, s.mBlock, s.nBlock, s.kBlock, true, true};
     if (p.bias != kNoValue && !gemmBiasInAccumulator(p)) {
-        const GemmBlock fullBlock{0, 0, 0, 0, s.mBlock, s.nBlock, s.kBlock, true, true};
-        const BiasExtent bias = gemmBiasExtent(p, fullBlock);
+        const BiasExtent bias = gemmBiasExtent(p.biasMode, fullBlock);
         f.biasSlot = static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;
+    }
+    if (const EpilogueStep* step = epilogueOperandStep(p)) {
+        const BiasExtent operand = gemmBiasExtent(step->operandMode, fullBlock);
+        f.operandSlot = static_cast<uint64_t>(operand.rows * operand.rowElements) * 4;
     }
     f.accumulatorSlot = static_cast<uint64_t>(s.mBlock * s.nBlock) * 4;
     f.slots = s.doubleBuffer ? 2 : 1;
     const uint64_t period = config.sram.bankPeriod();
     f.sramBytes = f.slots * (alignUp(f.aSlot, period) + alignUp(f.bSlot, period) +
-                             alignUp(f.biasSlot, period));
+                             alignUp(f.biasSlot, period) + alignUp(f.operandSlot, period));
     f.accumulatorBytes = f.slots * alignUp(f.accumulatorSlot, config.accumulator.bankPeriod());
     return f;
 }
@@ -79,6 +83,7 @@ std::vector<ValueId> accessedValues(const TileOp& op) {
             }
         }
         values.push_back(p.bias);
+        for (const EpilogueStep& step : p.epilogue) values.push_back(step.operand);
         values.push_back(p.residual);
         values.push_back(p.output);
     } else if (const auto* host = std::get_if<HostTiles>(&op)) {

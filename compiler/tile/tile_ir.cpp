@@ -52,7 +52,11 @@ void printGemm(std::ostringstream& out, const GemmTiles& tiles, const Graph& gra
     if (p.bias != kNoValue) out << " bias=" << biasModeName(p.biasMode) << " beta=" << p.beta;
     if (!p.epilogue.empty()) {
         out << " epilogue=";
-        for (size_t i = 0; i < p.epilogue.size(); ++i) out << (i ? "+" : "") << isa::vectorOpName(p.epilogue[i].op);
+        for (size_t i = 0; i < p.epilogue.size(); ++i) {
+            const EpilogueStep& step = p.epilogue[i];
+            out << (i ? "+" : "") << isa::vectorOpName(step.op);
+            if (step.operand != kNoValue) out << "(%" << graph.value(step.operand).name << " " << biasModeName(step.operandMode) << ")";
+        }
         out << " -> %" << graph.value(p.output).name;
     }
     out << " {\n";
@@ -207,14 +211,14 @@ BlockKey gemmKeyB(const GemmProblem& problem, const GemmBlock& block) {
     return {problem.b.batchOffsets.at(static_cast<size_t>(block.batch)), block.k0, block.n0};
 }
 
-BlockKey gemmKeyBias(const GemmProblem& problem, const GemmBlock& block) {
-    const bool rows = problem.biasMode == BiasMode::Column || problem.biasMode == BiasMode::Full;
-    const bool cols = problem.biasMode == BiasMode::Row || problem.biasMode == BiasMode::Full;
+BlockKey gemmKeyBias(BiasMode mode, const GemmBlock& block) {
+    const bool rows = mode == BiasMode::Column || mode == BiasMode::Full;
+    const bool cols = mode == BiasMode::Row || mode == BiasMode::Full;
     return {rows ? block.m0 : 0, cols ? block.n0 : 0, 0};
 }
 
-BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block) {
-    switch (problem.biasMode) {
+BiasExtent gemmBiasExtent(BiasMode mode, const GemmBlock& block) {
+    switch (mode) {
         case BiasMode::Scalar: return {1, 1};
         case BiasMode::Row: return {1, block.n};
         case BiasMode::Column: return {1, block.m};

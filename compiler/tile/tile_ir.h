@@ -70,6 +70,11 @@ struct EpilogueStep {
     /// narrower result (a quantise to int8, a cast to bf16) can only be the last step's, the
     /// type the GEMM stores.
     DType in = DType::Fp32, out = DType::Fp32;
+    /// A step whose second operand is a vector of one value per result row (BiasMode::Column)
+    /// or column (BiasMode::Row), a per-channel requantisation's multipliers: each block's part
+    /// is loaded into slots of its own, as a bias is. At most one step of a GEMM has one.
+    ValueId operand = kNoValue;
+    BiasMode operandMode = BiasMode::Column;
 };
 
 /// The math of one tensor-unit op: for each batch b, Y[b] = epilogue(alpha * (R[b] + (A[b] - za)
@@ -96,6 +101,14 @@ struct GemmProblem {
     /// Where Y goes: the op's result, or the result of the elementwise op fused as its epilogue.
     ValueId output = kNoValue;
 };
+
+/// The epilogue step that takes a vector operand, or nullptr.
+inline const EpilogueStep* epilogueOperandStep(const GemmProblem& p) {
+    for (const EpilogueStep& step : p.epilogue) {
+        if (step.operand != kNoValue) return &step;
+    }
+    return nullptr;
+}
 
 /// The type a GEMM's results have after its epilogue, before any rounding to outputType.
 inline DType epilogueResult(const GemmProblem& p) { return p.epilogue.empty() ? p.accumulatorType : p.epilogue.back().out; }
@@ -166,11 +179,12 @@ inline int64_t storedOffset(const GemmOperand& operand, int64_t rows, int64_t co
 BlockKey gemmKeyA(const GemmProblem& problem, const GemmBlock& block);
 BlockKey gemmKeyB(const GemmProblem& problem, const GemmBlock& block);
 
-/// The part of the bias a result block adds, as a DMA sees it: rows x rowElements elements.
+/// The part of a bias (or an epilogue step's vector operand) broadcast as `mode` that a result
+/// block takes, as a DMA sees it: rows x rowElements elements.
 struct BiasExtent {
     int64_t rows = 1, rowElements = 1;
 };
-BiasExtent gemmBiasExtent(const GemmProblem& problem, const GemmBlock& block);
+BiasExtent gemmBiasExtent(BiasMode mode, const GemmBlock& block);
 /// Whether a result block's accumulators start from its part of the bias (loaded into them,
 /// a row bias repeated down the block's rows) instead of the vector unit adding it after the
 /// array: a row or full bias that neither alpha nor beta scales, on a GEMM without a residual.
@@ -178,9 +192,10 @@ bool gemmBiasInAccumulator(const GemmProblem& problem);
 /// The block as the array computes it: itself, or with m and n exchanged when the schedule
 /// computes its transpose.
 GemmBlock arrayBlock(const GemmBlock& block, const GemmSchedule& schedule);
-/// The content key of the bias part a result block adds: blocks in the same rows share a
-/// column bias, blocks in the same columns a row bias, and every block a scalar one.
-BlockKey gemmKeyBias(const GemmProblem& problem, const GemmBlock& block);
+/// The content key of the part of a bias broadcast as `mode` that a result block adds: blocks
+/// in the same rows share a column bias, blocks in the same columns a row bias, and every block
+/// a scalar one.
+BlockKey gemmKeyBias(BiasMode mode, const GemmBlock& block);
 
 /// One GEMM command's part of a block, offsets relative to the block's origin.
 struct ArrayTile {

@@ -22,78 +22,109 @@ struct Epilogue {
     DType stored = DType::Fp32;
 };
 
+/// How a loaded vector broadcasts over the GEMM's M x N result, which the kernel walks densely:
+/// one value per result column (BiasMode::Row: a Linear layer's bias after a MatMul), the
+/// kernel's rows being the result's; or, for one batch, one value per result row
+/// (BiasMode::Column: a convolution's per-channel bias or requantisation multiplier), the
+/// kernel's outermost dim walking the result's rows and the vector with it, the result's long
+/// rows possibly cut into several kernel rows. nullopt otherwise.
+std::optional<BiasMode> vectorMode(const VectorProblem& p, const VectorLoad& vector, const GemmProblem& gemm,
+                                   const Graph& graph) {
+    if (vector.view.offset != 0) return std::nullopt;
+    const int64_t elements = elementCount(graph.value(vector.view.value).shape);
+    const std::vector<int64_t>& strides = vector.view.strides;
+    const BufferExtent extent = p.buffers[vector.buffer].extent;
+    if (extent == BufferExtent::Row && p.colDims == 1 && p.cols() == gemm.n && strides.back() == 1 && elements == gemm.n) {
+        return BiasMode::Row;
+    }
+    const bool walksRows = std::all_of(strides.begin() + 1, strides.end(), [](int64_t s) { return s == 0; });
+    if (extent == BufferExtent::Column && gemm.batch == 1 && p.rowDims() >= 1 && p.dims.front() == gemm.m &&
+        strides.front() == 1 && walksRows && elements == gemm.m) {
+        return BiasMode::Column;
+    }
+    return std::nullopt;
+}
+
 /// The kernel's steps as an epilogue on `dtype` results: a chain from the loaded buffer to the
-/// stored one through one-operand steps, run in the accumulator, each in its operand's type but
-/// a cast between int32 and fp32 (in place: the same width) and a last step that narrows the
-/// results to the type the GEMM stores (a cast to fp16 or bf16, a quantise to int8 or uint8: an
-/// integer GEMM's requantisation); nullopt otherwise.
-std::optional<Epilogue> epilogueOf(const VectorProblem& p, DType dtype, uint32_t current, size_t firstStep) {
+/// stored one, run in the accumulator, each step in its operand's type but a cast between int32
+/// and fp32 (in place: the same width) and a last step that narrows the results to the type the
+/// GEMM stores (a cast to fp16 or bf16, a quantise to int8 or uint8: an integer GEMM's
+/// requantisation); nullopt otherwise. Steps take one operand, but one step may take
+/// `operand`, a vector broadcast over the result's rows or columns, when the GEMM has no such
+/// step yet (a per-channel requantisation's multipliers).
+std::optional<Epilogue> epilogueOf(const VectorProblem& p, const GemmProblem& gemm, const Graph& graph, uint32_t current,
+                                   size_t firstStep, const VectorLoad* operand) {
     using isa::VectorOp;
-    Epilogue epilogue{{}, dtype};
-    DType type = dtype;
+    Epilogue epilogue{{}, gemm.outputType};
+    DType type = gemm.outputType;
+    bool operandTaken = epilogueOperandStep(gemm) != nullptr;
     for (size_t i = firstStep; i < p.steps.size(); ++i) {
         const VectorStep& step = p.steps[i];
         const DType to = p.buffers[step.dst].dtype;
-        if (step.src0 != current || step.src1 || isa::isReduction(step.op) || step.op == VectorOp::Fill ||
+        if (step.src0 != current || isa::isReduction(step.op) || step.op == VectorOp::Fill ||
             p.buffers[step.dst].extent != BufferExtent::Block) {
             return std::nullopt;
+        }
+        std::optional<BiasMode> mode;
+        if (step.src1) {
+            if (operandTaken || !operand || *step.src1 != operand->buffer || p.buffers[operand->buffer].dtype != type ||
+                !(mode = vectorMode(p, *operand, gemm, graph))) {
+                return std::nullopt;
+            }
+            operandTaken = true;
         }
         const bool inPlace = step.op == VectorOp::Cast && dtypeSize(type) == 4 && dtypeSize(to) == 4;
         const bool narrowing = i + 1 == p.steps.size() && type == DType::Fp32 &&
                                ((step.op == VectorOp::Cast && (to == DType::Bf16 || to == DType::Fp16)) ||
                                 (step.op == VectorOp::Quantize && (to == DType::Int8 || to == DType::UInt8)));
         if (!isa::vectorSupports(step.op, type, to) || (to != type && !inPlace && !narrowing)) return std::nullopt;
-        epilogue.steps.push_back({step.op, step.immediate, step.immediate2, type, to});
+        epilogue.steps.push_back({step.op, step.immediate, step.immediate2, type, to,
+                                  mode ? operand->view.value : kNoValue, mode.value_or(BiasMode::Column)});
         type = to;
         current = step.dst;
     }
     if (p.stores[0].buffer != current || p.buffers[current].dtype != type) return std::nullopt;
+    if (operand && !std::any_of(epilogue.steps.begin(), epilogue.steps.end(),
+                                [](const EpilogueStep& s) { return s.operand != kNoValue; })) {
+        return std::nullopt;  // a load no step takes
+    }
     epilogue.stored = type;
     return epilogue;
 }
 
-/// A bias the kernel's first step adds to the GEMM's result (loaded into `result`), that the
-/// GEMM can add itself: a tensor of one value per result column (a Linear layer's bias after
-/// a MatMul) or, for one batch, per result row, read whole and in order. Its value and mode.
-std::optional<std::pair<ValueId, BiasMode>> leadingBias(const VectorProblem& p, uint32_t result, const GemmProblem& gemm,
-                                                        const Graph& graph) {
-    if (p.loads.size() != 2 || p.steps.empty() || gemm.bias != kNoValue || !gemm.epilogue.empty() || p.colDims != 1 ||
-        p.cols() != gemm.n) {
-        return std::nullopt;
-    }
+/// A bias the kernel's first step adds to the GEMM's result (loaded into `result`) from `bias`,
+/// that the GEMM can add itself: a tensor of one value per result row or column (vectorMode).
+/// Its mode.
+std::optional<BiasMode> leadingBias(const VectorProblem& p, uint32_t result, const VectorLoad& bias, const GemmProblem& gemm,
+                                    const Graph& graph) {
+    if (p.steps.empty() || gemm.bias != kNoValue || !gemm.epilogue.empty()) return std::nullopt;
     const VectorStep& add = p.steps[0];
-    const VectorLoad& bias = p.loads[p.loads[0].buffer == result ? 1 : 0];
-    if (add.op != isa::VectorOp::Add || add.src0 != result || add.src1 != bias.buffer || bias.view.offset != 0 ||
+    if (add.op != isa::VectorOp::Add || add.src0 != result || add.src1 != bias.buffer ||
         p.buffers[bias.buffer].dtype != gemm.accumulatorType) {
         return std::nullopt;
     }
-    const int64_t elements = elementCount(graph.value(bias.view.value).shape);
-    const std::vector<int64_t>& strides = bias.view.strides;
-    const bool perColumn = p.buffers[bias.buffer].extent == BufferExtent::Row && strides.back() == 1 && elements == gemm.n;
-    const bool perRow = p.buffers[bias.buffer].extent == BufferExtent::Column && gemm.batch == 1 && p.rowDims() == 1 &&
-                        p.rows() == gemm.m && strides.front() == 1 && elements == gemm.m;
-    if (!perColumn && !perRow) return std::nullopt;
-    return std::pair{bias.view.value, perColumn ? BiasMode::Row : BiasMode::Column};
+    return vectorMode(p, bias, gemm, graph);
 }
 
-/// A tensor the kernel's first step adds to the GEMM's result (loaded into `result`) element
-/// for element, which the GEMM can start its accumulators from (GemmProblem::residual): fp32,
-/// walked in the result's order, added before any scale or other epilogue step. Its load.
-const VectorLoad* leadingResidual(const VectorProblem& p, uint32_t result, const GemmProblem& gemm, int64_t elements) {
-    if (p.loads.size() != 2 || p.steps.empty() || gemm.residual != kNoValue || !gemm.epilogue.empty() ||
-        gemm.alpha != 1.0f || gemm.accumulatorType != DType::Fp32) {
-        return nullptr;
+/// Whether the kernel's first step adds `other` to the GEMM's result (loaded into `result`)
+/// element for element, so that the GEMM can start its accumulators from it
+/// (GemmProblem::residual): fp32, walked in the result's order, added before any scale or other
+/// epilogue step.
+bool leadingResidual(const VectorProblem& p, uint32_t result, const VectorLoad& other, const GemmProblem& gemm,
+                     int64_t elements) {
+    if (p.steps.empty() || gemm.residual != kNoValue || !gemm.epilogue.empty() || gemm.alpha != 1.0f ||
+        gemm.accumulatorType != DType::Fp32) {
+        return false;
     }
     const VectorStep& add = p.steps[0];
-    const VectorLoad& other = p.loads[p.loads[0].buffer == result ? 1 : 0];
     const bool operands = add.src1 && ((add.src0 == result && *add.src1 == other.buffer) ||
                                        (add.src0 == other.buffer && *add.src1 == result));
     if (add.op != isa::VectorOp::Add || !operands || other.buffer == result ||
         p.buffers[other.buffer].extent != BufferExtent::Block || p.buffers[other.buffer].dtype != DType::Fp32 ||
         !denseWalk(p, other.view, elements)) {
-        return nullptr;
+        return false;
     }
-    return &other;
+    return true;
 }
 
 }  // namespace
@@ -133,7 +164,7 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
         auto* reader = std::get_if<VectorTiles>(&op);
         if (!reader || reader->kernels.size() != 1) continue;
         const VectorProblem& p = reader->kernels[0].problem;
-        if (p.loads.empty() || p.loads.size() > 2 || p.stores.size() != 1 || hasWindows(p) || hasIndexedLoads(p)) continue;
+        if (p.loads.empty() || p.loads.size() > 3 || p.stores.size() != 1 || hasWindows(p) || hasIndexedLoads(p)) continue;
         // Fuses the kernel into the GEMM whose result `load` reads; false when it cannot.
         const auto fuseInto = [&](const VectorLoad& load) {
             const ValueId storage = storageOf(load.view.value);
@@ -150,34 +181,45 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
                 program.views.contains(result)) {
                 return false;
             }
-            // A second operand: a bias the GEMM adds, or a residual its accumulators start from
-            // (ready before the GEMM runs).
-            std::optional<std::pair<ValueId, BiasMode>> bias;
-            const VectorLoad* residual = nullptr;
-            if (p.loads.size() == 2 && !(bias = leadingBias(p, load.buffer, gemm, graph))) {
-                residual = leadingResidual(p, load.buffer, gemm, elements);
-                if (!residual || storageOf(residual->view.value) == storage) return false;
-                const std::optional<size_t> ready = readyAt(residual->view.value);
-                if (ready && *ready >= position.at(gemm.opId)) return false;
-            }
-            const std::optional<Epilogue> epilogue =
-                p.loads.size() == 2 ? epilogueOf(p, gemm.outputType, p.steps[0].dst, 1)
-                                    : epilogueOf(p, gemm.outputType, load.buffer, 0);
-            if (!epilogue || graph.value(result).dtype != epilogue->stored) return false;
-            if (bias) {
-                GemmProblem biased = gemm;
-                biased.bias = bias->first;
-                biased.biasMode = bias->second;
-                biased.beta = 1.0f;
-                const GemmFootprint footprint = gemmFootprint(biased, tiles->schedule, config);
-                if (footprint.sramBytes > config.sram.sizeBytes || footprint.accumulatorBytes > config.accumulator.sizeBytes) {
-                    return false;
+            // The other loads: a bias the GEMM adds or a residual its accumulators start from
+            // (ready before the GEMM runs), which the first step adds; a vector a later step takes.
+            GemmProblem fusedGemm = gemm;
+            size_t firstStep = 0;
+            uint32_t current = load.buffer;
+            const VectorLoad* operand = nullptr;
+            for (const VectorLoad& other : p.loads) {
+                if (&other == &load) continue;
+                if (firstStep == 0) {
+                    if (const std::optional<BiasMode> mode = leadingBias(p, load.buffer, other, gemm, graph)) {
+                        fusedGemm.bias = other.view.value;
+                        fusedGemm.biasMode = *mode;
+                        fusedGemm.beta = 1.0f;
+                        firstStep = 1;
+                        continue;
+                    }
+                    if (leadingResidual(p, load.buffer, other, gemm, elements)) {
+                        if (storageOf(other.view.value) == storage) return false;
+                        const std::optional<size_t> ready = readyAt(other.view.value);
+                        if (ready && *ready >= position.at(gemm.opId)) return false;
+                        fusedGemm.residual = other.view.value;
+                        firstStep = 1;
+                        continue;
+                    }
                 }
-                gemm = std::move(biased);
+                if (operand) return false;
+                operand = &other;
             }
-            if (residual) gemm.residual = residual->view.value;
-            gemm.epilogue.insert(gemm.epilogue.end(), epilogue->steps.begin(), epilogue->steps.end());
-            gemm.outputType = epilogue->stored;
+            if (firstStep == 1) current = p.steps[0].dst;
+            const std::optional<Epilogue> epilogue = epilogueOf(p, gemm, graph, current, firstStep, operand);
+            if (!epilogue || graph.value(result).dtype != epilogue->stored) return false;
+            fusedGemm.epilogue.insert(fusedGemm.epilogue.end(), epilogue->steps.begin(), epilogue->steps.end());
+            fusedGemm.outputType = epilogue->stored;
+            // A bias or a vector operand takes SRAM slots of its own.
+            const GemmFootprint footprint = gemmFootprint(fusedGemm, tiles->schedule, config);
+            if (footprint.sramBytes > config.sram.sizeBytes || footprint.accumulatorBytes > config.accumulator.sizeBytes) {
+                return false;
+            }
+            gemm = std::move(fusedGemm);
             tiles->schedule.estimate = model.estimateGemm(gemm, tiles->schedule);
             fused.insert(tiles);
             gemm.output = result;
@@ -187,17 +229,14 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
             reader->fusedInto = gemm.opId;
             return true;
         };
-        // The load of a GEMM's result: the first, or with a second operand the one a GEMM made;
-        // when both are, either may be the residual of the other.
-        const auto isResult = [&](const VectorLoad& load) { return producers.contains(storageOf(load.view.value)); };
-        const bool firstIsResult = isResult(p.loads[0]);
-        if (p.loads.size() == 1 || firstIsResult) {
-            if (fuseInto(p.loads[0])) {
+        // The load of a GEMM's result: any load a GEMM made (when two are, either may be the
+        // residual of the other).
+        for (const VectorLoad& load : p.loads) {
+            if (producers.contains(storageOf(load.view.value)) && fuseInto(load)) {
                 ++fusions;
-                continue;
+                break;
             }
         }
-        if (p.loads.size() == 2 && isResult(p.loads[1]) && fuseInto(p.loads[1])) ++fusions;
     }
     // A heavy epilogue changes which blocks suit the GEMM best (its vector work overlaps the
     // next block's array work): the schedule is chosen again with it. A light one leaves the
