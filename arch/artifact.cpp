@@ -135,7 +135,7 @@ Json manifestToJson(const ArtifactManifest& m) {
     j["compiler_version"] = m.compilerVersion;
     j["model"] = {{"name", m.modelName}, {"sha256", m.modelHash}};
     j["arch"] = {{"name", m.archName}, {"hash", m.archHash}, {"config", m.archConfig}};
-    j["precision"] = {{"default", m.precision}, {"overrides", m.precisionOverrides}};
+    j["precision"] = {{"default", m.precision}, {"overrides", m.precisionOverrides}, {"calibration", m.calibration}};
     j["inputs"] = Json::array();
     for (const auto& b : m.inputs) j["inputs"].push_back(bindingToJson(b));
     j["outputs"] = Json::array();
@@ -176,6 +176,7 @@ ArtifactManifest manifestFromJson(const Json& j) {
     m.archConfig = j.at("arch").at("config").get<std::string>();
     m.precision = j.at("precision").at("default").get<std::string>();
     m.precisionOverrides = j.at("precision").at("overrides").get<std::map<std::string, std::string>>();
+    m.calibration = j.at("precision").at("calibration").get<std::string>();
     for (const auto& b : j.at("inputs")) m.inputs.push_back(bindingFromJson(b));
     for (const auto& b : j.at("outputs")) m.outputs.push_back(bindingFromJson(b));
     for (const auto& b : j.at("sizes")) m.sizes.push_back(bindingFromJson(b));

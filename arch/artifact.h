@@ -16,7 +16,7 @@
 
 namespace npusim {
 
-inline constexpr uint32_t kArtifactFormatVersion = 9;
+inline constexpr uint32_t kArtifactFormatVersion = 10;
 
 /// Device memory the runtime keeps beside a context's window for command buffers: a stream
 /// that does not fit runs as a chain of jobs of at most this many bytes each. A compiler that
@@ -128,6 +128,9 @@ struct ArtifactManifest {
     /// the ops kept at another (op name or type -> precision).
     std::string precision = "fp32";
     std::map<std::string, std::string> precisionOverrides;
+    /// At int8, how the activation ranges were calibrated: "<method> <scheme>, N samples"
+    /// ("minmax asymmetric, 8 samples"); empty otherwise.
+    std::string calibration;
     std::vector<TensorBinding> inputs, outputs;
     /// Data-dependent sizes: int64 scalars the runtime reads back after a run; an output dim whose
     /// symbol names one is cut to its value (the compiler pads it to its largest size).

@@ -149,20 +149,6 @@ uint64_t CompilerFlags::maxMemoryBytes() const {
     return value * scale->second;
 }
 
-namespace {
-
-/// Each calibration sample in `directory`, read for the graph's inputs.
-std::vector<compiler::CalibrationSet> readCalibrationSets(const std::filesystem::path& directory, const compiler::Graph& graph) {
-    std::vector<TensorBinding> bindings;
-    for (compiler::ValueId id : graph.inputs) {
-        const compiler::Value& value = graph.value(id);
-        bindings.push_back({value.name, value.dtype, value.shape, 0, value.symbols});
-    }
-    return readInputSets(directory, bindings);
-}
-
-}  // namespace
-
 void CompilerFlags::addQuantization(compiler::CompileOptions& options) const {
     const bool int8 = options.precision.precision == compiler::Precision::Int8;
     if (!int8) {

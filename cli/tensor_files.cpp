@@ -81,8 +81,8 @@ std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
     return inputs;
 }
 
-std::vector<std::map<std::string, Tensor>> readInputSets(const std::filesystem::path& directory,
-                                                         std::span<const TensorBinding> bindings) {
+
+std::vector<compiler::CalibrationSet> readCalibrationSets(const std::filesystem::path& directory, const compiler::Graph& graph) {
     requireDirectory(directory);
     std::vector<std::filesystem::path> samples;
     for (const auto& entry : std::filesystem::directory_iterator(directory)) {
@@ -92,7 +92,12 @@ std::vector<std::map<std::string, Tensor>> readInputSets(const std::filesystem::
         throw InputError(directory.string() + " holds no sample directories (one subdirectory of inputs per sample)");
     }
     std::sort(samples.begin(), samples.end());
-    std::vector<std::map<std::string, Tensor>> sets;
+    std::vector<TensorBinding> bindings;
+    for (compiler::ValueId id : graph.inputs) {
+        const compiler::Value& value = graph.value(id);
+        bindings.push_back({value.name, value.dtype, value.shape, 0, value.symbols});
+    }
+    std::vector<compiler::CalibrationSet> sets;
     for (const std::filesystem::path& sample : samples) sets.push_back(readInputs(sample, bindings));
     return sets;
 }

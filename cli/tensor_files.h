@@ -11,6 +11,7 @@
 
 #include "arch/artifact.h"
 #include "arch/tensor.h"
+#include "compiler/passes/quantize_int8.h"
 #include "reports/report.h"
 #include "cli/output_files.h"
 
@@ -21,10 +22,10 @@ namespace npusim::cli {
 /// have any size: the runtime picks the bucket for it.
 std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
                                          std::span<const TensorBinding> bindings, const std::string& anySize = "");
-/// readInputs for each subdirectory of `directory`, in name order: a set of inputs per
-/// subdirectory (int8's calibration samples). InputError when there is none.
-std::vector<std::map<std::string, Tensor>> readInputSets(const std::filesystem::path& directory,
-                                                         std::span<const TensorBinding> bindings);
+/// Each int8 calibration sample in `directory` (a subdirectory of inputs each, read as readInputs
+/// reads them, in name order) for the graph's inputs; InputError names what is missing or
+/// mismatched, or that there is no subdirectory.
+std::vector<compiler::CalibrationSet> readCalibrationSets(const std::filesystem::path& directory, const compiler::Graph& graph);
 /// Deterministic pseudo-random inputs (same seed, same values).
 std::map<std::string, Tensor> randomInputs(std::span<const TensorBinding> bindings, uint64_t seed);
 /// Reads reference outputs (<name>.npy or output_<i>.pb) from `directory`. A dim whose symbol

@@ -201,6 +201,10 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
             const std::vector<CalibrationSet> calibration =
                 options.calibrationInputs ? options.calibrationInputs(c.source) : std::vector<CalibrationSet>{};
             quantizeInt8(c.graph, options.precision, calibration);
+            const QuantizationOptions& q = options.precision.quantization;
+            c.artifact.manifest.calibration = std::string(calibrationMethodName(q.method)) + " " +
+                                              std::string(activationSchemeName(q.scheme)) + ", " +
+                                              std::to_string(calibration.size()) + " samples";
             dump("quantize-int8", IrLevel::Graph);
         }
         pass.run(c.graph);

@@ -95,6 +95,11 @@ SweepRow runSweepPoint(const SweepPoint& point, bool timingOnly, ImportedModel m
         compiler::CompileOptions options;
         options.fusion = point.fusion;
         options.precision.precision = *compiler::parsePrecision(point.precision);
+        if (!point.calibrateInputs.empty()) {
+            options.calibrationInputs = [&point](const compiler::Graph& graph) {
+                return readCalibrationSets(point.calibrateInputs, graph);
+            };
+        }
         options.dims = point.dims;
         const compiler::Compilation compilation =
             compiler::compileGraph(std::move(*model.graph), config, row.model, model.sha256, options);

@@ -29,9 +29,7 @@ void apply(SweepPoint& point, const std::string& key, const Json& value, const s
     } else if (key == "compiler.precision") {
         const std::optional<compiler::Precision> precision =
             value.is_string() ? compiler::parsePrecision(value.get<std::string>()) : std::nullopt;
-        if (!precision || *precision == compiler::Precision::Int8) {
-            throw InputError(where + ": compiler.precision values are fp32, bf16 or fp16");
-        }
+        if (!precision) throw InputError(where + ": compiler.precision values are fp32, bf16, fp16 or int8");
         point.precision = value.get<std::string>();
     } else if (key.starts_with(kCompilerDim)) {
         if (!value.is_number_integer() || value.get<int64_t>() <= 0) {
@@ -60,8 +58,8 @@ SweepSpec readSweepSpec(const std::filesystem::path& file) {
     }
     if (!j.is_object()) throw InputError(origin + ": expected a JSON object");
     for (const auto& [key, value] : j.items()) {
-        if (key != "models" && key != "base" && key != "axes" && key != "timing_only") {
-            throw InputError(origin + ": unknown field '" + key + "' (models, base, axes, timing_only)");
+        if (key != "models" && key != "base" && key != "axes" && key != "timing_only" && key != "calibrate_inputs") {
+            throw InputError(origin + ": unknown field '" + key + "' (models, base, axes, timing_only, calibrate_inputs)");
         }
     }
     SweepSpec spec;
@@ -77,6 +75,28 @@ SweepSpec readSweepSpec(const std::filesystem::path& file) {
     if (const auto base = j.find("base"); base != j.end()) {
         if (!base->is_string()) throw InputError(origin + ": 'base' must be a preset name or arch config file");
         spec.base = base->get<std::string>();
+    }
+    // int8's calibration samples: one directory for every model, or one per model file.
+    if (const auto calibration = j.find("calibrate_inputs"); calibration != j.end()) {
+        const auto directory = [&](const Json& name) {
+            if (!name.is_string()) throw InputError(origin + ": 'calibrate_inputs' must name directories");
+            const std::filesystem::path path = file.parent_path() / name.get<std::string>();
+            if (!std::filesystem::is_directory(path)) {
+                throw InputError(origin + ": calibration directory '" + path.string() + "' does not exist");
+            }
+            return path;
+        };
+        if (calibration->is_object()) {
+            for (const auto& [model, name] : calibration->items()) {
+                const std::filesystem::path path = file.parent_path() / model;
+                if (std::find(spec.models.begin(), spec.models.end(), path) == spec.models.end()) {
+                    throw InputError(origin + ": 'calibrate_inputs' names '" + model + "', which 'models' does not list");
+                }
+                spec.calibration[path] = directory(name);
+            }
+        } else {
+            for (const std::filesystem::path& model : spec.models) spec.calibration[model] = directory(*calibration);
+        }
     }
     if (const auto timing = j.find("timing_only"); timing != j.end()) {
         if (!timing->is_boolean()) throw InputError(origin + ": 'timing_only' must be true or false");
@@ -106,6 +126,9 @@ SweepSpec readSweepSpec(const std::filesystem::path& file) {
     for (const SweepPoint& point : expandSweep(spec)) {
         try {
             (void)loadArchConfig(point.preset, point.archOverrides);
+            if (point.precision == "int8" && point.calibrateInputs.empty()) {
+                throw InputError("compiler.precision int8 needs 'calibrate_inputs' for " + point.model.filename().string());
+            }
         } catch (const InputError& e) {
             throw InputError(origin + ": point " + point.params + ": " + e.what());
         }
@@ -128,6 +151,9 @@ std::vector<SweepPoint> expandSweep(const SweepSpec& spec) {
             point.index = points.size();
             point.model = model;
             point.preset = spec.base;
+            if (const auto calibration = spec.calibration.find(model); calibration != spec.calibration.end()) {
+                point.calibrateInputs = calibration->second;
+            }
             Json params = Json::object();
             size_t rest = n;
             std::vector<size_t> positions(lengths.size());

@@ -21,6 +21,7 @@ struct SweepPoint {
     std::vector<std::string> archOverrides;    ///< path=value, as --set takes them
     bool fusion = true;                        ///< compiler.fusion
     std::string precision = "fp32";            ///< compiler.precision
+    std::filesystem::path calibrateInputs;     ///< the model's int8 calibration samples (calibrate_inputs)
     std::map<std::string, int64_t> dims;       ///< compiler.dim.<name>
     std::string params;  ///< the axis values of the point as a JSON object (text)
 };
@@ -31,6 +32,8 @@ struct SweepSpec {
     std::string base = "edge";
     std::vector<std::map<std::string, std::vector<std::string>>> axes;  ///< per axis: key -> JSON values
     bool timingOnly = true;
+    /// Per model, the directory of its int8 calibration samples (`calibrate_inputs`).
+    std::map<std::filesystem::path, std::filesystem::path> calibration;
 };
 
 /// Reads and checks a spec; InputError naming the file and the field at fault.

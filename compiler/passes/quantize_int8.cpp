@@ -203,7 +203,7 @@ private:
     void dequantize(GraphRewriter& r, const Int8Value& value, const std::string& name, ValueId output);
     ValueId scalar(GraphRewriter& r, const std::string& name, float value);
     ValueId zeroPoint(GraphRewriter& r, const std::string& name, int8_t value);
-    Int8Value convolution(GraphRewriter& r, const Node& node, const QuantParams& out);
+    Int8Value convolution(GraphRewriter& r, const Node& node, const QuantParams& out, bool floatResult);
     /// The integer product, its bias and requantisation to `out`; with `floatResult`, the sums
     /// scaled to fp32 into the node's own result instead.
     Int8Value matmul(GraphRewriter& r, const Node& node, size_t n, const QuantParams& out, bool floatResult);
@@ -224,7 +224,7 @@ private:
     /// Quantised ops that absorbed a clamp, and MatMuls that absorbed a bias Add (its constant).
     std::set<size_t> clamped_;
     std::map<size_t, ValueId> biasOf_;
-    /// The MatMuls and Gemms only fp32 ops or the graph's outputs read: their sums are scaled to
+    /// The quantised ops only fp32 ops or the graph's outputs read: their sums are scaled to
     /// fp32, never quantised.
     std::set<size_t> floatResults_;
     /// Values an fp32 op or the graph's outputs read (decided before the rewrite moves the nodes).
@@ -276,7 +276,7 @@ void Quantizer::decideRoles() {
         const ValueId result = resultOf_.at(n);
         const bool int8Reader = std::any_of(readers_[result].begin(), readers_[result].end(),
                                             [&](const auto& reader) { return readsInt8(reader.first, reader.second); });
-        if (graph_.nodes[n].kind != OpKind::Conv && !int8Reader && !clamped_.contains(n)) {
+        if (!int8Reader && !clamped_.contains(n)) {
             floatResults_.insert(n);
         } else {
             calibrated_.insert(result);
@@ -295,7 +295,19 @@ std::optional<size_t> Quantizer::absorbingGemm(const Node& node, size_t n) const
         const auto owner = owner_.find(in);
         if (owner == owner_.end() || !soleReader(in, n)) continue;
         const size_t gemm = owner->second;
-        if (clampsAtZero(graph_, node) && node.inputs[0] == in) return gemm;
+        if (clampsAtZero(graph_, node) && node.inputs[0] == in) {
+            // Worth it only for a result an int8 op reads: one only fp32 ops read stays fp32,
+            // the clamp with it.
+            const ValueId out = node.outputs[0];
+            const bool int8Reader = std::any_of(readers_[out].begin(), readers_[out].end(), [&](const auto& reader) {
+                const Node& next = graph_.nodes[reader.first];
+                if (keptWide(next)) return false;
+                if (movesUnchanged(next.kind)) return reader.second == 0;
+                const std::vector<size_t> slots = dataSlots(graph_, next);
+                return quantizable(graph_, next) && std::find(slots.begin(), slots.end(), reader.second) != slots.end();
+            });
+            return int8Reader ? std::optional(gemm) : std::nullopt;
+        }
         const Node& op = graph_.nodes[gemm];
         if (node.kind != OpKind::Add || op.kind != OpKind::MatMul || clamped_.contains(gemm) || biasOf_.contains(gemm)) {
             return std::nullopt;
@@ -388,13 +400,33 @@ Tensor int32Bias(std::span<const double> bias, std::span<const float> productSca
     return t;
 }
 
-Quantizer::Int8Value Quantizer::convolution(GraphRewriter& r, const Node& node, const QuantParams& out) {
+Quantizer::Int8Value Quantizer::convolution(GraphRewriter& r, const Node& node, const QuantParams& out, bool floatResult) {
     const ValueId x = int8Input(r, node.inputs[0]);
     const QuantParams in = int8_.at(node.inputs[0]).params;
     const Tensor& w = *constantOf(graph_, node, 1);
     const int64_t channels = w.shape[0];
     const QuantizedWeights weights = quantizeWeights(w, channels, true);
     const std::string& name = node.name;
+    std::vector<float> productScales(weights.scales.size());
+    for (size_t c = 0; c < productScales.size(); ++c) productScales[c] = in.scale * weights.scales[c];
+    if (floatResult) {  // ConvInteger, its bias, and the sums scaled to fp32, per output channel
+        Shape perChannel(w.shape.size() - 1, 1);
+        perChannel[0] = channels;
+        ValueId product = r.add(OpKind::ConvInteger, name + ".product",
+                                {x, r.constant(name + ".w_int8", weights.values), zeroPoint(r, name + ".x_zero_point", in.zeroPoint),
+                                 zeroPoint(r, name + ".w_zero_point", 0)},
+                                node.attributes)[0];
+        if (const Tensor* bias = constantOf(graph_, node, 2)) {
+            Tensor b = int32Bias(ops::floatValues(*bias), productScales);
+            b.shape = perChannel;
+            product = r.add(OpKind::Add, name + ".bias", {product, r.constant(name + ".bias_int32", std::move(b))})[0];
+        }
+        const ValueId real = r.add(OpKind::Cast, name + ".to_float", {product}, {{"to", kOnnxFloat}})[0];
+        Tensor scales = floatVector(productScales);
+        scales.shape = perChannel;
+        r.add(OpKind::Mul, name + ".rescale", {real, r.constant(name + ".scales", std::move(scales))}, {}, {node.outputs[0]});
+        return {};
+    }
     std::vector<ValueId> inputs = {x,
                                    scalar(r, name + ".x_scale", in.scale),
                                    zeroPoint(r, name + ".x_zero_point", in.zeroPoint),
@@ -404,8 +436,6 @@ Quantizer::Int8Value Quantizer::convolution(GraphRewriter& r, const Node& node, 
                                    scalar(r, name + ".y_scale", out.scale),
                                    zeroPoint(r, name + ".y_zero_point", out.zeroPoint)};
     if (const Tensor* bias = constantOf(graph_, node, 2)) {
-        std::vector<float> productScales(weights.scales.size());
-        for (size_t c = 0; c < productScales.size(); ++c) productScales[c] = in.scale * weights.scales[c];
         inputs.push_back(r.constant(name + ".bias_int32", int32Bias(ops::floatValues(*bias), productScales)));
     }
     return {r.add(OpKind::QLinearConv, name, inputs, node.attributes)[0], out};
@@ -480,12 +510,16 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
             case Role::Absorbed: return true;  // its quantised producer wrote its result
             case Role::Gemm: {
                 if (floatResults_.contains(n)) {
-                    matmul(r, node, n, {}, true);
+                    if (node.kind == OpKind::Conv) {
+                        convolution(r, node, {}, true);
+                    } else {
+                        matmul(r, node, n, {}, true);
+                    }
                     return true;
                 }
                 const ValueId result = resultOf_.at(n);
                 const QuantParams out = paramsOf(result);
-                const Int8Value value = node.kind == OpKind::Conv ? convolution(r, node, out) : matmul(r, node, n, out, false);
+                const Int8Value value = node.kind == OpKind::Conv ? convolution(r, node, out, false) : matmul(r, node, n, out, false);
                 int8_[result] = value;
                 if (floatRead_.contains(result)) dequantize(r, value, graph_.value(result).name, result);
                 return true;

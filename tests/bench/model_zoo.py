@@ -2,7 +2,8 @@
 """Real networks through npusim, per model and preset, measured side by side in one run.
 
 Exports each architecture of tests/bench/zoo_models.py (seeded random weights, torch.onnx.export),
-compiles it with `npusim compile` (at each of --precisions) and runs the artifact with torch's
+compiles it with `npusim compile` (at each of --precisions; int8 calibrated on 8 seeded input sets
+of the model's own distribution) and runs the artifact with torch's
 inputs, comparing with torch's outputs. Prints per model, preset and precision: compile seconds
 and peak RSS, commands and command bytes, cycles, efficiency against the roofline and against
 the shape-aware bound (report.json's `roofline`), DRAM bytes moved, run host seconds and peak
@@ -13,7 +14,7 @@ can beat, beaten, is a wrong bound). Figures, not assertions: a failure is a row
 says what npusim printed.
 
     tests/bench/model_zoo.py [--build DIR] [--cache DIR] [--presets tiny,edge,...] [--models a,b]
-                             [--precisions fp32,bf16,fp16] [--timing-only] [--per-op] [--json FILE]
+                             [--precisions fp32,bf16,fp16,int8] [--timing-only] [--per-op] [--json FILE]
 """
 import argparse
 import json
@@ -86,8 +87,9 @@ def command_bytes(npusim, artifact):
 def measure(npusim, model_path, preset, precision, work, timing_only, timeout, per_op):
     row = {"preset": preset, "precision": precision}
     artifact = work / f"{model_path.stem}.{preset}.{precision}.npuart"
+    calibration = ["--calibrate-inputs", zoo_models.calibration_sets(model_path)] if precision == "int8" else []
     rc, out, err, seconds, rss = child_peak_rss([npusim, "compile", model_path, "--arch", preset, "--precision", precision,
-                                                 "-o", artifact], timeout)
+                                                 *calibration, "-o", artifact], timeout)
     row.update(compile_s=seconds, compile_rss_mib=rss)
     if rc != 0:
         row["error"] = "compile: " + first_error_line(err)

@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """What a precision buys and costs, per model, side by side in one run: each model of the zoo
 (tests/bench/zoo_models.py, seeded random weights) is compiled at every precision and run on
-several seeded inputs with `npusim run --check` (random floats; a model that takes integers,
+several seeded inputs with `npusim run --check` (int8 calibrated on 8 other seeded input sets drawn
+the same way; random floats; a model that takes integers,
 such as token ids, gets the zoo's own input set shuffled per seed, so every id stays valid); prints cycles, DRAM bytes and their
 ratios to fp32, and against the fp32 reference interpreter the lowest cosine similarity and SNR
 of an output, the largest relative error, and the share of inputs whose top-1 class (for scores
 over classes) agrees with the reference's. Figures, not assertions.
 
     tests/bench/precision_accuracy.py [--build DIR] [--cache DIR] [--models resnet18,mobilenet_v2]
-                                      [--preset server] [--precisions fp32,bf16,fp16] [--inputs 8]
+                                      [--preset server] [--precisions fp32,bf16,fp16,int8] [--inputs 8]
                                       [--json FILE]
 """
 import argparse
@@ -45,6 +46,8 @@ def inputs_for(model, seed, work):
 def run(npusim, model, preset, precision, seed, work, report):
     command = [str(npusim), "run", str(model), "--arch", preset, "--precision", precision, "--inputs",
                inputs_for(model, seed, work), "--seed", str(seed), "--check", "--report", str(report)]
+    if precision == "int8":  # calibrated on other seeds than the checked inputs', drawn the same way
+        command += ["--calibrate-inputs", str(zoo_models.calibration_sets(model, uniform=True))]
     limit = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({ADDRESS_LIMIT}, {ADDRESS_LIMIT}))"
     result = subprocess.run([sys.executable, "-c", f"{limit}; import os, sys; os.execv(sys.argv[1], sys.argv[1:])",
                              *command], capture_output=True, text=True)
@@ -78,7 +81,7 @@ def main():
     parser.add_argument("--cache", default=None, type=Path, help="where exported models are kept (default BUILD/zoo)")
     parser.add_argument("--models", default="resnet18,mobilenet_v2")
     parser.add_argument("--preset", default="server")
-    parser.add_argument("--precisions", default="fp32,bf16,fp16")
+    parser.add_argument("--precisions", default="fp32,bf16,fp16,int8")
     parser.add_argument("--inputs", default=8, type=int, help="seeded random input sets per model")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args()

@@ -5,6 +5,7 @@ Each entry builds a module and an example input; `export(name, directory)` write
 outputs). Debian's python3-torch (1.13) and python3-torchvision (0.14).
 """
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -251,3 +252,32 @@ def export(name, directory, opset=13):
         np.save(root / "expected" / f"{key}.npy", value.numpy())
     done.write_text(f"torch {torch.__version__}, opset {opset}\n")
     return model_path
+
+
+def calibration_sets(model_path, count=8, seed=1000, uniform=False):
+    """int8 calibration samples for an exported model (`--calibrate-inputs`): `count`
+    subdirectories of seeded inputs beside its own, each drawn like them but independently:
+    floats standard normal (or, with `uniform`, uniform in [-1, 1) as `npusim run --seed` draws
+    them), integers (token ids) the model's own input shuffled, so every id stays valid. Returns
+    the directory; kept, like the export, until the model is exported again."""
+    root = Path(model_path).parent
+    directory = root / f"calibration.{'uniform' if uniform else 'normal'}.{count}.{seed}"
+    done = directory / "complete"
+    if done.is_file():
+        return directory
+    shutil.rmtree(directory, ignore_errors=True)
+    for i in range(count):
+        sample = directory / f"sample{i:02d}"
+        sample.mkdir(parents=True)
+        rng = np.random.RandomState(seed + i)
+        for path in sorted((root / "inputs").glob("*.npy")):
+            given = np.load(path)
+            if np.issubdtype(given.dtype, np.integer):
+                values = rng.permutation(given.ravel()).reshape(given.shape)
+            elif uniform:
+                values = rng.uniform(-1, 1, given.shape)
+            else:
+                values = rng.standard_normal(given.shape)
+            np.save(sample / path.name, values.astype(given.dtype))
+    done.write_text(f"{count} samples from seed {seed}\n")
+    return directory

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import unittest
 
+import numpy as np
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from npusim_cli import NPUSIM, NpusimTestCase, example  # noqa: E402
 from slurm_cluster import SlurmCluster, SlurmUnavailable  # noqa: E402
@@ -149,6 +151,20 @@ class LocalSweepTest(SweepTestCase):
         self.assertEqual([json.loads(r["compiler"])["precision"] for r in (wide, narrow)], ["fp32", "bf16"])
         self.assertLess(narrow["total_cycles"], wide["total_cycles"])
         self.assertLess(narrow["dram_bytes"], wide["dram_bytes"])
+
+    def test_int8_points_calibrate_on_the_spec_s_samples(self):
+        for i in range(2):
+            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
+            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", np.random.RandomState(i).uniform(-1, 1, (64, 256)).astype(np.float32))
+        self.write_spec({"models": ["mlp.onnx"], "calibrate_inputs": "cal",
+                         "axes": [{"compiler.precision": ["bf16", "int8"]}]})
+        self.ok("sweep", "spec.json", "--db", "s.sqlite")
+        bf16, int8 = rows(self.tmp / "s.sqlite")
+        self.assertEqual((bf16["status"], int8["status"]), ("ok", "ok"))
+        self.assertEqual(json.loads(int8["compiler"])["precision"], "int8")
+        self.assertLess(int8["dram_bytes"], bf16["dram_bytes"])
+        self.write_spec({"models": ["mlp.onnx"], "axes": [{"compiler.precision": ["int8"]}]}, "bare.json")
+        self.assertFailsCleanly(["sweep", "bare.json"], 2, ["int8", "calibrate_inputs"])
 
     def test_bad_specs_and_options_are_named_and_leave_nothing(self):
         cases = [
