@@ -75,9 +75,11 @@ enum class VectorOp : uint8_t {
     ReduceSum = 17,   ///< dst[r] = sum over c of src0[r][c]
     ReduceMax = 18,   ///< dst[r] = max over c of src0[r][c]
     Cast = 19,        ///< dtype -> out dtype
-    Quantize = 20,    ///< fp32 -> int8/uint8: saturate(round_even(x / imm) + imm2)
-    Requantize = 21,  ///< int32 -> int8/uint8: saturate(round_even(float(x) * imm) + imm2)
-    Dequantize = 22,  ///< int8/uint8/int32 -> fp32: (x - imm2) * imm
+    // The (de)quantisations' scale s is imm or, with a second operand, its fp32 element (a
+    // scale per row or column: per channel).
+    Quantize = 20,    ///< fp32 -> int8/uint8: saturate(round_even(x / s) + imm2)
+    Requantize = 21,  ///< int32 -> int8/uint8: saturate(round_even(float(x) * s) + imm2)
+    Dequantize = 22,  ///< int8/uint8/int32 -> fp32: (x - imm2) * s
     Fill = 23,        ///< dst = the low bytes of imm, in dtype; src0 is not read
     Less = 24,        ///< dst = 1 where src0 < operand1, else 0 (false for NaN)
     Equal = 25,       ///< dst = 1 where src0 == operand1, else 0 (false for NaN)

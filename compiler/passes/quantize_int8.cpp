@@ -546,6 +546,27 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
                 changed = true;
             }
         }
+        // The fp32 readers of a requantised value read it dequantised.
+        const auto dequantizeForReaders = [&](ValueId id) {
+            const Int8Value& value = int8_.at(id);
+            const std::string base = graph_.value(value.q).name;
+            dequantized_[id] = r.add(OpKind::DequantizeLinear, graph_.value(id).name + ".dequantize",
+                                     {value.q, scalar(r, base + ".scale", value.params.scale),
+                                      zeroPoint(r, base + ".zero_point", value.params.zeroPoint)})[0];
+        };
+        // A clamp from 0 whose result is requantised with zero point -128, no graph output: the
+        // quantise saturates what the clamp cuts, so it quantises the clamp's input instead.
+        const ValueId out = node.outputs[0];
+        if (clampsAtZero(graph_, node) && requantized_.contains(out) && !outputs_.contains(out) &&
+            paramsOf(out).zeroPoint == -128) {
+            const QuantParams params = paramsOf(out);
+            const std::string name = graph_.value(out).name;
+            int8_[out] = {r.add(OpKind::QuantizeLinear, name + ".quantize",
+                                {inputs[0], scalar(r, name + ".scale", params.scale), zeroPoint(r, name + ".zero_point", -128)})[0],
+                          params};
+            dequantizeForReaders(out);
+            return true;
+        }
         const bool requantizes = std::any_of(node.outputs.begin(), node.outputs.end(),
                                              [&](ValueId id) { return requantized_.contains(id); });
         if (!changed && !requantizes) return false;
@@ -553,11 +574,7 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
         for (ValueId id : node.outputs) {
             if (!requantized_.contains(id)) continue;
             int8Input(r, id);
-            const Int8Value& value = int8_.at(id);
-            const std::string base = graph_.value(value.q).name;
-            dequantized_[id] = r.add(OpKind::DequantizeLinear, graph_.value(id).name + ".dequantize",
-                                     {value.q, scalar(r, base + ".scale", value.params.scale),
-                                      zeroPoint(r, base + ".zero_point", value.params.zeroPoint)})[0];
+            dequantizeForReaders(id);
         }
         return true;
     });

@@ -327,10 +327,10 @@ private:
             v.op = step.op;
             v.dtype = step.in;
             if (step.out != step.in) v.outDType = step.out;
+            v.immediate2 = step.immediate2;
             if (step.immediate) {
                 v.mode = isa::Operand1Mode::Immediate;
                 v.immediate = *step.immediate;
-                v.immediate2 = step.immediate2;
             }
             std::vector<Access> accesses = {{bufferResource(acc), true}};
             if (step.operand != kNoValue) {

@@ -3,6 +3,7 @@
 #include "compiler/tiling/fusion.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <set>
 
@@ -90,6 +91,34 @@ std::optional<Epilogue> epilogueOf(const VectorProblem& p, const GemmProblem& ge
     }
     epilogue.stored = type;
     return epilogue;
+}
+
+/// An integer GEMM's requantisation as the graph spells it (a cast of the int32 sums to fp32, a
+/// multiply by the scale, a quantise with scale 1) becomes the vector unit's one-step
+/// requantize, and a dequantisation (the cast and the multiply) its one-step dequantize, scale
+/// per channel or immediate: each computes what the steps do, bit for bit (the same fp32
+/// product, divided by 1).
+void foldConversions(std::vector<EpilogueStep>& steps) {
+    using isa::VectorOp;
+    const auto erase = [&](size_t at) { steps.erase(steps.begin() + static_cast<std::ptrdiff_t>(at)); };
+    for (size_t i = 0; i + 1 < steps.size(); ++i) {
+        const EpilogueStep& cast = steps[i];
+        const EpilogueStep& mul = steps[i + 1];
+        if (cast.op == VectorOp::Cast && cast.in == DType::Int32 && cast.out == DType::Fp32 && mul.op == VectorOp::Mul &&
+            (mul.immediate || mul.operand != kNoValue)) {
+            steps[i] = {VectorOp::Dequantize, mul.immediate, 0, DType::Int32, DType::Fp32, mul.operand, mul.operandMode};
+            erase(i + 1);
+        }
+        // A dequantisation of the int32 sums (zero point 0) quantised with scale 1: one requantize.
+        if (i + 1 < steps.size() && steps[i].op == VectorOp::Dequantize && steps[i].in == DType::Int32 &&
+            steps[i].immediate2 == 0 && steps[i + 1].op == VectorOp::Quantize &&
+            steps[i + 1].immediate == std::bit_cast<uint32_t>(1.0f)) {
+            steps[i].op = VectorOp::Requantize;
+            steps[i].immediate2 = steps[i + 1].immediate2;
+            steps[i].out = steps[i + 1].out;
+            erase(i + 1);
+        }
+    }
 }
 
 /// A bias the kernel's first step adds to the GEMM's result (loaded into `result`) from `bias`,
@@ -181,14 +210,16 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
                 program.views.contains(result)) {
                 return false;
             }
-            // The other loads: a bias the GEMM adds or a residual its accumulators start from
-            // (ready before the GEMM runs), which the first step adds; a vector a later step takes.
+            // The other loads, each ready before the GEMM runs: a bias the GEMM adds or a residual
+            // its accumulators start from, which the first step adds; a vector a later step takes.
             GemmProblem fusedGemm = gemm;
             size_t firstStep = 0;
             uint32_t current = load.buffer;
             const VectorLoad* operand = nullptr;
             for (const VectorLoad& other : p.loads) {
                 if (&other == &load) continue;
+                const std::optional<size_t> ready = readyAt(other.view.value);
+                if (storageOf(other.view.value) == storage || (ready && *ready >= position.at(gemm.opId))) return false;
                 if (firstStep == 0) {
                     if (const std::optional<BiasMode> mode = leadingBias(p, load.buffer, other, gemm, graph)) {
                         fusedGemm.bias = other.view.value;
@@ -198,9 +229,6 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
                         continue;
                     }
                     if (leadingResidual(p, load.buffer, other, gemm, elements)) {
-                        if (storageOf(other.view.value) == storage) return false;
-                        const std::optional<size_t> ready = readyAt(other.view.value);
-                        if (ready && *ready >= position.at(gemm.opId)) return false;
                         fusedGemm.residual = other.view.value;
                         firstStep = 1;
                         continue;
@@ -213,6 +241,7 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
             const std::optional<Epilogue> epilogue = epilogueOf(p, gemm, graph, current, firstStep, operand);
             if (!epilogue || graph.value(result).dtype != epilogue->stored) return false;
             fusedGemm.epilogue.insert(fusedGemm.epilogue.end(), epilogue->steps.begin(), epilogue->steps.end());
+            foldConversions(fusedGemm.epilogue);
             fusedGemm.outputType = epilogue->stored;
             // A bias or a vector operand takes SRAM slots of its own.
             const GemmFootprint footprint = gemmFootprint(fusedGemm, tiles->schedule, config);

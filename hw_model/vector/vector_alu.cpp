@@ -140,13 +140,25 @@ void sameType(const VectorBlock& b) {
     }
 }
 
-/// Casts and (de)quantisation: element by element between types.
+/// Casts and (de)quantisation: element by element between types. The scale is the immediate
+/// or, with a second operand, its fp32 element for (r, c): a per-channel requantisation.
 void convert(const VectorBlock& b) {
-    const float scale = std::bit_cast<float>(b.immediate);
     const auto zeroPoint = static_cast<double>(std::bit_cast<int32_t>(b.immediate2));
     const size_t count = static_cast<size_t>(b.rows) * b.cols;
+    const auto scaleAt = [&](size_t i) {
+        switch (b.mode) {
+            case isa::Operand1Mode::Full: return load<float>(b.src1, i);
+            case isa::Operand1Mode::Row: return load<float>(b.src1, i % b.cols);
+            case isa::Operand1Mode::Column: return load<float>(b.src1, i / b.cols);
+            case isa::Operand1Mode::Scalar: return load<float>(b.src1, 0);
+            case isa::Operand1Mode::Immediate:
+            case isa::Operand1Mode::None: break;
+        }
+        return std::bit_cast<float>(b.immediate);
+    };
     for (size_t i = 0; i < count; ++i) {
         const double x = loadAny(b.dtype, b.src0, i);
+        const float scale = scaleAt(i);
         switch (b.op) {
             case VectorOp::Cast:
                 if (b.outDType == DType::Fp32) {

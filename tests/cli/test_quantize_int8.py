@@ -93,11 +93,12 @@ class QuantizeInt8Test(NpusimTestCase):
     def test_per_channel_requantisation_runs_as_the_gemm_epilogue(self):
         self.two_layer_model()
         tile = self.ok("compile", "two.onnx", "--precision", "int8", "--calibrate-inputs", "cal", "--emit", "tile")
-        # fc1: the bias in the accumulator, then convert, the per-column multipliers, quantise:
-        # the GEMM stores int8. fc2, read only by the graph's output, stores its sums scaled to fp32.
+        # fc1: the bias in the accumulator, then one requantize step with the per-column
+        # multipliers: the GEMM stores int8. fc2, read only by the graph's output, stores its
+        # sums scaled to fp32 per column (one dequantize step).
         self.assertRegex(tile, r"tile\.gemm @fc1\.product .*int8 -> int32 -> int8 .*bias=row .*"
-                               r"epilogue=cast\+mul\(%fc1\.multiplier\S* row\)\+quantize")
-        self.assertRegex(tile, r"tile\.gemm @fc2\.product .*int8 -> int32 -> fp32 .*epilogue=cast\+mul\(%fc2\.multiplier\S* row\)")
+                               r"epilogue=requantize\(%fc1\.multiplier\S* row\)")
+        self.assertRegex(tile, r"tile\.gemm @fc2\.product .*int8 -> int32 -> fp32 .*epilogue=dequantize\(%fc2\.multiplier\S* row\)")
         graph = self.ok("compile", "two.onnx", "--precision", "int8", "--calibrate-inputs", "cal", "--emit", "graph")
         self.assertIn("%x.scale = constant dense<fp32[]:", graph)
         self.assertRegex(graph, r"QuantizeLinear\(%x, %x\.scale, %x\.zero_point\)")

@@ -2,6 +2,7 @@
 // passes the firmware's validation, semaphores balance, and mapping errors name the op.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <map>
 
 #include "arch/arch_config.h"
@@ -272,8 +273,8 @@ TEST(Fusion, AnActivationAfterAGemmRunsOnItsAccumulator) {
 
 TEST(Fusion, AnIntegerGemmsRequantisationRunsOnItsAccumulatorAndStoresInt8) {
     // QLinearMatMul's form after integer-matmul: int32 product, cast to fp32, scaled, quantised.
-    // The GEMM converts in place, scales and quantises each block, and stores int8: the int32
-    // product never reaches DRAM.
+    // The GEMM requantises each block in one step (the vector unit's requantize, the same fp32
+    // product rounded) and stores int8: the int32 product never reaches DRAM.
     testing::GraphBuilder b("requantise", 13);
     const ValueId product = b.op(OpKind::MatMulInteger, "matmul",
                                  {b.input("x", DType::Int8, {32, 64}), b.constant("w", Tensor::zeros(DType::Int8, {64, 16}))});
@@ -284,11 +285,13 @@ TEST(Fusion, AnIntegerGemmsRequantisationRunsOnItsAccumulatorAndStoresInt8) {
     const Graph graph = b.finish({y});
     const TileProgram program = withFusedEpilogues(graph, 3);
     const GemmProblem& gemm = std::get<GemmTiles>(program.ops[0]).problem;
-    ASSERT_EQ(gemm.epilogue.size(), 3u);
-    EXPECT_EQ(gemm.epilogue[0].op, isa::VectorOp::Cast);
-    EXPECT_EQ(gemm.epilogue[0].out, DType::Fp32);
-    EXPECT_EQ(gemm.epilogue[2].op, isa::VectorOp::Quantize);
-    EXPECT_EQ(gemm.epilogue[2].in, DType::Fp32);
+    ASSERT_EQ(gemm.epilogue.size(), 1u);
+    const EpilogueStep& requantize = gemm.epilogue[0];
+    EXPECT_EQ(requantize.op, isa::VectorOp::Requantize);
+    EXPECT_EQ(requantize.in, DType::Int32);
+    EXPECT_EQ(requantize.out, DType::Int8);
+    EXPECT_EQ(requantize.immediate, std::bit_cast<uint32_t>(0.25f));
+    EXPECT_EQ(requantize.immediate2, 3u);
     EXPECT_EQ(gemm.outputType, DType::Int8);
     EXPECT_EQ(gemm.output, y);
 }

@@ -118,6 +118,21 @@ TEST(VectorAlu, RowReductions) {
               (std::vector<int32_t>{-3}));
 }
 
+TEST(VectorAlu, ConversionsTakeAScalePerRowOrColumnFromTheSecondOperand) {
+    // A GEMM's per-channel requantisation: row r scaled by its own fp32 scale, rounded half to
+    // even, then the zero point (1) added; a per-column dequantisation likewise.
+    const std::vector<int32_t> x = {10, 20, 30, 10, 20, 30};
+    const std::vector<int32_t> perRow = {static_cast<int32_t>(bits(0.5f)), static_cast<int32_t>(bits(0.25f))};
+    EXPECT_EQ(run<int8_t>(VectorOp::Requantize, DType::Int32, DType::Int8, 2, 3, x, perRow, isa::Operand1Mode::Column, 0,
+                          bits(int32_t{1})),
+              (std::vector<int8_t>{6, 11, 16, 3, 6, 9}));
+    const std::vector<int32_t> perColumn = {static_cast<int32_t>(bits(1.0f)), static_cast<int32_t>(bits(2.0f)),
+                                            static_cast<int32_t>(bits(3.0f))};
+    EXPECT_EQ(run<float>(VectorOp::Dequantize, DType::Int32, DType::Fp32, 2, 3, std::vector<int32_t>{1, 2, 3, 4, 5, 6},
+                         perColumn, isa::Operand1Mode::Row),
+              (std::vector<float>{1, 4, 9, 4, 10, 18}));
+}
+
 TEST(VectorAlu, QuantizeRoundsHalfToEvenAndSaturates) {
     // x / 0.5 = 1, 3, 5, -3, 300, -300 (+ zero point 0): ties to even: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2.
     const std::vector<float> x = {0.25f, 0.75f, 1.25f, -0.75f, 150.0f, -150.0f};
