@@ -554,17 +554,18 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
                                      {value.q, scalar(r, base + ".scale", value.params.scale),
                                       zeroPoint(r, base + ".zero_point", value.params.zeroPoint)})[0];
         };
-        // A clamp from 0 whose result is requantised with zero point -128, no graph output: the
-        // quantise saturates what the clamp cuts, so it quantises the clamp's input instead.
+        // A clamp from 0 whose result only a quantise reads (quantised ops, and fp32 readers
+        // through its dequantisation), with zero point -128: the quantise saturates what the
+        // clamp cuts, so it quantises the clamp's input instead.
         const ValueId out = node.outputs[0];
-        if (clampsAtZero(graph_, node) && requantized_.contains(out) && !outputs_.contains(out) &&
-            paramsOf(out).zeroPoint == -128) {
+        const bool onlyQuantized = requantized_.contains(out) || (calibrated_.contains(out) && !floatRead_.contains(out));
+        if (clampsAtZero(graph_, node) && onlyQuantized && !outputs_.contains(out) && paramsOf(out).zeroPoint == -128) {
             const QuantParams params = paramsOf(out);
             const std::string name = graph_.value(out).name;
             int8_[out] = {r.add(OpKind::QuantizeLinear, name + ".quantize",
                                 {inputs[0], scalar(r, name + ".scale", params.scale), zeroPoint(r, name + ".zero_point", -128)})[0],
                           params};
-            dequantizeForReaders(out);
+            if (requantized_.contains(out)) dequantizeForReaders(out);
             return true;
         }
         const bool requantizes = std::any_of(node.outputs.begin(), node.outputs.end(),

@@ -124,6 +124,41 @@ class QuantizeInt8Test(NpusimTestCase):
         for line in gemms:
             self.assertIn("int8 GEMM", line)
 
+    def test_a_residual_block_keeps_its_activations_int8(self):
+        # x -> conv_a -> relu -> conv_b -> add(h) -> relu -> conv_c, h = relu(conv_in(x)): h and
+        # the block's sum are each quantised once, their fp32 readers (the adds) take them
+        # dequantised, the relus are absorbed or cut by the quantise, and conv_b's result, read
+        # only by the add, is scaled to fp32 in its GEMM.
+        rng = np.random.RandomState(3)
+        conv = lambda name, x, y, c_in, c_out: (helper.make_node("Conv", [x, name + ".w", name + ".b"], [y], name=name,
+                                                                 pads=[1, 1, 1, 1]),
+                                                [numpy_helper.from_array((rng.randn(c_out, c_in, 3, 3) * 0.2).astype(np.float32), name + ".w"),
+                                                 numpy_helper.from_array(rng.randn(c_out).astype(np.float32) * 0.1, name + ".b")])
+        nodes, weights = [], []
+        for name, x, y, c_in in (("conv_in", "x", "c0", 3), ("conv_a", "h", "c1", 8), ("conv_b", "r1", "c2", 8),
+                                 ("conv_c", "out", "y", 8)):
+            node, w = conv(name, x, y, c_in, 8)
+            nodes.append(node)
+            weights += w
+        nodes[1:1] = [helper.make_node("Relu", ["c0"], ["h"], name="relu_in")]
+        nodes[3:3] = [helper.make_node("Relu", ["c1"], ["r1"], name="relu_a")]
+        nodes[5:5] = [helper.make_node("Add", ["c2", "h"], ["s"], name="add"), helper.make_node("Relu", ["s"], ["out"], name="relu_out")]
+        graph = helper.make_graph(nodes, "block", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 16, 16])], weights)
+        save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "block.onnx"))
+        for i in range(3):
+            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
+            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", rng.randn(1, 3, 16, 16).astype(np.float32))
+        ir = self.ok("compile", "block.onnx", "--precision", "int8", "--calibrate-inputs", "cal", "--emit", "graph")
+        self.assertNotIn("Relu", ir)
+        self.assertEqual(len(re.findall(r"= QuantizeLinear\(%h[,.]", ir)), 0)  # h comes int8 from conv_in
+        self.assertEqual(len(re.findall(r"= QuantizeLinear\(%s, %out\.scale", ir)), 1)  # the sum, quantised once
+        self.assertRegex(ir, r"%out\.zero_point = constant dense<int8\[\]: \[-128\]>")
+        self.assertRegex(ir, r"%c2 = Mul\(%conv_b\.to_float\.0, %conv_b\.scales\)")  # conv_b's sums, scaled to fp32
+        out = self.ok("run", "block.onnx", "--precision", "int8", "--calibrate-inputs", "cal", "--check")
+        self.assertIn("check against the compiled int8 program: passed (max abs error 0,", out)
+        self.assertGreater(float(re.search(r"cosine ([0-9.]+)", out).group(1)), 0.99)
+
     def test_an_override_keeps_an_op_fp32(self):
         self.two_layer_model()
         mapping = self.ok("compile", "two.onnx", "--precision", "int8", "--calibrate-inputs", "cal",
