@@ -585,9 +585,14 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
 std::map<ValueId, Range> calibrate(const Graph& graph, const std::set<ValueId>& values, std::span<const CalibrationSet> sets,
                                    const QuantizationOptions& options) {
     std::map<ValueId, Range> ranges;
+    if (values.empty()) return ranges;  // nothing to quantise: no run needed
     const auto observe = [&](ValueId id, const Tensor& tensor) {
         if (!values.contains(id) || tensor.dtype != DType::Fp32 || tensor.elementCount() == 0) return;
         std::vector<float> x(tensor.as<float>().begin(), tensor.as<float>().end());
+        if (!std::all_of(x.begin(), x.end(), [](float v) { return std::isfinite(v); })) {
+            throw InputError("calibration: '" + graph.value(id).name +
+                             "' has NaN or infinite values, which int8 cannot hold (a sample with such inputs?)");
+        }
         Range range;
         if (options.method == CalibrationMethod::MinMax) {
             const auto [low, high] = std::minmax_element(x.begin(), x.end());

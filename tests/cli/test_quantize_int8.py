@@ -193,6 +193,9 @@ class QuantizeInt8Test(NpusimTestCase):
         (self.tmp / "empty").mkdir()
         self.assertFailsCleanly(["compile", "two.onnx", "--precision", "int8", "--calibrate-inputs", "empty",
                                  "-o", "m.npuart"], 2, ["empty", "no sample directories"])
+        np.save(self.tmp / "cal" / "s0" / "x.npy", np.full((ROWS, K), np.nan, np.float32))
+        self.assertFailsCleanly(["compile", "two.onnx", "--precision", "int8", "--calibrate-inputs", "cal",
+                                 "-o", "m.npuart"], 2, ["'x'", "NaN"])
         np.save(self.tmp / "cal" / "s0" / "x.npy", np.zeros((ROWS, K + 1), np.float32))
         self.assertFailsCleanly(["compile", "two.onnx", "--precision", "int8", "--calibrate-inputs", "cal",
                                  "-o", "m.npuart"], 2, ["x"])
