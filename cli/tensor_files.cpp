@@ -81,7 +81,6 @@ std::map<std::string, Tensor> readInputs(const std::filesystem::path& directory,
     return inputs;
 }
 
-
 std::vector<compiler::CalibrationSet> readCalibrationSets(const std::filesystem::path& directory, const compiler::Graph& graph) {
     requireDirectory(directory);
     std::vector<std::filesystem::path> samples;
