@@ -200,7 +200,8 @@ private:
     std::optional<size_t> absorbingGemm(const Node& node, size_t n) const;
     ValueId int8Input(GraphRewriter& r, ValueId id);
     QuantParams paramsOf(ValueId id) const;
-    void dequantize(GraphRewriter& r, const Int8Value& value, const std::string& name, ValueId output);
+    /// A DequantizeLinear of `id`'s int8 form, into `output` (a new value when kNoValue).
+    ValueId dequantize(GraphRewriter& r, ValueId id, ValueId output);
     ValueId scalar(GraphRewriter& r, const std::string& name, float value);
     ValueId zeroPoint(GraphRewriter& r, const std::string& name, int8_t value);
     Int8Value convolution(GraphRewriter& r, const Node& node, const QuantParams& out, bool floatResult);
@@ -350,11 +351,12 @@ ValueId Quantizer::int8Input(GraphRewriter& r, ValueId id) {
     return value.q;
 }
 
-void Quantizer::dequantize(GraphRewriter& r, const Int8Value& value, const std::string& name, ValueId output) {
+ValueId Quantizer::dequantize(GraphRewriter& r, ValueId id, ValueId output) {
+    const Int8Value& value = int8_.at(id);
     const std::string base = graph_.value(value.q).name;
-    r.add(OpKind::DequantizeLinear, name + ".dequantize",
-          {value.q, scalar(r, base + ".scale", value.params.scale), zeroPoint(r, base + ".zero_point", value.params.zeroPoint)},
-          {}, {output});
+    return r.add(OpKind::DequantizeLinear, graph_.value(id).name + ".dequantize",
+                 {value.q, scalar(r, base + ".scale", value.params.scale), zeroPoint(r, base + ".zero_point", value.params.zeroPoint)},
+                 {}, output == kNoValue ? std::vector<ValueId>{} : std::vector<ValueId>{output})[0];
 }
 
 /// Weights quantised symmetrically per slice of `slices` elements along their outermost
@@ -521,7 +523,7 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
                 const QuantParams out = paramsOf(result);
                 const Int8Value value = node.kind == OpKind::Conv ? convolution(r, node, out, false) : matmul(r, node, n, out, false);
                 int8_[result] = value;
-                if (floatRead_.contains(result)) dequantize(r, value, graph_.value(result).name, result);
+                if (floatRead_.contains(result)) dequantize(r, result, result);
                 return true;
             }
             case Role::Passthrough: {
@@ -532,7 +534,7 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
                 for (size_t i = 0; i < outputs.size(); ++i) {
                     const ValueId out = node.outputs[i];
                     int8_[out] = {outputs[i], in.params};
-                    if (floatRead_.contains(out)) dequantize(r, int8_[out], graph_.value(out).name, out);
+                    if (floatRead_.contains(out)) dequantize(r, out, out);
                 }
                 return true;
             }
@@ -546,14 +548,6 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
                 changed = true;
             }
         }
-        // The fp32 readers of a requantised value read it dequantised.
-        const auto dequantizeForReaders = [&](ValueId id) {
-            const Int8Value& value = int8_.at(id);
-            const std::string base = graph_.value(value.q).name;
-            dequantized_[id] = r.add(OpKind::DequantizeLinear, graph_.value(id).name + ".dequantize",
-                                     {value.q, scalar(r, base + ".scale", value.params.scale),
-                                      zeroPoint(r, base + ".zero_point", value.params.zeroPoint)})[0];
-        };
         // A clamp from 0 whose result only a quantise reads (quantised ops, and fp32 readers
         // through its dequantisation), with zero point -128: the quantise saturates what the
         // clamp cuts, so it quantises the clamp's input instead.
@@ -565,7 +559,7 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
             int8_[out] = {r.add(OpKind::QuantizeLinear, name + ".quantize",
                                 {inputs[0], scalar(r, name + ".scale", params.scale), zeroPoint(r, name + ".zero_point", -128)})[0],
                           params};
-            if (requantized_.contains(out)) dequantizeForReaders(out);
+            if (requantized_.contains(out)) dequantized_[out] = dequantize(r, out, kNoValue);
             return true;
         }
         const bool requantizes = std::any_of(node.outputs.begin(), node.outputs.end(),
@@ -575,7 +569,7 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
         for (ValueId id : node.outputs) {
             if (!requantized_.contains(id)) continue;
             int8Input(r, id);
-            dequantizeForReaders(id);
+            dequantized_[id] = dequantize(r, id, kNoValue);  // what its fp32 readers read
         }
         return true;
     });
