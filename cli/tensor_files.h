@@ -11,7 +11,7 @@
 
 #include "arch/artifact.h"
 #include "arch/tensor.h"
-#include "compiler/passes/quantize_int8.h"
+#include "compiler/passes/activation_ranges.h"
 #include "reports/report.h"
 #include "cli/output_files.h"
 

@@ -7,9 +7,7 @@
 // activations per tensor, asymmetric (the whole int8 range for the calibrated [min, max],
 // widened to hold 0) or symmetric (zero point 0).
 //
-// The calibrated ranges: the graph, as it stands when the pass runs, interpreted on each
-// calibration set; a value's range is the smallest and largest element over the sets, or the
-// mean over the sets of each set's low and high percentile.
+// The calibrated ranges: activation_ranges.cpp.
 //
 // The rewrite keeps results int8 between quantised ops: a quantised op's result is stored int8
 // and its int8 readers (quantised ops, and reshapes and transposes, which move it unchanged)
@@ -33,8 +31,8 @@
 
 #include "compiler/graph/convolution.h"
 #include "compiler/graph/elementwise.h"
-#include "compiler/graph/interpreter.h"
 #include "compiler/graph/op_table.h"
+#include "compiler/passes/activation_ranges.h"
 #include "compiler/passes/graph_rewriter.h"
 #include "arch/error.h"
 
@@ -42,31 +40,6 @@ namespace npusim::compiler {
 namespace {
 
 constexpr int64_t kOnnxFloat = 1;
-
-struct Range {
-    double min = 0, max = 0;
-};
-
-/// An int8 activation's scale and zero point.
-struct QuantParams {
-    float scale = 1.0f;
-    int8_t zeroPoint = 0;
-};
-
-/// The parameters that map `range` (widened to hold 0) onto int8.
-QuantParams activationParams(Range range, ActivationScheme scheme) {
-    const double low = std::min(range.min, 0.0), high = std::max(range.max, 0.0);
-    QuantParams q;
-    if (scheme == ActivationScheme::Symmetric) {
-        const double magnitude = std::max(-low, high);
-        q.scale = magnitude > 0 ? static_cast<float>(magnitude / 127.0) : 1.0f;
-        return q;
-    }
-    if (high - low <= 0) return q;
-    q.scale = static_cast<float>((high - low) / 255.0);
-    q.zeroPoint = static_cast<int8_t>(std::clamp(std::nearbyint(-128.0 - low / q.scale), -128.0, 127.0));
-    return q;
-}
 
 /// What the rewrite makes of a node: a quantised op, a clamp absorbed into its producer's
 /// range, an op moving int8 values unchanged, or an fp32 op as before.
@@ -158,7 +131,7 @@ public:
     /// The values whose ranges the rewrite needs.
     const std::set<ValueId>& calibrated() const { return calibrated_; }
 
-    void rewrite(const std::map<ValueId, Range>& ranges);
+    void rewrite(const std::map<ValueId, ActivationRange>& ranges);
 
 private:
     struct Int8Value {
@@ -230,7 +203,7 @@ private:
     std::set<size_t> floatResults_;
     /// Values an fp32 op or the graph's outputs read (decided before the rewrite moves the nodes).
     std::set<ValueId> floatRead_;
-    const std::map<ValueId, Range>* ranges_ = nullptr;
+    const std::map<ValueId, ActivationRange>* ranges_ = nullptr;
     std::map<ValueId, Int8Value> int8_;       ///< the int8 form of fp32 values
     std::map<ValueId, ValueId> dequantized_;  ///< requantized_ values, as their fp32 readers take them
 };
@@ -452,19 +425,13 @@ Quantizer::Int8Value Quantizer::matmul(GraphRewriter& r, const Node& node, size_
     std::vector<double> bias;
     float alpha = 1.0f;
     if (const Tensor* b = constantOf(graph_, node, 1)) {
-        // Weights as [K, N], one scale per column (output channel).
-        Tensor kn = *b;
-        if (node.kind == OpKind::Gemm && node.intAttr("transB", 0) != 0) {
-            const int64_t n = b->shape[0], k = b->shape[1];
-            kn.shape = {k, n};
-            const std::span<const float> from = b->as<float>();
-            const std::span<float> to = kn.as<float>();
-            for (int64_t i = 0; i < n; ++i) {
-                for (int64_t j = 0; j < k; ++j) to[static_cast<size_t>(j * n + i)] = from[static_cast<size_t>(i * k + j)];
-            }
-        }
-        QuantizedWeights weights = quantizeWeights(kn, kn.shape[1], false);
-        productInputs.push_back(r.constant(name + ".w_int8", std::move(weights.values)));
+        // One scale per output channel: B's columns, or a transposed B's rows, the int8
+        // weights then transposed into MatMulInteger's [K, N] (folded: a constant).
+        const bool transposed = node.kind == OpKind::Gemm && node.intAttr("transB", 0) != 0;
+        QuantizedWeights weights = quantizeWeights(*b, b->shape[transposed ? 0 : 1], transposed);
+        ValueId w = r.constant(name + ".w_int8", std::move(weights.values));
+        if (transposed) w = r.add(OpKind::Transpose, name + ".w_int8_kn", {w}, {{"perm", std::vector<int64_t>{1, 0}}})[0];
+        productInputs.push_back(w);
         bScales = std::move(weights.scales);
         if (const auto absorbed = biasOf_.find(n); absorbed != biasOf_.end()) {
             bias = ops::floatValues(*graph_.value(absorbed->second).constant);
@@ -502,7 +469,7 @@ Quantizer::Int8Value Quantizer::matmul(GraphRewriter& r, const Node& node, size_
             out};
 }
 
-void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
+void Quantizer::rewrite(const std::map<ValueId, ActivationRange>& ranges) {
     ranges_ = &ranges;
     GraphRewriter r(graph_);
     size_t index = 0;
@@ -575,52 +542,6 @@ void Quantizer::rewrite(const std::map<ValueId, Range>& ranges) {
     });
 }
 
-/// Each value's range over the calibration sets.
-std::map<ValueId, Range> calibrate(const Graph& graph, const std::set<ValueId>& values, std::span<const CalibrationSet> sets,
-                                   const QuantizationOptions& options) {
-    std::map<ValueId, Range> ranges;
-    if (values.empty()) return ranges;  // nothing to quantise: no run needed
-    const auto observe = [&](ValueId id, const Tensor& tensor) {
-        if (!values.contains(id) || tensor.dtype != DType::Fp32 || tensor.elementCount() == 0) return;
-        std::vector<float> x(tensor.as<float>().begin(), tensor.as<float>().end());
-        if (!std::all_of(x.begin(), x.end(), [](float v) { return std::isfinite(v); })) {
-            throw InputError("calibration: '" + graph.value(id).name +
-                             "' has NaN or infinite values, which int8 cannot hold (a sample with such inputs?)");
-        }
-        Range range;
-        if (options.method == CalibrationMethod::MinMax) {
-            const auto [low, high] = std::minmax_element(x.begin(), x.end());
-            range = {*low, *high};
-        } else {
-            const auto rank = [&](double fraction) {
-                const auto k = static_cast<size_t>(std::llround(fraction * static_cast<double>(x.size() - 1)));
-                std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(k), x.end());
-                return static_cast<double>(x[k]);
-            };
-            range = {rank(1.0 - options.percentile / 100.0), rank(options.percentile / 100.0)};
-        }
-        auto [it, fresh] = ranges.try_emplace(id, range);
-        if (fresh) return;
-        if (options.method == CalibrationMethod::MinMax) {
-            it->second = {std::min(it->second.min, range.min), std::max(it->second.max, range.max)};
-        } else {  // summed here, divided by the number of sets below
-            it->second = {it->second.min + range.min, it->second.max + range.max};
-        }
-    };
-    for (const CalibrationSet& set : sets) {
-        for (ValueId id : graph.inputs) {
-            if (const auto input = set.find(graph.value(id).name); input != set.end()) observe(id, input->second);
-        }
-        interpretGraph(graph, set, [&](const Node& node, std::span<const Tensor> outputs) {
-            for (size_t i = 0; i < outputs.size(); ++i) observe(node.outputs[i], outputs[i]);
-        });
-    }
-    if (options.method == CalibrationMethod::Percentile) {
-        for (auto& [id, range] : ranges) range = {range.min / static_cast<double>(sets.size()), range.max / static_cast<double>(sets.size())};
-    }
-    return ranges;
-}
-
 }  // namespace
 
 void quantizeInt8(Graph& graph, const PrecisionOptions& options, std::span<const CalibrationSet> calibration) {
@@ -632,7 +553,7 @@ void quantizeInt8(Graph& graph, const PrecisionOptions& options, std::span<const
         }
     }
     Quantizer quantizer(graph, options);
-    const std::map<ValueId, Range> ranges = calibrate(graph, quantizer.calibrated(), calibration, options.quantization);
+    const std::map<ValueId, ActivationRange> ranges = calibrateRanges(graph, quantizer.calibrated(), calibration, options.quantization);
     for (ValueId id : quantizer.calibrated()) {
         if (!ranges.contains(id)) throw InputError("calibration gave no values for '" + graph.value(id).name + "'");
     }

@@ -9,11 +9,9 @@
 
 #include "compiler/graph/graph.h"
 #include "compiler/graph/precision.h"
+#include "compiler/passes/activation_ranges.h"
 
 namespace npusim::compiler {
-
-/// One calibration sample: a tensor per graph input, keyed by its name.
-using CalibrationSet = std::map<std::string, Tensor>;
 
 /// Rewrites each fp32 Conv (not depthwise) and MatMul/Gemm of `graph` that no override keeps
 /// at fp32 into the integer graph the int8 path runs: QuantizeLinear of its input, a
