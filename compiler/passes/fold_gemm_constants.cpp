@@ -4,6 +4,7 @@
 // All keep the reference semantics: the folded values are exactly what the op would compute
 // from them.
 #include <cstring>
+#include <string>
 
 #include "compiler/graph/elementwise.h"
 #include "compiler/passes/graph_pass.h"
@@ -11,9 +12,18 @@
 namespace npusim::compiler {
 namespace {
 
+/// A new constant, named after the value `id` it is derived from with `suffix`.
+ValueId addDerivedConstant(Graph& graph, ValueId id, const std::string& suffix, Tensor tensor) {
+    Value value;
+    value.name = graph.value(id).name + suffix;
+    value.dtype = tensor.dtype;
+    value.shape = tensor.shape;
+    value.constant = std::move(tensor);
+    return graph.addValue(std::move(value));
+}
+
 ValueId addTransposedConstant(Graph& graph, ValueId id) {
-    const Value& source = graph.value(id);
-    const Tensor& tensor = *source.constant;
+    const Tensor& tensor = *graph.value(id).constant;
     const int64_t rows = tensor.shape[0], cols = tensor.shape[1];
     const size_t elem = dtypeSize(tensor.dtype);
     Tensor transposed = Tensor::zeros(tensor.dtype, {cols, rows});
@@ -23,12 +33,7 @@ ValueId addTransposedConstant(Graph& graph, ValueId id) {
                         tensor.bytes.data() + (r * cols + c) * elem, elem);
         }
     }
-    Value value;
-    value.name = source.name + ".T";
-    value.dtype = source.dtype;
-    value.shape = transposed.shape;
-    value.constant = std::move(transposed);
-    return graph.addValue(std::move(value));
+    return addDerivedConstant(graph, id, ".T", std::move(transposed));
 }
 
 ValueId addWidenedConstant(Graph& graph, ValueId id) {
@@ -36,24 +41,13 @@ ValueId addWidenedConstant(Graph& graph, ValueId id) {
     const std::vector<float> values = ops::widenedFloats(*source.constant);
     Tensor wide = Tensor::zeros(DType::Fp32, source.shape);
     std::memcpy(wide.bytes.data(), values.data(), wide.bytes.size());
-    Value value;
-    value.name = source.name + ".fp32";
-    value.dtype = DType::Fp32;
-    value.shape = source.shape;
-    value.constant = std::move(wide);
-    return graph.addValue(std::move(value));
+    return addDerivedConstant(graph, id, ".fp32", std::move(wide));
 }
 
 ValueId addScaledConstant(Graph& graph, ValueId id, float scale) {
-    const Value& source = graph.value(id);
-    Tensor scaled = *source.constant;
+    Tensor scaled = *graph.value(id).constant;
     for (float& v : scaled.as<float>()) v *= scale;
-    Value value;
-    value.name = source.name + ".scaled";
-    value.dtype = source.dtype;
-    value.shape = source.shape;
-    value.constant = std::move(scaled);
-    return graph.addValue(std::move(value));
+    return addDerivedConstant(graph, id, ".scaled", std::move(scaled));
 }
 
 }  // namespace

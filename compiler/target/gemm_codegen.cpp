@@ -335,9 +335,7 @@ private:
             std::vector<Access> accesses = {{bufferResource(acc), true}};
             if (step.operand != kNoValue) {
                 const uint32_t slot = vectorSlot(operandSlots_, roles_.operand, step.operand, step.operandMode, block);
-                v.mode = operandMode(step.operandMode);
-                v.src1 = buffer(slot).offset;
-                v.src1Stride = gemmBiasExtent(step.operandMode, block).rowElements;
+                readSlot(v, slot, step.operandMode, block);
                 accesses.push_back({bufferResource(slot), false});
             }
             out_.add(vectorCommand(v, p_.opId, tile_), accesses);
@@ -359,14 +357,16 @@ private:
              {{bufferResource(acc), false}, {tensorResource(plan_, p_.output), true}});
     }
 
-    static isa::Operand1Mode operandMode(BiasMode mode) {
+    /// Makes `slot`, holding the block's part of a vector broadcast as `mode`, v's second operand.
+    void readSlot(VectorSpec& v, uint32_t slot, BiasMode mode, const GemmBlock& block) const {
+        v.src1 = buffer(slot).offset;
+        v.src1Stride = gemmBiasExtent(mode, block).rowElements;
         switch (mode) {
-            case BiasMode::Scalar: return isa::Operand1Mode::Scalar;
-            case BiasMode::Row: return isa::Operand1Mode::Row;
-            case BiasMode::Column: return isa::Operand1Mode::Column;
-            case BiasMode::Full: break;
+            case BiasMode::Scalar: v.mode = isa::Operand1Mode::Scalar; break;
+            case BiasMode::Row: v.mode = isa::Operand1Mode::Row; break;
+            case BiasMode::Column: v.mode = isa::Operand1Mode::Column; break;
+            case BiasMode::Full: v.mode = isa::Operand1Mode::Full; break;
         }
-        return isa::Operand1Mode::Full;
     }
 
     /// The slot holding the block's part of `value` (broadcast as `mode`), loaded unless one of
@@ -384,9 +384,7 @@ private:
         const uint32_t slot = vectorSlot(biasSlots_, roles_.bias, p_.bias, p_.biasMode, block);
         VectorSpec add = onAccumulator(block);
         add.op = isa::VectorOp::Add;
-        add.src1 = buffer(slot).offset;
-        add.src1Stride = gemmBiasExtent(p_.biasMode, block).rowElements;
-        add.mode = operandMode(p_.biasMode);
+        readSlot(add, slot, p_.biasMode, block);
         emit(vectorCommand(add, p_.opId, tile_),
              {{bufferResource(accumulator()), true}, {bufferResource(slot), false}});
     }

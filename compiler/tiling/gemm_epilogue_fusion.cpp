@@ -58,7 +58,8 @@ std::optional<Epilogue> epilogueOf(const VectorProblem& p, const GemmProblem& ge
     using isa::VectorOp;
     Epilogue epilogue{{}, gemm.outputType};
     DType type = gemm.outputType;
-    bool operandTaken = epilogueOperandStep(gemm) != nullptr;
+    const bool gemmHasOperand = epilogueOperandStep(gemm) != nullptr;
+    bool operandTaken = false;
     for (size_t i = firstStep; i < p.steps.size(); ++i) {
         const VectorStep& step = p.steps[i];
         const DType to = p.buffers[step.dst].dtype;
@@ -68,7 +69,7 @@ std::optional<Epilogue> epilogueOf(const VectorProblem& p, const GemmProblem& ge
         }
         std::optional<BiasMode> mode;
         if (step.src1) {
-            if (operandTaken || !operand || *step.src1 != operand->buffer || p.buffers[operand->buffer].dtype != type ||
+            if (gemmHasOperand || operandTaken || !operand || *step.src1 != operand->buffer || p.buffers[operand->buffer].dtype != type ||
                 !(mode = vectorMode(p, *operand, gemm, graph))) {
                 return std::nullopt;
             }
@@ -85,10 +86,7 @@ std::optional<Epilogue> epilogueOf(const VectorProblem& p, const GemmProblem& ge
         current = step.dst;
     }
     if (p.stores[0].buffer != current || p.buffers[current].dtype != type) return std::nullopt;
-    if (operand && !std::any_of(epilogue.steps.begin(), epilogue.steps.end(),
-                                [](const EpilogueStep& s) { return s.operand != kNoValue; })) {
-        return std::nullopt;  // a load no step takes
-    }
+    if (operand && !operandTaken) return std::nullopt;  // a load no step takes
     epilogue.stored = type;
     return epilogue;
 }

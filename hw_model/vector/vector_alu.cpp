@@ -145,20 +145,19 @@ void sameType(const VectorBlock& b) {
 void convert(const VectorBlock& b) {
     const auto zeroPoint = static_cast<double>(std::bit_cast<int32_t>(b.immediate2));
     const size_t count = static_cast<size_t>(b.rows) * b.cols;
+    const float immediate = std::bit_cast<float>(b.immediate);
+    const bool perElement = b.mode != isa::Operand1Mode::Immediate && b.mode != isa::Operand1Mode::None;
     const auto scaleAt = [&](size_t i) {
         switch (b.mode) {
             case isa::Operand1Mode::Full: return load<float>(b.src1, i);
             case isa::Operand1Mode::Row: return load<float>(b.src1, i % b.cols);
             case isa::Operand1Mode::Column: return load<float>(b.src1, i / b.cols);
-            case isa::Operand1Mode::Scalar: return load<float>(b.src1, 0);
-            case isa::Operand1Mode::Immediate:
-            case isa::Operand1Mode::None: break;
+            default: return load<float>(b.src1, 0);  // scalar
         }
-        return std::bit_cast<float>(b.immediate);
     };
     for (size_t i = 0; i < count; ++i) {
         const double x = loadAny(b.dtype, b.src0, i);
-        const float scale = scaleAt(i);
+        const float scale = perElement ? scaleAt(i) : immediate;
         switch (b.op) {
             case VectorOp::Cast:
                 if (b.outDType == DType::Fp32) {
