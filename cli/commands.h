@@ -54,6 +54,7 @@ std::pair<std::string, std::vector<int64_t>> parseSizes(const std::string& text,
 void addArchCommand(CLI::App& app);
 void addCompileCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
+void addGenerateCommand(CLI::App& app);
 void addDisasmCommand(CLI::App& app);
 void addConformanceCommand(CLI::App& app);
 void addOptCommand(CLI::App& app);

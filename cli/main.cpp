@@ -17,6 +17,7 @@ int sc_main(int argc, char* argv[]) {
     npusim::cli::addArchCommand(app);
     npusim::cli::addCompileCommand(app);
     npusim::cli::addRunCommand(app);
+    npusim::cli::addGenerateCommand(app);
     npusim::cli::addDisasmCommand(app);
     npusim::cli::addConformanceCommand(app);
     npusim::cli::addOptCommand(app);

@@ -220,9 +220,14 @@ driver::JobResult Runtime::runSegment(const LoadedModel& model, size_t index, Ru
     return {*start, finish - *start};
 }
 
-RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Tensor>& inputs) {
+RunResult Runtime::run(const LoadedModel& model, const std::map<std::string, Tensor>& inputs,
+                       const std::set<std::string>& resident) {
     const ArtifactManifest& manifest = model.artifact->manifest;
+    for (const std::string& name : resident) {
+        if (inputs.contains(name)) throw InputError("input '" + name + "' is both given and resident in device memory");
+    }
     for (const TensorBinding& binding : manifest.inputs) {
+        if (resident.contains(binding.name)) continue;
         const auto it = inputs.find(binding.name);
         if (it == inputs.end()) throw InputError("missing input '" + binding.name + "'");
         const Tensor& tensor = it->second;

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -79,7 +80,10 @@ public:
     LoadedModel load(Artifact&&) = delete;  ///< a temporary would not outlive the model
     /// Checks the inputs against the manifest (InputError naming the input), uploads them,
     /// runs every segment (after copying in the weights it streams) and reads every output.
-    RunResult run(const LoadedModel& model, const std::map<std::string, Tensor>& inputs);
+    /// Inputs named in `resident` are already in device memory at their bindings (a KV cache
+    /// the caller keeps there across runs): they are neither given nor uploaded.
+    RunResult run(const LoadedModel& model, const std::map<std::string, Tensor>& inputs,
+                  const std::set<std::string>& resident = {});
     void unload(const LoadedModel& model);
 
 private:

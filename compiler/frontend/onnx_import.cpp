@@ -16,6 +16,7 @@
 #include "compiler/frontend/onnx_nodes.h"
 #include "compiler/frontend/onnx_proto_io.h"
 #include "compiler/graph/data_dependent.h"
+#include "compiler/graph/onnx_element_types.h"
 #include "compiler/graph/op_table.h"
 #include "compiler/graph/verifier.h"
 
@@ -69,7 +70,37 @@ void sizeSymbolicInputs(onnx::GraphProto& graph, const std::map<std::string, int
     }
 }
 
+/// A declared graph input or output as a binding; InputError without a tensor type and shape.
+TensorBinding declaredBinding(const onnx::ValueInfoProto& info, const std::string& model) {
+    const onnx::TypeProto& type = info.type();
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape()) {
+        throw InputError(model + ": '" + info.name() + "' declares no tensor type and shape");
+    }
+    const auto dtype = dtypeOfOnnxElementType(type.tensor_type().elem_type());
+    if (!dtype) {
+        throw InputError(model + ": '" + info.name() + "' has element type " +
+                         onnxElementTypeName(type.tensor_type().elem_type()) + ", which npusim does not take");
+    }
+    TensorBinding binding{info.name(), *dtype, {}, 0, declaredSymbols(type), -1};
+    for (const auto& dim : type.tensor_type().shape().dim()) binding.shape.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    return binding;
+}
+
 }  // namespace
+
+OnnxInterface readOnnxInterface(const std::filesystem::path& path) {
+    const std::string model = "model '" + path.string() + "'";
+    onnx::ModelProto proto;
+    frontend::readProtoFile(path, proto, "model", "a valid ONNX file");
+    std::set<std::string> initializers;
+    for (const onnx::TensorProto& tensor : proto.graph().initializer()) initializers.insert(tensor.name());
+    OnnxInterface result;
+    for (const onnx::ValueInfoProto& info : proto.graph().input()) {
+        if (!initializers.contains(info.name())) result.inputs.push_back(declaredBinding(info, model));
+    }
+    for (const onnx::ValueInfoProto& info : proto.graph().output()) result.outputs.push_back(declaredBinding(info, model));
+    return result;
+}
 
 std::vector<OnnxOpSupport> surveyOnnxOps(const std::filesystem::path& path) {
     onnx::ModelProto proto;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/artifact.h"
 #include "compiler/graph/graph.h"
 
 namespace npusim::compiler {
@@ -21,6 +22,15 @@ namespace npusim::compiler {
 /// outputs remember which dims were symbolic (Value::symbols).
 Graph importOnnx(const std::filesystem::path& path, const std::map<std::string, Tensor>& bindings = {},
                  const std::map<std::string, int64_t>& dims = {});
+
+/// An ONNX model's declared inputs and outputs, read without importing it: a symbolic dim's
+/// size is -1 and its symbol is in `symbols` (TensorBinding's convention), dramOffset 0.
+struct OnnxInterface {
+    std::vector<TensorBinding> inputs, outputs;
+};
+/// InputError when the file is not an ONNX model, or a value's element type or shape is not
+/// declared in one npusim takes.
+OnnxInterface readOnnxInterface(const std::filesystem::path& path);
 
 /// A node of an ONNX model's main graph, named as importOnnx names it, and whether npusim has
 /// its op.
