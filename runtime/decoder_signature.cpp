@@ -59,6 +59,7 @@ DecoderSignature findDecoderSignature(std::span<const TensorBinding> inputs, std
     }
     const TensorBinding* tokens = nullptr;
     const TensorBinding* mask = nullptr;
+    std::vector<const TensorBinding*> others;  // inputs that are not past key/values
     for (const TensorBinding& input : inputs) {
         std::optional<std::string> key = afterPrefix(input.name, "past_key_values");
         if (!key) key = afterPrefix(input.name, "past");
@@ -77,20 +78,25 @@ DecoderSignature findDecoderSignature(std::span<const TensorBinding> inputs, std
             s.totalSymbol = symbolAt(*present->second, axis);
             s.kv.push_back({input.name, present->second->name, axis});
             presents.erase(present);
-        } else if (contains(input.name, "mask")) {
-            mask = &input;
-        } else if (contains(input.name, "position")) {
-            s.positions = input.name;
-        } else if (!tokens && (contains(input.name, "ids") || contains(input.name, "token"))) {
-            tokens = &input;
         } else {
-            throw InputError("the model's input '" + input.name +
-                             "' is none of a decoder's: token ids, positions, an attention mask, past key/values");
+            others.push_back(&input);
         }
     }
     if (s.kv.empty()) {
         throw InputError("the model has no past key/value inputs paired with present outputs (past.0.key -> present.0.key): "
                          "it has no KV cache to generate with");
+    }
+    for (const TensorBinding* input : others) {
+        if (contains(input->name, "mask")) {
+            mask = input;
+        } else if (contains(input->name, "position")) {
+            s.positions = input->name;
+        } else if (!tokens && (contains(input->name, "ids") || contains(input->name, "token"))) {
+            tokens = input;
+        } else {
+            throw InputError("the model's input '" + input->name +
+                             "' is none of a decoder's: token ids, positions, an attention mask, past key/values");
+        }
     }
     if (!presents.empty()) throw InputError("the present output '" + presents.begin()->second->name + "' has no past input");
     if (s.logits.empty()) throw InputError("the model has no logits output beside its present key/values");

@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""`npusim generate`: a decoder exported by torch with a past-KV signature runs its prompt as a
+prefill and then one decode step per new token, its KV cache held in device memory and appended in
+place; its greedy tokens are torch's, every step's logits the interpreter's. Bad requests fail in
+one line with nothing written."""
+import json
+import sys
+import unittest
+from pathlib import Path
+
+from npusim_cli import NpusimTestCase, example
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+import gpt_kv  # noqa: E402  (the example decoder's torch module, export and greedy generation)
+
+LAYERS, DIM, HEADS, VOCAB = 2, 64, 4, 256
+
+
+class GenerateTest(NpusimTestCase):
+    def export(self):
+        module = gpt_kv.build(vocab=VOCAB, context=128, dim=DIM, heads=HEADS, layers=LAYERS, seed=3)
+        gpt_kv.export(module, self.tmp / "gpt.onnx")
+        return module
+
+    def test_greedy_tokens_are_torchs_and_every_step_matches_the_interpreter(self):
+        module = self.export()
+        out = self.ok("generate", "gpt.onnx", "--arch", "edge", "--prompt-len", 12, "--new-tokens", 6, "--batch", 2,
+                      "--check", "--report", "rep")
+        self.assertIn("greedy tokens agree", out)
+        g = json.loads((self.tmp / "rep" / "generation.json").read_text())["generation"]
+        self.assertEqual(g["tokens"], gpt_kv.greedy(module, g["prompt"], 6))
+        self.assertEqual([len(p) for p in g["prompt"]], [12, 12])
+        self.assertLess(g["check"]["max_logit_error"], 1e-3)
+        self.assertTrue(g["check"]["tokens_agree"])
+        # One prefill, then a decode step per token but the last; the cache grows by one each.
+        steps = g["steps"]
+        self.assertEqual([s["phase"] for s in steps], ["prefill"] + ["decode"] * 5)
+        self.assertEqual([s["cache_length"] for s in steps], [0, 12, 13, 14, 15, 16])
+        cache = g["cache"]
+        self.assertEqual(cache["capacity_tokens"], 18)
+        self.assertEqual(cache["bytes"], 2 * LAYERS * 2 * DIM * 18 * 4)  # keys and values, batch 2, fp32
+        # A decode step stores only its new entries (and its logits), not the cache again.
+        for s in steps[1:]:
+            self.assertLess(s["dram_bytes_written"], cache["bytes"] // 4)
+        self.assertGreater(g["time_to_first_token"]["cycles"], 0)
+        tpot = g["time_per_output_token"]
+        self.assertLessEqual(tpot["p50_cycles"], tpot["p99_cycles"])
+        self.assertGreater(g["tokens_per_second"], 0)
+        self.assertIn(g["plans"]["decode"]["bound"], ("memory", "compute"))
+        self.assertIn("| decode |", (self.tmp / "rep" / "generation.md").read_text())
+
+    def test_the_shipped_example_generates_on_every_preset(self):
+        for arch in ("edge", "mobile", "server"):
+            with self.subTest(arch=arch):
+                out = self.ok("generate", example("gpt_kv_decoder.onnx"), "--arch", arch, "--prompt-len", 16,
+                              "--new-tokens", 4, "--check")
+                self.assertIn("greedy tokens agree", out)
+                self.assertRegex(out, r"decode +(memory|compute)-bound")
+
+    def test_the_random_sampler_is_seeded(self):
+        self.export()
+        run = lambda seed: self.ok("generate", "gpt.onnx", "--prompt-len", 4, "--new-tokens", 8, "--sampler", "random",
+                                   "--seed", seed).splitlines()[-1]
+        self.assertEqual(run(5), run(5))
+        self.assertNotEqual(run(5), run(6))
+
+    def test_bad_requests_fail_in_one_line(self):
+        self.export()
+        self.ok("compile", "gpt.onnx", "--dim", "batch=1", "--dim", "seq=1", "--dim", "past=4", "--dim", "total=5",
+                "-o", "gpt.npuart")
+        cases = [
+            (["--prompt-len", 8, "--new-tokens", 4, "--capacity", 10], ["capacity of 10", "need 11", "--capacity"]),
+            (["--prompt-len", 200, "--new-tokens", 4, "--capacity", 100], ["capacity", "--capacity"]),
+            (["--prompt-len", 0, "--new-tokens", 4], ["--prompt-len"]),
+            (["--prompt-len", 4, "--new-tokens", 4, "--sampler", "beam"], ["--sampler", "beam"]),
+            (["--prompt-len", 4, "--new-tokens", 4, "--dim", "past=3"], ["--dim past", "set by generate"]),
+        ]
+        for args, words in cases:
+            with self.subTest(args=args):
+                self.assertFailsCleanly(["generate", "gpt.onnx", *args, "--report", "rep"], 2, words)
+        self.assertFailsCleanly(["generate", example("mlp.onnx"), "--prompt-len", 4, "--new-tokens", 2],
+                                2, ["no past key/value inputs"])
+        self.assertFailsCleanly(["generate", "gpt.npuart", "--prompt-len", 4, "--new-tokens", 2], 2, ["artifact"])
+        self.assertFailsCleanly(["generate", "gpt.onnx", "--prompt-len", 4, "--new-tokens", 2, "--precision", "int8",
+                                 "--calibrate-inputs", "."], 2, ["int8"])
+
+
+if __name__ == "__main__":
+    unittest.main()
