@@ -70,7 +70,13 @@ void addGenerateCommand(CLI::App& app) {
     command->add_option("model", o->model, "ONNX decoder with past key/value inputs and present outputs")->required();
     command->add_option("--prompt-len", o->request.promptLength, "the prompt's tokens (seeded random ids)")->required();
     command->add_option("--new-tokens", o->request.newTokens, "tokens to generate")->required();
-    command->add_option("--batch", o->request.batch, "sequences generated together")->capture_default_str();
+    command->add_option("--batch", o->request.batch, "sequences per request, generated together")->capture_default_str();
+    command->add_option("--requests", o->request.requests, "concurrent requests, each with prompts of its own")
+        ->capture_default_str();
+    command->add_option("--schedule", o->request.schedule,
+                        "how requests share the NPU: batch (their decode steps batched in one plan's rows: continuous "
+                        "batching) or round-robin (a context each, their steps taking turns)")
+        ->capture_default_str();
     command->add_option("--capacity", o->request.capacity,
                         "tokens the KV cache holds (default: the prompt and the new tokens)");
     command->add_option("--sampler", o->request.sampler, "greedy (argmax) or random (from the softmax, seeded)")

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 
 #include "arch/checksum.h"
@@ -30,7 +31,8 @@ compiler::Compilation compilePlan(const GenerationRequest& request, const ArchCo
                                   fileSha256(request.model.string()), sized);
 }
 
-/// The step's reference: the same plans' graphs on the interpreter, with a cache of their own.
+/// The steps' reference: the same plans' graphs on the interpreter, with caches of their own
+/// laid out as a KvSession's.
 class ReferenceDecoder {
 public:
     explicit ReferenceDecoder(const GenerationPlans& plans) : plans_(plans) {
@@ -44,39 +46,61 @@ public:
             }
         }
         for (const runtime::KvPair& pair : plans.signature.kv) {
-            for (const TensorBinding& input : plans.decode.artifact.manifest.inputs) {
-                if (input.name == pair.past) caches_.push_back(Tensor::zeros(input.dtype, input.shape));
-            }
+            const TensorBinding& past = input(plans.decode, pair.past);
+            caches_.push_back(Tensor::zeros(past.dtype, past.shape));
         }
+        rowsPerRequest_ = input(plans.prefill, plans.signature.tokens).shape[0];
+        lengths_.assign(static_cast<size_t>(input(plans.decode, plans.signature.tokens).shape[0]), 0);
     }
 
-    /// The last position's logits of a step, its entries appended to the reference's cache.
-    Tensor step(bool prefill, const Tensor& tokens, int64_t length) {
-        const compiler::Compilation& plan = prefill ? plans_.prefill : plans_.decode;
+    Tensor prefill(int64_t request, const Tensor& prompt) {
+        const std::vector<int64_t> empty(static_cast<size_t>(rowsPerRequest_), 0);
+        const Tensor logits = step(plans_.prefill, prompt, 1, empty, request * rowsPerRequest_, empty);
+        std::fill_n(lengths_.begin() + request * rowsPerRequest_, rowsPerRequest_, prompt.shape[1]);
+        return logits;
+    }
+
+    Tensor decode(const Tensor& tokens, const std::vector<bool>& active) {
+        std::vector<int64_t> slots(lengths_.size(), -1);
+        for (size_t row = 0; row < lengths_.size(); ++row) {
+            if (active[row / static_cast<size_t>(rowsPerRequest_)]) slots[row] = lengths_[row];
+        }
+        const Tensor logits = step(plans_.decode, tokens, plans_.capacity, lengths_, 0, slots);
+        for (size_t row = 0; row < lengths_.size(); ++row) lengths_[row] += slots[row] >= 0 ? 1 : 0;
+        return logits;
+    }
+
+private:
+    static const TensorBinding& input(const compiler::Compilation& plan, const std::string& name) {
+        const std::vector<TensorBinding>& inputs = plan.artifact.manifest.inputs;
+        return *std::find_if(inputs.begin(), inputs.end(), [&](const TensorBinding& b) { return b.name == name; });
+    }
+
+    /// The last position's logits of a step, its entries appended to the reference's caches.
+    Tensor step(const compiler::Compilation& plan, const Tensor& tokens, int64_t slots, std::span<const int64_t> lengths,
+                int64_t firstRow, std::span<const int64_t> appendAt) {
         const ArtifactManifest& manifest = plan.artifact.manifest;
         const runtime::DecoderSignature& signature = plans_.signature;
-        std::map<std::string, Tensor> inputs =
-            runtime::decoderStepInputs(signature, manifest, tokens, prefill ? 1 : plans_.capacity, length);
+        std::map<std::string, Tensor> inputs = runtime::decoderStepInputs(signature, manifest, tokens, slots, lengths);
+        const bool prefill = &plan == &plans_.prefill;
         for (size_t k = 0; k < signature.kv.size(); ++k) {
-            for (const TensorBinding& input : manifest.inputs) {
-                if (input.name != signature.kv[k].past) continue;
-                inputs[input.name] = prefill ? Tensor::zeros(input.dtype, input.shape) : caches_[k];
-            }
+            const TensorBinding& past = input(plan, signature.kv[k].past);
+            inputs[past.name] = prefill ? Tensor::zeros(past.dtype, past.shape) : caches_[k];
         }
         const std::vector<Tensor> outputs = compiler::interpretGraph(plan.source, inputs);
         for (size_t k = 0; k < signature.kv.size(); ++k) {
             for (size_t o = 0; o < manifest.outputs.size(); ++o) {
-                if (manifest.outputs[o].name == signature.kv[k].present) {
-                    runtime::appendEntries(caches_[k], outputs[o], signature.kv[k].axis, length);
-                }
+                if (manifest.outputs[o].name != signature.kv[k].present) continue;
+                runtime::appendEntries(caches_[k], outputs[o], signature.kv[k].axis, firstRow, appendAt);
             }
         }
         return runtime::lastLogits(signature, manifest, outputs);
     }
 
-private:
     const GenerationPlans& plans_;
-    std::vector<Tensor> caches_;  ///< per KV pair, at the decode plan's capacity
+    std::vector<Tensor> caches_;  ///< per KV pair, at the decode plan's rows and capacity
+    int64_t rowsPerRequest_ = 1;
+    std::vector<int64_t> lengths_;  ///< per row
 };
 
 /// The token per sequence of [batch, vocab] logits: the largest, or drawn from their softmax.
@@ -121,6 +145,10 @@ GenerationPlans compileGenerationPlans(const GenerationRequest& request, const A
     if (request.promptLength < 1) throw InputError("--prompt-len must be at least 1");
     if (request.newTokens < 1) throw InputError("--new-tokens must be at least 1");
     if (request.batch < 1) throw InputError("--batch must be at least 1");
+    if (request.requests < 1) throw InputError("--requests must be at least 1");
+    if (request.schedule != "batch" && request.schedule != "round-robin") {
+        throw InputError("--schedule '" + request.schedule + "' is not a schedule (batch, round-robin)");
+    }
     if (request.sampler != "greedy" && request.sampler != "random") {
         throw InputError("--sampler '" + request.sampler + "' is not a sampler (greedy, random)");
     }
@@ -148,15 +176,15 @@ GenerationPlans compileGenerationPlans(const GenerationRequest& request, const A
     std::map<std::string, int64_t> prefill{{s.seqSymbol, request.promptLength}, {s.pastSymbol, 1},
                                            {s.totalSymbol, request.promptLength + 1}};
     std::map<std::string, int64_t> decode{{s.seqSymbol, 1}, {s.pastSymbol, capacity}, {s.totalSymbol, capacity + 1}};
+    // Batched requests share the decode plan's rows; round-robin ones each load the plans.
+    const int64_t decodeRows = request.batch * (request.schedule == "batch" ? request.requests : 1);
     if (!s.batchSymbol.empty()) {
-        prefill[s.batchSymbol] = decode[s.batchSymbol] = request.batch;
-    } else {
-        for (const TensorBinding& input : onnx.inputs) {
-            if (input.name == s.tokens && input.shape.front() != request.batch) {
-                throw InputError("the model's batch is fixed at " + std::to_string(input.shape.front()) + "; --batch " +
-                                 std::to_string(request.batch) + " cannot run it");
-            }
-        }
+        prefill[s.batchSymbol] = request.batch;
+        decode[s.batchSymbol] = decodeRows;
+    } else if (onnx.inputs.front().shape.front() != request.batch || decodeRows != request.batch) {
+        throw InputError("the model's batch is fixed at " + std::to_string(onnx.inputs.front().shape.front()) + "; --batch " +
+                         std::to_string(request.batch) + (decodeRows != request.batch ? " with batched --requests" : "") +
+                         " cannot run it");
     }
     plans.prefill = compilePlan(request, config, options, s, prefill);
     plans.decode = compilePlan(request, config, options, s, decode);
@@ -171,44 +199,94 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
     }
     std::mt19937_64 rng(request.seed);
     std::uniform_int_distribution<int64_t> anyToken(0, result.vocab - 1);
-    for (int64_t i = 0; i < request.batch * request.promptLength; ++i) result.prompt.push_back(anyToken(rng));
-    std::optional<ReferenceDecoder> reference;
-    if (request.check) reference.emplace(plans);
+    result.requests.resize(static_cast<size_t>(request.requests));
+    for (RequestRecord& r : result.requests) {
+        for (int64_t i = 0; i < request.batch * request.promptLength; ++i) r.prompt.push_back(anyToken(rng));
+        r.tokens.resize(static_cast<size_t>(request.batch));
+    }
+    const bool batched = request.schedule == "batch";
+    // One session (and reference) for batched requests; one per request for round-robin.
+    const size_t sessions = batched ? 1 : result.requests.size();
+    std::vector<ReferenceDecoder> references;
+    if (request.check) {
+        for (size_t i = 0; i < sessions; ++i) references.emplace_back(plans);
+    }
 
     std::function<sim::DramTraffic()> dram;
     sim::runSystem(
         config, nullptr, false,
         [&](driver::Driver& driver) {
             runtime::Runtime runtime(driver, request.watchdog, {config.host.cpuOpsPerCycle});
-            runtime::KvSession session(runtime, driver, plans.prefill.artifact, plans.decode.artifact, plans.signature);
-            result.cacheBytes = session.cacheBytes();
-            result.cacheBytesPerToken = session.bytesPerToken();
-            const auto step = [&](bool prefill, const Tensor& tokens) {
-                GenerationStep s;
-                s.prefill = prefill;
-                s.cacheLength = session.length();
+            std::vector<std::unique_ptr<runtime::KvSession>> session;
+            for (size_t i = 0; i < sessions; ++i) {
+                session.push_back(std::make_unique<runtime::KvSession>(runtime, driver, plans.prefill.artifact,
+                                                                       plans.decode.artifact, plans.signature));
+                result.cacheBytes += session.back()->cacheBytes();
+            }
+            result.cacheBytesPerToken = session.front()->bytesPerToken();
+            result.sessionCacheBytes = session.front()->cacheBytes();
+            result.startCycle = driver.nowCycles();
+            // Runs one step of session `s` for `requests` (its first is `first`), records it and
+            // the tokens it chose; returns them, as the next step's input.
+            const auto step = [&](size_t s, int64_t stepRequest, int64_t first, const Tensor& tokens,
+                                  const std::vector<bool>* active) {
+                GenerationStep record;
+                record.prefill = active == nullptr;
+                record.request = stepRequest;
+                record.cacheLength = session[s]->length(first);
                 const sim::DramTraffic before = dram();
-                const runtime::StepOutput out = prefill ? session.prefill(tokens) : session.decode(tokens);
+                const runtime::StepOutput out =
+                    record.prefill ? session[s]->prefill(first, tokens) : session[s]->decode(tokens, *active);
                 const sim::DramTraffic after = dram();
-                s.startCycle = out.timing.start;
-                s.cycles = out.timing.end - out.timing.start;
-                s.jobCycles = out.timing.job.cycles;
-                s.dramRead = after.bytesRead - before.bytesRead;
-                s.dramWritten = after.bytesWritten - before.bytesWritten;
-                s.tokens = chooseTokens(out.logits, request.sampler, rng);
-                if (reference) {
-                    const Tensor expected = reference->step(prefill, tokens, s.cacheLength);
-                    s.logitError = relativeError(out.logits, expected);
+                record.startCycle = out.timing.start;
+                record.cycles = out.timing.end - out.timing.start;
+                record.jobCycles = out.timing.job.cycles;
+                record.dramRead = after.bytesRead - before.bytesRead;
+                record.dramWritten = after.bytesWritten - before.bytesWritten;
+                record.tokens = chooseTokens(out.logits, request.sampler, rng);
+                if (!references.empty()) {
+                    const Tensor expected = record.prefill ? references[s].prefill(first, tokens) : references[s].decode(tokens, *active);
+                    record.logitError = relativeError(out.logits, expected);
                     if (request.sampler == "greedy") {
                         std::mt19937_64 unused;
-                        s.referenceAgrees = chooseTokens(expected, "greedy", unused) == s.tokens;
+                        record.referenceAgrees = chooseTokens(expected, "greedy", unused) == record.tokens;
                     }
                 }
-                result.steps.push_back(s);
-                return tokenTensor(s.tokens, request.batch);
+                // Rows of requests the step did not advance are not theirs to keep.
+                const int64_t rows = request.batch;
+                for (size_t row = 0; row < record.tokens.size(); ++row) {
+                    const auto owner = static_cast<size_t>(record.prefill || !batched ? stepRequest : static_cast<int64_t>(row) / rows);
+                    if (active && !(*active)[batched ? owner : 0]) continue;
+                    result.requests[owner].tokens[row % static_cast<size_t>(rows)].push_back(record.tokens[row]);
+                    if (row % static_cast<size_t>(rows) == 0) result.requests[owner].tokenCycles.push_back(out.timing.end);
+                }
+                const std::vector<int64_t> chosen = record.tokens;
+                result.steps.push_back(std::move(record));
+                return chosen;
             };
-            Tensor next = step(true, tokenTensor(result.prompt, request.batch));
-            for (int64_t t = 1; t < request.newTokens; ++t) next = step(false, next);
+            std::vector<std::vector<int64_t>> next(result.requests.size());
+            for (size_t r = 0; r < result.requests.size(); ++r) {
+                const size_t s = batched ? 0 : r;
+                next[r] = step(s, static_cast<int64_t>(r), batched ? static_cast<int64_t>(r) : 0,
+                               tokenTensor(result.requests[r].prompt, request.batch), nullptr);
+            }
+            for (int64_t t = 1; t < request.newTokens; ++t) {
+                if (batched) {
+                    std::vector<int64_t> all;
+                    for (const std::vector<int64_t>& tokens : next) all.insert(all.end(), tokens.begin(), tokens.end());
+                    const std::vector<bool> active(result.requests.size(), true);
+                    const std::vector<int64_t> chosen = step(0, -1, 0, tokenTensor(all, request.batch * request.requests), &active);
+                    for (size_t r = 0; r < next.size(); ++r) {
+                        next[r].assign(chosen.begin() + static_cast<ptrdiff_t>(r) * request.batch,
+                                       chosen.begin() + static_cast<ptrdiff_t>(r + 1) * request.batch);
+                    }
+                    continue;
+                }
+                const std::vector<bool> active{true};
+                for (size_t r = 0; r < next.size(); ++r) {
+                    next[r] = step(r, static_cast<int64_t>(r), 0, tokenTensor(next[r], request.batch), &active);
+                }
+            }
         },
         &dram);
     return result;

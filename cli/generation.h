@@ -18,6 +18,12 @@ namespace npusim::cli {
 struct GenerationRequest {
     std::filesystem::path model;
     int64_t promptLength = 0, newTokens = 0, batch = 1;
+    /// Concurrent requests, each of `batch` sequences with a prompt of its own, and how their
+    /// steps share the NPU: "batch" (one decode plan whose rows they share, every decode step
+    /// advancing all: continuous batching) or "round-robin" (a context and plans each, their
+    /// steps taking turns).
+    int64_t requests = 1;
+    std::string schedule = "batch";
     int64_t capacity = 0;  ///< tokens the KV cache holds; 0: the prompt and the new tokens
     std::string sampler = "greedy";  ///< greedy (argmax) or random (softmax, seeded)
     uint64_t seed = 1;               ///< the prompt's token ids and the random sampler
@@ -25,7 +31,8 @@ struct GenerationRequest {
     uint64_t watchdog = 0;           ///< each job's cycle budget
 };
 
-/// The two plans of a decoder: the prompt over an empty cache, and one token over the cache.
+/// The two plans of a decoder: the prompt over an empty cache, and one token over the cache
+/// (for every request's rows, when requests are batched).
 struct GenerationPlans {
     runtime::DecoderSignature signature;
     compiler::Compilation prefill, decode;
@@ -37,28 +44,39 @@ struct GenerationPlans {
 GenerationPlans compileGenerationPlans(const GenerationRequest& request, const ArchConfig& config,
                                        const compiler::CompileOptions& options);
 
-/// One prefill or decode step as the request saw it.
+/// One prefill or decode step.
 struct GenerationStep {
     bool prefill = false;
-    int64_t cacheLength = 0;  ///< entries the cache held when the step began
+    int64_t request = -1;     ///< the request it runs; -1 for a batched decode step of every request
+    int64_t cacheLength = 0;  ///< entries the (first) request's cache held when the step began
     uint64_t startCycle = 0, cycles = 0;  ///< host to host: inputs uploaded to entries appended
     uint64_t jobCycles = 0;               ///< the NPU's part
     uint64_t dramRead = 0, dramWritten = 0;
-    std::vector<int64_t> tokens;  ///< the token chosen per sequence
+    std::vector<int64_t> tokens;  ///< the token chosen per row it ran
     /// With a check: the largest |logit - reference| over the largest |reference|, and whether
-    /// the reference's argmax is the chosen token for every sequence (greedy).
+    /// the reference's argmax is the chosen token for every row (greedy).
     std::optional<double> logitError;
     std::optional<bool> referenceAgrees;
 };
 
+/// What one request was given and generated.
+struct RequestRecord {
+    std::vector<int64_t> prompt;               ///< [batch, prompt length], row-major
+    std::vector<std::vector<int64_t>> tokens;  ///< per sequence
+    std::vector<uint64_t> tokenCycles;         ///< the cycle each new token was ready (its step's end)
+};
+
 struct GenerationResult {
-    std::vector<int64_t> prompt;  ///< [batch, prompt length], row-major
+    uint64_t startCycle = 0;  ///< every request arrives at the first step's start
     std::vector<GenerationStep> steps;
-    uint64_t cacheBytes = 0, cacheBytesPerToken = 0;
+    std::vector<RequestRecord> requests;
+    uint64_t cacheBytes = 0;          ///< every request's cache, in device memory
+    uint64_t sessionCacheBytes = 0;   ///< the caches one decode step reads (its session's)
+    uint64_t cacheBytesPerToken = 0;  ///< of one sequence
     int64_t capacity = 0, vocab = 0;
 };
 
-/// Runs the request's prefill and decode steps in one co-simulation.
+/// Runs the requests' prefill and decode steps in one co-simulation.
 GenerationResult runGeneration(const GenerationRequest& request, const ArchConfig& config, const GenerationPlans& plans);
 
 }  // namespace npusim::cli

@@ -44,16 +44,6 @@ nlohmann::json boundJson(const PlanBound& b) {
             {"bound", b.memoryBound() ? "memory" : "compute"}};
 }
 
-/// Per sequence, the tokens chosen step by step.
-std::vector<std::vector<int64_t>> tokensPerSequence(const GenerationResult& result) {
-    std::vector<std::vector<int64_t>> rows;
-    for (const GenerationStep& step : result.steps) {
-        rows.resize(step.tokens.size());
-        for (size_t b = 0; b < step.tokens.size(); ++b) rows[b].push_back(step.tokens[b]);
-    }
-    return rows;
-}
-
 }  // namespace
 
 GenerationMetrics measureGeneration(const GenerationResult& result, const ArchConfig& config, const GenerationPlans& plans) {
@@ -61,34 +51,50 @@ GenerationMetrics measureGeneration(const GenerationResult& result, const ArchCo
     m.prefill = planBound(plans.prefill.artifact.manifest, config);
     m.decode = planBound(plans.decode.artifact.manifest, config);
     m.weightBytes = plans.decode.artifact.sectionBytes(kWeightsSection);
-    m.memoryRooflineCycles = static_cast<uint64_t>(static_cast<double>(m.weightBytes + result.cacheBytes) / config.dram.bytesPerCycle);
-    std::vector<uint64_t> decode;
-    uint64_t decodeBytes = 0;
+    uint64_t decodeCycles = 0, decodeBytes = 0, decodeTokens = 0, decodeSteps = 0;
     for (const GenerationStep& step : result.steps) {
         if (step.logitError) m.maxLogitError = std::max(m.maxLogitError.value_or(0), *step.logitError);
         if (step.referenceAgrees) m.referenceAgrees = m.referenceAgrees.value_or(true) && *step.referenceAgrees;
-        if (step.prefill) {
-            m.firstTokenCycles = step.cycles;
-            continue;
-        }
-        decode.push_back(step.cycles);
+        if (step.prefill) continue;
+        decodeCycles += step.cycles;
         decodeBytes += step.dramRead + step.dramWritten;
+        decodeTokens += step.tokens.size();
+        ++decodeSteps;
     }
-    const double batch = result.steps.empty() ? 1 : static_cast<double>(result.steps.front().tokens.size());
-    if (!decode.empty()) {
-        const double total = std::accumulate(decode.begin(), decode.end(), 0.0);
-        m.perTokenMean = total / static_cast<double>(decode.size());
-        m.tokensPerSecond = batch * static_cast<double>(decode.size()) / (total / config.clockHz);
-        m.dramBytesPerToken = static_cast<double>(decodeBytes) / static_cast<double>(decode.size()) / batch;
-        std::sort(decode.begin(), decode.end());
-        m.perTokenP50 = percentile(decode, 50);
-        m.perTokenP99 = percentile(decode, 99);
+    // A decode step reads the weights and its session's caches (every request's, when batched).
+    m.memoryRooflineCycles =
+        static_cast<uint64_t>(static_cast<double>(m.weightBytes + result.sessionCacheBytes) / config.dram.bytesPerCycle);
+    if (decodeSteps > 0) {
+        m.decodeStepMean = decodeCycles / decodeSteps;
+        m.tokensPerSecond = static_cast<double>(decodeTokens) / (static_cast<double>(decodeCycles) / config.clockHz);
+        m.dramBytesPerToken = static_cast<double>(decodeBytes) / static_cast<double>(decodeTokens);
     }
-    if (!result.steps.empty()) {
-        const GenerationStep& last = result.steps.back();
-        const double span = static_cast<double>(last.startCycle + last.cycles - result.steps.front().startCycle);
-        m.endToEndTokensPerSecond = batch * static_cast<double>(result.steps.size()) / (span / config.clockHz);
+    std::vector<uint64_t> intervals;
+    uint64_t last = result.startCycle, tokens = 0;
+    for (const RequestRecord& r : result.requests) {
+        RequestMetrics rm;
+        if (r.tokenCycles.empty()) continue;
+        rm.firstTokenCycles = r.tokenCycles.front() - result.startCycle;
+        for (size_t i = 1; i < r.tokenCycles.size(); ++i) intervals.push_back(r.tokenCycles[i] - r.tokenCycles[i - 1]);
+        if (r.tokenCycles.size() > 1) {
+            rm.perTokenMean = static_cast<double>(r.tokenCycles.back() - r.tokenCycles.front()) /
+                              static_cast<double>(r.tokenCycles.size() - 1);
+        }
+        uint64_t made = 0;
+        for (const std::vector<int64_t>& sequence : r.tokens) made += sequence.size();
+        rm.tokensPerSecond = static_cast<double>(made) / (static_cast<double>(r.tokenCycles.back() - result.startCycle) / config.clockHz);
+        tokens += made;
+        last = std::max(last, r.tokenCycles.back());
+        m.firstTokenMean += static_cast<double>(rm.firstTokenCycles) / static_cast<double>(result.requests.size());
+        m.requests.push_back(rm);
     }
+    if (!intervals.empty()) {
+        m.perTokenMean = std::accumulate(intervals.begin(), intervals.end(), 0.0) / static_cast<double>(intervals.size());
+        std::sort(intervals.begin(), intervals.end());
+        m.perTokenP50 = percentile(intervals, 50);
+        m.perTokenP99 = percentile(intervals, 99);
+    }
+    if (last > result.startCycle) m.throughput = static_cast<double>(tokens) / (static_cast<double>(last - result.startCycle) / config.clockHz);
     return m;
 }
 
@@ -96,21 +102,33 @@ std::string generationJson(const GenerationRequest& request, const ArchConfig& c
                            const GenerationResult& result, const GenerationMetrics& m) {
     nlohmann::json steps = nlohmann::json::array();
     for (const GenerationStep& s : result.steps) {
-        nlohmann::json step = {{"phase", s.prefill ? "prefill" : "decode"}, {"cache_length", s.cacheLength},
-                               {"start_cycle", s.startCycle}, {"cycles", s.cycles}, {"job_cycles", s.jobCycles},
-                               {"dram_bytes_read", s.dramRead}, {"dram_bytes_written", s.dramWritten},
+        nlohmann::json step = {{"phase", s.prefill ? "prefill" : "decode"},
+                               {"request", s.request >= 0 ? nlohmann::json(s.request) : nlohmann::json("all")},
+                               {"cache_length", s.cacheLength}, {"start_cycle", s.startCycle}, {"cycles", s.cycles},
+                               {"job_cycles", s.jobCycles}, {"dram_bytes_read", s.dramRead},
+                               {"dram_bytes_written", s.dramWritten},
                                {"bound", (s.prefill ? m.prefill : m.decode).memoryBound() ? "memory" : "compute"},
                                {"tokens", s.tokens}};
         step["logit_error"] = s.logitError ? nlohmann::json(*s.logitError) : nlohmann::json();
         steps.push_back(step);
     }
-    std::vector<std::vector<int64_t>> prompt;
-    for (int64_t b = 0; b < request.batch; ++b) {
-        const auto row = result.prompt.begin() + b * request.promptLength;
-        prompt.emplace_back(row, row + request.promptLength);
+    nlohmann::json requests = nlohmann::json::array();
+    for (size_t r = 0; r < result.requests.size(); ++r) {
+        const RequestRecord& record = result.requests[r];
+        std::vector<std::vector<int64_t>> prompt;
+        for (int64_t b = 0; b < request.batch; ++b) {
+            const auto row = record.prompt.begin() + b * request.promptLength;
+            prompt.emplace_back(row, row + request.promptLength);
+        }
+        const RequestMetrics& rm = m.requests.at(r);
+        requests.push_back({{"prompt", prompt}, {"tokens", record.tokens}, {"time_to_first_token_cycles", rm.firstTokenCycles},
+                            {"time_per_output_token_mean_cycles", rm.perTokenMean}, {"tokens_per_second", rm.tokensPerSecond}});
     }
     nlohmann::json check;
-    if (m.maxLogitError) check = {{"max_logit_error", *m.maxLogitError}, {"tokens_agree", m.referenceAgrees ? nlohmann::json(*m.referenceAgrees) : nlohmann::json()}};
+    if (m.maxLogitError) {
+        check = {{"max_logit_error", *m.maxLogitError},
+                 {"tokens_agree", m.referenceAgrees ? nlohmann::json(*m.referenceAgrees) : nlohmann::json()}};
+    }
     const nlohmann::json generation = {
         {"model", plans.decode.artifact.manifest.modelName},
         {"arch", config.name},
@@ -118,23 +136,25 @@ std::string generationJson(const GenerationRequest& request, const ArchConfig& c
         {"prompt_length", request.promptLength},
         {"new_tokens", request.newTokens},
         {"batch", request.batch},
+        {"schedule", request.schedule},
         {"sampler", request.sampler},
         {"seed", request.seed},
         {"cache", {{"layout", "contiguous"}, {"capacity_tokens", result.capacity}, {"bytes", result.cacheBytes},
                    {"bytes_per_token", result.cacheBytesPerToken}, {"pairs", plans.signature.kv.size()}}},
-        {"time_to_first_token", {{"cycles", m.firstTokenCycles}, {"ms", milliseconds(static_cast<double>(m.firstTokenCycles), config)}}},
+        {"time_to_first_token", {{"cycles", m.firstTokenMean}, {"ms", milliseconds(m.firstTokenMean, config)}}},
         {"time_per_output_token", {{"mean_cycles", m.perTokenMean}, {"p50_cycles", m.perTokenP50}, {"p99_cycles", m.perTokenP99},
                                    {"mean_ms", milliseconds(m.perTokenMean, config)}}},
         {"tokens_per_second", m.tokensPerSecond},
-        {"end_to_end_tokens_per_second", m.endToEndTokensPerSecond},
+        {"throughput_tokens_per_second", m.throughput},
         {"dram_bytes_per_token", m.dramBytesPerToken},
-        {"decode_roofline", {{"weight_bytes", m.weightBytes}, {"cache_bytes", result.cacheBytes},
-                             {"memory_cycles", m.memoryRooflineCycles},
-                             {"time_per_token_over_roofline", m.memoryRooflineCycles ? m.perTokenMean / static_cast<double>(m.memoryRooflineCycles) : 0.0}}},
+        {"decode_roofline", {{"weight_bytes", m.weightBytes}, {"cache_bytes", result.sessionCacheBytes},
+                             {"memory_cycles", m.memoryRooflineCycles}, {"decode_step_cycles", m.decodeStepMean},
+                             {"step_over_roofline", m.memoryRooflineCycles ? static_cast<double>(m.decodeStepMean) /
+                                                                                 static_cast<double>(m.memoryRooflineCycles)
+                                                                           : 0.0}}},
         {"plans", {{"prefill", boundJson(m.prefill)}, {"decode", boundJson(m.decode)}}},
         {"check", check},
-        {"prompt", prompt},
-        {"tokens", tokensPerSequence(result)},
+        {"requests", requests},
         {"steps", steps}};
     return nlohmann::json{{"generation", generation}}.dump(2) + "\n";
 }
@@ -143,25 +163,34 @@ std::string generationMarkdown(const GenerationRequest& request, const ArchConfi
                                const GenerationMetrics& m) {
     std::ostringstream md;
     md << "# Generation: " << request.model.stem().string() << " on " << config.name << "\n\n"
-       << "A " << request.promptLength << "-token prompt, " << request.newTokens << " new tokens, batch " << request.batch
-       << ", " << request.sampler << " sampling; KV cache of " << result.capacity << " tokens ("
-       << result.cacheBytes << " bytes, " << result.cacheBytesPerToken << " per token).\n\n"
+       << request.requests << " request(s) (" << request.schedule << "), each a " << request.promptLength << "-token prompt, "
+       << request.newTokens << " new tokens, batch " << request.batch << ", " << request.sampler
+       << " sampling; KV caches of " << result.capacity << " tokens (" << result.cacheBytes << " bytes, "
+       << result.cacheBytesPerToken << " per token of a sequence).\n\n"
        << "| metric | value |\n|---|---|\n"
-       << "| time to first token | " << m.firstTokenCycles << " cycles (" << milliseconds(static_cast<double>(m.firstTokenCycles), config) << " ms) |\n"
+       << "| time to first token | " << static_cast<uint64_t>(m.firstTokenMean) << " cycles ("
+       << milliseconds(m.firstTokenMean, config) << " ms), mean over requests |\n"
        << "| time per output token | mean " << static_cast<uint64_t>(m.perTokenMean) << ", p50 " << m.perTokenP50 << ", p99 "
        << m.perTokenP99 << " cycles |\n"
-       << "| tokens per second | " << m.tokensPerSecond << " (end to end " << m.endToEndTokensPerSecond << ") |\n"
+       << "| tokens per second | " << m.tokensPerSecond << " in decode steps; throughput " << m.throughput << " |\n"
        << "| DRAM bytes per token | " << static_cast<uint64_t>(m.dramBytesPerToken) << " |\n"
-       << "| decode memory roofline | " << m.memoryRooflineCycles << " cycles (weights " << m.weightBytes << " + cache "
-       << result.cacheBytes << " bytes) |\n"
+       << "| decode memory roofline | " << m.memoryRooflineCycles << " cycles (weights " << m.weightBytes << " + caches "
+       << result.sessionCacheBytes << " bytes); a step takes " << m.decodeStepMean << " |\n"
        << "| prefill | " << boundText(m.prefill) << " |\n"
        << "| decode | " << boundText(m.decode) << " |\n";
     if (m.maxLogitError) md << "| check | largest logit error " << *m.maxLogitError << " of the largest logit |\n";
-    md << "\n| step | phase | cache | cycles | NPU cycles | DRAM read | DRAM written | tokens |\n|---|---|---|---|---|---|---|---|\n";
+    md << "\n| request | first token (cycles) | per token (cycles) | tokens per second |\n|---|---|---|---|\n";
+    for (size_t r = 0; r < m.requests.size(); ++r) {
+        md << "| " << r << " | " << m.requests[r].firstTokenCycles << " | " << static_cast<uint64_t>(m.requests[r].perTokenMean)
+           << " | " << m.requests[r].tokensPerSecond << " |\n";
+    }
+    md << "\n| step | phase | request | cache | cycles | NPU cycles | DRAM read | DRAM written | tokens |\n"
+       << "|---|---|---|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < result.steps.size(); ++i) {
         const GenerationStep& s = result.steps[i];
-        md << "| " << i << " | " << (s.prefill ? "prefill" : "decode") << " | " << s.cacheLength << " | " << s.cycles << " | "
-           << s.jobCycles << " | " << s.dramRead << " | " << s.dramWritten << " |";
+        md << "| " << i << " | " << (s.prefill ? "prefill" : "decode") << " | "
+           << (s.request >= 0 ? std::to_string(s.request) : std::string("all")) << " | " << s.cacheLength << " | " << s.cycles
+           << " | " << s.jobCycles << " | " << s.dramRead << " | " << s.dramWritten << " |";
         for (int64_t t : s.tokens) md << " " << t;
         md << " |\n";
     }
@@ -170,30 +199,38 @@ std::string generationMarkdown(const GenerationRequest& request, const ArchConfi
 
 void printGeneration(const GenerationRequest& request, const ArchConfig& config, const GenerationResult& result,
                      const GenerationMetrics& m) {
-    std::printf("generated %lld tokens x %lld after a %lld-token prompt on %s (KV cache %lld tokens, %.2f MiB)\n",
+    std::printf("generated %lld tokens x %lld sequence(s) x %lld request(s) (%s) after %lld-token prompts on %s "
+                "(KV caches of %lld tokens, %.2f MiB)\n",
                 static_cast<long long>(request.newTokens), static_cast<long long>(request.batch),
-                static_cast<long long>(request.promptLength), config.name.c_str(), static_cast<long long>(result.capacity),
-                static_cast<double>(result.cacheBytes) / (1 << 20));
-    std::printf("  time to first token   %llu cycles (%.3f ms)\n", static_cast<unsigned long long>(m.firstTokenCycles),
-                milliseconds(static_cast<double>(m.firstTokenCycles), config));
+                static_cast<long long>(request.requests), request.schedule.c_str(), static_cast<long long>(request.promptLength),
+                config.name.c_str(), static_cast<long long>(result.capacity), static_cast<double>(result.cacheBytes) / (1 << 20));
+    std::printf("  time to first token   %.0f cycles (%.3f ms)\n", m.firstTokenMean, milliseconds(m.firstTokenMean, config));
     std::printf("  time per output token mean %.0f, p50 %llu, p99 %llu cycles (%.3f ms)\n", m.perTokenMean,
                 static_cast<unsigned long long>(m.perTokenP50), static_cast<unsigned long long>(m.perTokenP99),
                 milliseconds(m.perTokenMean, config));
-    std::printf("  tokens per second     %.1f (end to end %.1f)\n", m.tokensPerSecond, m.endToEndTokensPerSecond);
-    std::printf("  DRAM per token        %.2f MiB; memory roofline %llu cycles, time per token %.2fx of it\n",
-                m.dramBytesPerToken / (1 << 20), static_cast<unsigned long long>(m.memoryRooflineCycles),
-                m.memoryRooflineCycles ? m.perTokenMean / static_cast<double>(m.memoryRooflineCycles) : 0.0);
+    std::printf("  tokens per second     %.1f in decode steps; throughput %.1f\n", m.tokensPerSecond, m.throughput);
+    std::printf("  DRAM per token        %.2f MiB\n", m.dramBytesPerToken / (1 << 20));
+    std::printf("  decode step           %llu cycles, %.2fx its memory roofline (weights + caches at DRAM's peak: %llu)\n",
+                static_cast<unsigned long long>(m.decodeStepMean),
+                m.memoryRooflineCycles ? static_cast<double>(m.decodeStepMean) / static_cast<double>(m.memoryRooflineCycles) : 0.0,
+                static_cast<unsigned long long>(m.memoryRooflineCycles));
     std::printf("  prefill               %s\n", boundText(m.prefill).c_str());
     std::printf("  decode                %s\n", boundText(m.decode).c_str());
     if (m.maxLogitError) {
         std::printf("  check                 largest logit error %.2e of the largest logit%s\n", *m.maxLogitError,
                     m.referenceAgrees ? (*m.referenceAgrees ? "; greedy tokens agree" : "; greedy tokens DIFFER") : "");
     }
-    const std::vector<std::vector<int64_t>> rows = tokensPerSequence(result);
-    for (size_t b = 0; b < rows.size(); ++b) {
-        std::printf("  tokens[%zu]:", b);
-        for (int64_t t : rows[b]) std::printf(" %lld", static_cast<long long>(t));
-        std::printf("\n");
+    for (size_t r = 0; r < result.requests.size(); ++r) {
+        if (result.requests.size() > 1) {
+            std::printf("  request %zu: first token %llu cycles, %.0f cycles per token, %.1f tokens per second\n", r,
+                        static_cast<unsigned long long>(m.requests.at(r).firstTokenCycles), m.requests.at(r).perTokenMean,
+                        m.requests.at(r).tokensPerSecond);
+        }
+        for (size_t b = 0; b < result.requests[r].tokens.size(); ++b) {
+            std::printf("  tokens[%zu][%zu]:", r, b);
+            for (int64_t t : result.requests[r].tokens[b]) std::printf(" %lld", static_cast<long long>(t));
+            std::printf("\n");
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "arch/arch_config.h"
 #include "cli/generation.h"
@@ -20,16 +21,25 @@ struct PlanBound {
     bool memoryBound() const { return limit == "dram"; }
 };
 
+/// One request's own view: when its first token came, and how fast the others followed.
+struct RequestMetrics {
+    uint64_t firstTokenCycles = 0;  ///< from the requests' arrival (the first step's start)
+    double perTokenMean = 0;        ///< between its consecutive tokens
+    double tokensPerSecond = 0;     ///< its sequences' tokens over the time to its last
+};
+
 struct GenerationMetrics {
-    uint64_t firstTokenCycles = 0;  ///< the prefill step, host to host
-    double perTokenMean = 0;        ///< decode steps' cycles, host to host
+    std::vector<RequestMetrics> requests;
+    double firstTokenMean = 0;  ///< over the requests
+    double perTokenMean = 0;    ///< between consecutive tokens of a request, over every request
     uint64_t perTokenP50 = 0, perTokenP99 = 0;
-    double tokensPerSecond = 0;        ///< all sequences' tokens over the decode steps' time
-    double endToEndTokensPerSecond = 0;  ///< all new tokens over the whole request's time
-    double dramBytesPerToken = 0;      ///< read and written per decode step and sequence
-    /// The decode step's memory roofline: its weights and its cache read once at DRAM's peak.
+    double tokensPerSecond = 0;      ///< tokens the decode steps made over their time
+    double throughput = 0;           ///< every new token of every request over the whole run
+    double dramBytesPerToken = 0;    ///< read and written by decode steps, per token they made
+    /// The decode step's memory roofline: its weights and its caches read once at DRAM's peak.
     uint64_t weightBytes = 0;
     uint64_t memoryRooflineCycles = 0;
+    uint64_t decodeStepMean = 0;  ///< a decode step's cycles, host to host
     PlanBound prefill, decode;
     std::optional<double> maxLogitError;  ///< with a check: over every step
     std::optional<bool> referenceAgrees;  ///< with a greedy check: every step's tokens

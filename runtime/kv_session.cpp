@@ -37,14 +37,36 @@ Tensor filled(const TensorBinding& binding, const std::function<int64_t(int64_t)
     return t;
 }
 
-/// Elements of `shape` before `axis`, and bytes of one entry along it (the dims after it).
-std::pair<int64_t, uint64_t> entryGeometry(DType dtype, const Shape& shape, size_t axis) {
-    int64_t outer = 1, inner = 1;
-    for (size_t d = 0; d < shape.size(); ++d) {
-        if (d < axis) outer *= shape[d];
-        if (d > axis) inner *= shape[d];
+/// The contiguous runs of appending `added` (rows of entries along `axis`) into a cache of
+/// `cache` shape from row `firstRow` on: `copy(from, to, bytes)` per run, byte offsets into
+/// `added` and the cache, row r at slot `slots[r]` (negative: skipped). The batch is dim 0.
+void forEachAppend(DType dtype, const Shape& cache, const Shape& added, size_t axis, int64_t firstRow,
+                   std::span<const int64_t> slots, const std::function<void(uint64_t, uint64_t, uint64_t)>& copy) {
+    int64_t perRow = 1, inner = 1;
+    for (size_t d = 1; d < cache.size(); ++d) {
+        if (d < axis) perRow *= cache[d];
+        if (d > axis) inner *= cache[d];
     }
-    return {outer, static_cast<uint64_t>(inner) * dtypeSize(dtype)};
+    const uint64_t entry = static_cast<uint64_t>(inner) * dtypeSize(dtype);
+    const int64_t capacity = cache.at(axis), count = added.at(axis);
+    const uint64_t run = static_cast<uint64_t>(count) * entry;
+    if (static_cast<int64_t>(slots.size()) != added.at(0) || firstRow + added.at(0) > cache.at(0)) {
+        throw InputError("appending " + std::to_string(added.at(0)) + " rows from row " + std::to_string(firstRow) +
+                         " to a cache of " + std::to_string(cache.at(0)));
+    }
+    for (int64_t r = 0; r < added.at(0); ++r) {
+        const int64_t slot = slots[static_cast<size_t>(r)];
+        if (slot < 0) continue;
+        if (slot + count > capacity) {
+            throw InputError("appending " + std::to_string(count) + " entries at slot " + std::to_string(slot) +
+                             " overflows a cache of " + std::to_string(capacity));
+        }
+        for (int64_t o = 0; o < perRow; ++o) {
+            const auto index = static_cast<uint64_t>(r * perRow + o);
+            const auto target = static_cast<uint64_t>(((firstRow + r) * perRow + o) * capacity + slot);
+            copy(index * run, target * entry, run);
+        }
+    }
 }
 
 }  // namespace
@@ -53,8 +75,16 @@ KvSession::KvSession(Runtime& runtime, driver::Driver& driver, const Artifact& p
                      DecoderSignature signature)
     : runtime_(runtime), driver_(driver), signature_(std::move(signature)) {
     const KvPair& first = signature_.kv.front();
-    capacity_ = bindingNamed(decode.manifest.inputs, first.past, "input").shape.at(first.axis);
-    batch_ = bindingNamed(decode.manifest.inputs, signature_.tokens, "input").shape.at(0);
+    const TensorBinding& cache = bindingNamed(decode.manifest.inputs, first.past, "input");
+    if (first.axis == 0) throw InputError("the past '" + first.past + "' grows along its first dim, where its batch must be");
+    capacity_ = cache.shape.at(first.axis);
+    rowsPerRequest_ = bindingNamed(prefill.manifest.inputs, signature_.tokens, "input").shape.at(0);
+    const int64_t rows = bindingNamed(decode.manifest.inputs, signature_.tokens, "input").shape.at(0);
+    if (rows % rowsPerRequest_ != 0) {
+        throw InputError("the decode plan's batch of " + std::to_string(rows) + " is not a whole number of the prefill's " +
+                         std::to_string(rowsPerRequest_));
+    }
+    lengths_.assign(static_cast<size_t>(rows), 0);
     prefill_ = runtime_.load(prefill);
     try {
         decode_ = runtime_.load(decode);
@@ -85,27 +115,34 @@ uint64_t KvSession::cacheBytes() const {
     return bytes;
 }
 
-uint64_t KvSession::bytesPerToken() const { return cacheBytes() / static_cast<uint64_t>(capacity_); }
+uint64_t KvSession::bytesPerToken() const {
+    return cacheBytes() / static_cast<uint64_t>(capacity_) / static_cast<uint64_t>(lengths_.size());
+}
 
 std::map<std::string, Tensor> decoderStepInputs(const DecoderSignature& signature, const ArtifactManifest& manifest,
-                                                const Tensor& tokens, int64_t slots, int64_t length) {
+                                                const Tensor& tokens, int64_t slots, std::span<const int64_t> lengths) {
     const TensorBinding& ids = bindingNamed(manifest.inputs, signature.tokens, "input");
     if (tokens.shape != ids.shape) {
         throw InputError("the step's token ids are " + shapeString(tokens.shape) + ", the plan takes " + shapeString(ids.shape));
     }
     const int64_t seq = ids.shape[1];
+    if (static_cast<int64_t>(lengths.size()) != ids.shape[0]) {
+        throw InputError("the step has " + std::to_string(lengths.size()) + " row lengths for a batch of " +
+                         std::to_string(ids.shape[0]));
+    }
+    const auto length = [&](int64_t i, int64_t width) { return lengths[static_cast<size_t>(i / width)]; };
     std::map<std::string, Tensor> inputs;
     inputs[ids.name] = filled(ids, [&](int64_t i) { return static_cast<int64_t>(tokens.valueAt(i)); });
     if (!signature.positions.empty()) {
         const TensorBinding& positions = bindingNamed(manifest.inputs, signature.positions, "input");
-        inputs[positions.name] = filled(positions, [&](int64_t i) { return length + i % seq; });
+        inputs[positions.name] = filled(positions, [&](int64_t i) { return length(i, seq) + i % seq; });
     }
-    // The slots [0, length) hold entries, [length, slots) are empty; the new tokens follow.
+    // Per row, the slots [0, length) hold entries, [length, slots) are empty; the new tokens follow.
     const TensorBinding& mask = bindingNamed(manifest.inputs, signature.mask, "input");
     const int64_t width = slots + seq;
     inputs[mask.name] = filled(mask, [&](int64_t i) {
         const int64_t slot = i % width;
-        return slot < length || slot >= slots ? 1 : 0;
+        return slot < length(i, width) || slot >= slots ? 1 : 0;
     });
     return inputs;
 }
@@ -124,41 +161,26 @@ Tensor lastLogits(const DecoderSignature& signature, const ArtifactManifest& man
     return last;
 }
 
-void appendEntries(Tensor& cache, const Tensor& added, size_t axis, int64_t at) {
-    const int64_t slots = cache.shape.at(axis), count = added.shape.at(axis);
-    if (at + count > slots) throw InputError("appending " + std::to_string(count) + " entries at slot " + std::to_string(at) +
-                                             " overflows a cache of " + std::to_string(slots));
-    const auto [outer, entry] = entryGeometry(cache.dtype, cache.shape, axis);
-    const uint64_t run = static_cast<uint64_t>(count) * entry;
-    for (int64_t o = 0; o < outer; ++o) {
-        const auto from = added.bytes.begin() + static_cast<ptrdiff_t>(static_cast<uint64_t>(o) * run);
-        std::copy(from, from + static_cast<ptrdiff_t>(run),
-                  cache.bytes.begin() + static_cast<ptrdiff_t>(static_cast<uint64_t>(o * slots + at) * entry));
-    }
+void appendEntries(Tensor& cache, const Tensor& added, size_t axis, int64_t firstRow, std::span<const int64_t> slots) {
+    forEachAppend(cache.dtype, cache.shape, added.shape, axis, firstRow, slots, [&](uint64_t from, uint64_t to, uint64_t bytes) {
+        std::copy_n(added.bytes.begin() + static_cast<ptrdiff_t>(from), bytes, cache.bytes.begin() + static_cast<ptrdiff_t>(to));
+    });
 }
 
-void KvSession::append(const ArtifactManifest& manifest, const std::vector<Tensor>& outputs) {
+void KvSession::append(const ArtifactManifest& manifest, const std::vector<Tensor>& outputs, int64_t firstRow,
+                       std::span<const int64_t> slots) {
     for (const KvPair& pair : signature_.kv) {
         const Tensor& added = outputs.at(outputIndex(manifest, pair.present));
         const TensorBinding& cache = bindingNamed(decode_.artifact->manifest.inputs, pair.past, "input");
-        const int64_t count = added.shape.at(pair.axis);
-        if (length_ + count > capacity_) {
-            throw InputError("the KV cache is full: it holds " + std::to_string(capacity_) + " tokens, and " +
-                             std::to_string(length_) + " + " + std::to_string(count) + " do not fit");
-        }
-        // One contiguous run of `count` entries per index of the dims before the sequence axis.
-        const auto [outer, entry] = entryGeometry(cache.dtype, cache.shape, pair.axis);
-        const uint64_t run = static_cast<uint64_t>(count) * entry;
-        for (int64_t o = 0; o < outer; ++o) {
-            const uint64_t slot = static_cast<uint64_t>(o * capacity_ + length_);
-            driver_.write(decode_.context, cache.dramOffset + slot * entry,
-                          std::span(added.bytes).subspan(static_cast<size_t>(o) * run, run));
-        }
+        forEachAppend(cache.dtype, cache.shape, added.shape, pair.axis, firstRow, slots, [&](uint64_t from, uint64_t to, uint64_t bytes) {
+            driver_.write(decode_.context, cache.dramOffset + to, std::span(added.bytes).subspan(from, bytes));
+        });
     }
 }
 
-StepOutput KvSession::prefill(const Tensor& prompt) {
-    if (length_ != 0) throw InputError("the session has run its prefill already");
+StepOutput KvSession::prefill(int64_t request, const Tensor& prompt) {
+    if (request < 0 || request >= requests()) throw InputError("no request " + std::to_string(request) + " in the session");
+    if (length(request) != 0) throw InputError("request " + std::to_string(request) + " has run its prefill already");
     const ArtifactManifest& manifest = prefill_.artifact->manifest;
     const int64_t seq = bindingNamed(manifest.inputs, signature_.tokens, "input").shape[1];
     if (seq > capacity_) {
@@ -168,34 +190,45 @@ StepOutput KvSession::prefill(const Tensor& prompt) {
     StepOutput out;
     out.timing.start = driver_.nowCycles();
     // The prefill plan's one past slot stays empty: its inputs hold zeros, the mask hides them.
-    std::map<std::string, Tensor> inputs = decoderStepInputs(signature_, manifest, prompt, 1, length_);
+    const std::vector<int64_t> empty(static_cast<size_t>(rowsPerRequest_), 0);
+    std::map<std::string, Tensor> inputs = decoderStepInputs(signature_, manifest, prompt, 1, empty);
     for (const KvPair& pair : signature_.kv) {
         const TensorBinding& past = bindingNamed(manifest.inputs, pair.past, "input");
         inputs[past.name] = Tensor::zeros(past.dtype, past.shape);
     }
     const RunResult run = runtime_.run(prefill_, inputs);
     out.timing.job = run.job;
-    append(manifest, run.outputs);
-    length_ = seq;
+    append(manifest, run.outputs, request * rowsPerRequest_, empty);
+    std::fill_n(lengths_.begin() + request * rowsPerRequest_, rowsPerRequest_, seq);
     out.logits = lastLogits(signature_, manifest, run.outputs);
     out.timing.end = driver_.nowCycles();
     return out;
 }
 
-StepOutput KvSession::decode(const Tensor& tokens) {
-    if (length_ == 0) throw InputError("decode before prefill: the KV cache is empty");
-    if (length_ >= capacity_) {
-        throw InputError("the KV cache is full: it holds " + std::to_string(capacity_) + " tokens (raise --capacity)");
+StepOutput KvSession::decode(const Tensor& tokens, const std::vector<bool>& active) {
+    if (static_cast<int64_t>(active.size()) != requests()) {
+        throw InputError("a decode step names " + std::to_string(active.size()) + " requests of the session's " +
+                         std::to_string(requests()));
+    }
+    std::vector<int64_t> slots(lengths_.size(), -1);
+    for (int64_t r = 0; r < requests(); ++r) {
+        if (!active[static_cast<size_t>(r)]) continue;
+        if (length(r) == 0) throw InputError("request " + std::to_string(r) + " decodes before its prefill: its cache is empty");
+        if (length(r) >= capacity_) {
+            throw InputError("request " + std::to_string(r) + "'s KV cache is full: it holds " + std::to_string(capacity_) +
+                             " tokens (raise --capacity)");
+        }
+        std::copy_n(lengths_.begin() + r * rowsPerRequest_, rowsPerRequest_, slots.begin() + r * rowsPerRequest_);
     }
     const ArtifactManifest& manifest = decode_.artifact->manifest;
     StepOutput out;
     out.timing.start = driver_.nowCycles();
     std::set<std::string> resident;
     for (const KvPair& pair : signature_.kv) resident.insert(pair.past);
-    const RunResult run = runtime_.run(decode_, decoderStepInputs(signature_, manifest, tokens, capacity_, length_), resident);
+    const RunResult run = runtime_.run(decode_, decoderStepInputs(signature_, manifest, tokens, capacity_, lengths_), resident);
     out.timing.job = run.job;
-    append(manifest, run.outputs);
-    ++length_;
+    append(manifest, run.outputs, 0, slots);
+    for (size_t row = 0; row < lengths_.size(); ++row) lengths_[row] += slots[row] >= 0 ? 1 : 0;
     out.logits = lastLogits(signature_, manifest, run.outputs);
     out.timing.end = driver_.nowCycles();
     return out;

@@ -1,10 +1,13 @@
-// A generation request's KV cache on the device: a decoder's prefill and decode plans loaded
-// in the request's contexts, the cache held in device memory at the decode plan's past inputs
-// across steps, each step's new entries appended in place (docs/LLM.md).
+// Generation requests' KV caches on the device: a decoder's prefill and decode plans loaded in
+// one context each, the caches held in device memory at the decode plan's past inputs across
+// steps, each step's new entries appended in place (docs/LLM.md). The decode plan's batch rows
+// are shared out among requests: each request owns the prefill plan's batch of rows, and one
+// decode step advances every active request (continuous batching).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,58 +27,67 @@ struct StepTiming {
 };
 
 struct StepOutput {
-    Tensor logits;  ///< [batch, vocab]: the step's last position
+    Tensor logits;  ///< [rows, vocab]: each row's last position
     StepTiming timing;
 };
 
-/// The inputs of a decoder step of `tokens` ([batch, seq]) over `slots` cache slots of which
-/// the first `length` hold entries: the token ids, their positions (from `length`) and a mask
-/// that shows the held slots and the new tokens and hides the empty ones. The past inputs are
-/// not among them.
+/// The inputs of a decoder step of `tokens` ([rows, seq]) over `slots` cache slots, of which
+/// row r's first `lengths[r]` hold entries: the token ids, their positions (from the row's
+/// length) and a mask that shows the held slots and the new tokens and hides the empty ones.
+/// The past inputs are not among them.
 std::map<std::string, Tensor> decoderStepInputs(const DecoderSignature& signature, const ArtifactManifest& manifest,
-                                                const Tensor& tokens, int64_t slots, int64_t length);
-/// The last position's logits ([batch, vocab]) among a step's outputs (in `manifest`'s order).
+                                                const Tensor& tokens, int64_t slots, std::span<const int64_t> lengths);
+/// The last position's logits ([rows, vocab]) among a step's outputs (in `manifest`'s order).
 Tensor lastLogits(const DecoderSignature& signature, const ArtifactManifest& manifest, const std::vector<Tensor>& outputs);
-/// Writes `added`'s entries along `axis` into `cache` from slot `at` on (a host copy of what a
-/// session appends in device memory).
-void appendEntries(Tensor& cache, const Tensor& added, size_t axis, int64_t at);
+/// Writes `added`'s rows of entries along `axis` into `cache`'s rows from `firstRow` on, row r
+/// from slot `slots[r]` (a host copy of what a session appends in device memory); a row whose
+/// slot is negative is skipped.
+void appendEntries(Tensor& cache, const Tensor& added, size_t axis, int64_t firstRow, std::span<const int64_t> slots);
 
 class KvSession {
 public:
     /// Loads both plans. `prefill` was compiled with the new tokens' count at the prompt length
-    /// and a past of one slot (masked: an empty cache); `decode` with one new token and a past
-    /// of the cache's capacity, its presents as appends (presentsAsAppends). The artifacts must
-    /// outlive the session.
+    /// and a past of one slot (masked: an empty cache); `decode` with one new token, a past of
+    /// the cache's capacity and a batch that is a whole number of the prefill's, its presents
+    /// as appends (presentsAsAppends). The artifacts must outlive the session.
     KvSession(Runtime& runtime, driver::Driver& driver, const Artifact& prefill, const Artifact& decode,
               DecoderSignature signature);
     ~KvSession();
     KvSession(const KvSession&) = delete;
     KvSession& operator=(const KvSession&) = delete;
 
-    /// Tokens the cache holds at most, and holds now.
+    /// Tokens each row's cache holds at most.
     int64_t capacity() const { return capacity_; }
-    int64_t length() const { return length_; }
-    int64_t batch() const { return batch_; }
-    /// The cache's bytes in device memory (every layer's keys and values at capacity).
+    /// Requests the decode plan's rows hold, and rows (sequences) per request.
+    int64_t requests() const { return static_cast<int64_t>(lengths_.size()) / rowsPerRequest_; }
+    int64_t rowsPerRequest() const { return rowsPerRequest_; }
+    /// Entries request `request`'s rows hold now.
+    int64_t length(int64_t request) const { return lengths_.at(static_cast<size_t>(request * rowsPerRequest_)); }
+    /// The caches' bytes in device memory (every layer's keys and values, every row, at capacity).
     uint64_t cacheBytes() const;
-    /// The cache's bytes per token it holds.
+    /// Cache bytes per token of one sequence.
     uint64_t bytesPerToken() const;
 
-    /// Runs the prompt ([batch, prompt length] token ids) and fills the cache with its entries.
-    StepOutput prefill(const Tensor& prompt);
-    /// Runs one token per sequence ([batch, 1]) against the cache and appends its entries;
-    /// InputError when the cache is full.
-    StepOutput decode(const Tensor& tokens);
+    /// Runs request `request`'s prompt ([rows per request, prompt length] token ids) and fills
+    /// its rows of the cache with its entries; InputError when they are not empty.
+    StepOutput prefill(int64_t request, const Tensor& prompt);
+    /// Runs one token per row ([requests x rows per request, 1]) against the caches and
+    /// appends the entries of the rows of the `active` requests; the others' rows compute
+    /// nothing anyone reads. InputError when an active request's cache is full or empty.
+    StepOutput decode(const Tensor& tokens, const std::vector<bool>& active);
 
 private:
-    /// Writes the presents among `outputs` (of `manifest`) into the cache at slot length_.
-    void append(const ArtifactManifest& manifest, const std::vector<Tensor>& outputs);
+    /// Writes the presents among `outputs` (of `manifest`) into the cache rows from `firstRow`
+    /// on, each at its row's slot in `slots` (negative: skipped).
+    void append(const ArtifactManifest& manifest, const std::vector<Tensor>& outputs, int64_t firstRow,
+                std::span<const int64_t> slots);
 
     Runtime& runtime_;
     driver::Driver& driver_;
     DecoderSignature signature_;
     LoadedModel prefill_, decode_;
-    int64_t capacity_ = 0, length_ = 0, batch_ = 1;
+    int64_t capacity_ = 0, rowsPerRequest_ = 1;
+    std::vector<int64_t> lengths_;  ///< per row of the decode plan
 };
 
 }  // namespace npusim::runtime

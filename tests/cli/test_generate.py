@@ -28,8 +28,9 @@ class GenerateTest(NpusimTestCase):
                       "--check", "--report", "rep")
         self.assertIn("greedy tokens agree", out)
         g = json.loads((self.tmp / "rep" / "generation.json").read_text())["generation"]
-        self.assertEqual(g["tokens"], gpt_kv.greedy(module, g["prompt"], 6))
-        self.assertEqual([len(p) for p in g["prompt"]], [12, 12])
+        (request,) = g["requests"]
+        self.assertEqual(request["tokens"], gpt_kv.greedy(module, request["prompt"], 6))
+        self.assertEqual([len(p) for p in request["prompt"]], [12, 12])
         self.assertLess(g["check"]["max_logit_error"], 1e-3)
         self.assertTrue(g["check"]["tokens_agree"])
         # One prefill, then a decode step per token but the last; the cache grows by one each.
@@ -46,8 +47,40 @@ class GenerateTest(NpusimTestCase):
         tpot = g["time_per_output_token"]
         self.assertLessEqual(tpot["p50_cycles"], tpot["p99_cycles"])
         self.assertGreater(g["tokens_per_second"], 0)
+        self.assertGreater(g["throughput_tokens_per_second"], 0)
         self.assertIn(g["plans"]["decode"]["bound"], ("memory", "compute"))
         self.assertIn("| decode |", (self.tmp / "rep" / "generation.md").read_text())
+
+    def test_concurrent_requests_keep_their_own_tokens_and_batching_raises_throughput(self):
+        module = self.export()
+        args = ["--arch", "server", "--prompt-len", 10, "--new-tokens", 5, "--check"]
+        runs = {}
+        for schedule, requests in (("batch", 1), ("batch", 2), ("round-robin", 2)):
+            report = f"{schedule}{requests}"
+            self.ok("generate", "gpt.onnx", *args, "--requests", requests, "--schedule", schedule, "--report", report)
+            runs[report] = json.loads((self.tmp / report / "generation.json").read_text())["generation"]
+        for name in ("batch2", "round-robin2"):
+            with self.subTest(schedule=name):
+                g = runs[name]
+                self.assertEqual(len(g["requests"]), 2)
+                prompts = [r["prompt"] for r in g["requests"]]
+                self.assertNotEqual(prompts[0], prompts[1])
+                for r in g["requests"]:  # each request's tokens are its own run's: torch's on its prompt
+                    self.assertEqual(r["tokens"], gpt_kv.greedy(module, r["prompt"], 5))
+                self.assertTrue(g["check"]["tokens_agree"])
+                # The second request waits for the first one's prefill: contention shows per request.
+                first = [r["time_to_first_token_cycles"] for r in g["requests"]]
+                self.assertLess(first[0], first[1])
+        # The first request of two has the single run's prompt and tokens.
+        self.assertEqual(runs["batch2"]["requests"][0]["prompt"], runs["batch1"]["requests"][0]["prompt"])
+        self.assertEqual(runs["batch2"]["requests"][0]["tokens"], runs["batch1"]["requests"][0]["tokens"])
+        # Batched decode steps read the weights once for both requests: more tokens per second than
+        # one request alone; taking turns cannot beat one request alone.
+        throughput = {name: g["throughput_tokens_per_second"] for name, g in runs.items()}
+        self.assertGreater(throughput["batch2"], 1.2 * throughput["batch1"])
+        self.assertLess(throughput["round-robin2"], throughput["batch2"])
+        decode = [s for s in runs["batch2"]["steps"] if s["phase"] == "decode"]
+        self.assertTrue(all(s["request"] == "all" and len(s["tokens"]) == 2 for s in decode))
 
     def test_the_shipped_example_generates_on_every_preset(self):
         for arch in ("edge", "mobile", "server"):
@@ -73,6 +106,8 @@ class GenerateTest(NpusimTestCase):
             (["--prompt-len", 200, "--new-tokens", 4, "--capacity", 100], ["capacity", "--capacity"]),
             (["--prompt-len", 0, "--new-tokens", 4], ["--prompt-len"]),
             (["--prompt-len", 4, "--new-tokens", 4, "--sampler", "beam"], ["--sampler", "beam"]),
+            (["--prompt-len", 4, "--new-tokens", 4, "--schedule", "fifo"], ["--schedule", "fifo"]),
+            (["--prompt-len", 4, "--new-tokens", 4, "--requests", 0], ["--requests"]),
             (["--prompt-len", 4, "--new-tokens", 4, "--dim", "past=3"], ["--dim past", "set by generate"]),
         ]
         for args, words in cases:

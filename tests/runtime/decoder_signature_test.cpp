@@ -76,26 +76,32 @@ TEST(DecoderSignature, NamesWhatTheModelLacks) {
     expectRefused(in, fixed, "have the same shape");
 }
 
-TEST(KvSession, StepInputsMaskTheEmptySlotsAndAppendsLandAtTheirSlot) {
+TEST(KvSession, StepInputsMaskEachRowsEmptySlotsAndAppendsLandAtEachRowsSlot) {
     const std::vector<TensorBinding> in = inputs("past");
     const DecoderSignature s = findDecoderSignature(in, outputs());
     ArtifactManifest decode;
-    decode.inputs = {binding("input_ids", DType::Int64, {1, 1}, {}), binding("attention_mask", DType::Int64, {1, 6}, {})};
-    Tensor token = Tensor::zeros(DType::Int64, {1, 1});
-    token.as<int64_t>()[0] = 7;
-    const auto step = decoderStepInputs(s, decode, token, 5, 3);
-    EXPECT_EQ(step.at("input_ids").as<int64_t>()[0], 7);
+    decode.inputs = {binding("input_ids", DType::Int64, {2, 1}, {}), binding("attention_mask", DType::Int64, {2, 6}, {})};
+    Tensor tokens = Tensor::zeros(DType::Int64, {2, 1});
+    tokens.as<int64_t>()[0] = 7;
+    tokens.as<int64_t>()[1] = 9;
+    const std::vector<int64_t> lengths{3, 1};
+    const auto step = decoderStepInputs(s, decode, tokens, 5, lengths);
+    EXPECT_EQ(step.at("input_ids").as<int64_t>()[1], 9);
     const auto mask = step.at("attention_mask").as<int64_t>();
-    EXPECT_EQ(std::vector<int64_t>(mask.begin(), mask.end()), (std::vector<int64_t>{1, 1, 1, 0, 0, 1}));
+    EXPECT_EQ(std::vector<int64_t>(mask.begin(), mask.end()), (std::vector<int64_t>{1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1}));
+    EXPECT_THROW(decoderStepInputs(s, decode, tokens, 5, std::vector<int64_t>{3}), InputError);
 
-    Tensor cache = Tensor::zeros(DType::Fp32, {1, 2, 4, 1});  // 2 heads, 4 slots
-    Tensor added = Tensor::zeros(DType::Fp32, {1, 2, 1, 1});
-    added.as<float>()[0] = 1;
-    added.as<float>()[1] = 2;
-    appendEntries(cache, added, 2, 3);
+    Tensor cache = Tensor::zeros(DType::Fp32, {3, 2, 4, 1});  // 3 rows, 2 heads, 4 slots
+    Tensor added = Tensor::zeros(DType::Fp32, {2, 2, 1, 1});  // rows 1 and 2's new entries
+    for (int i = 0; i < 4; ++i) added.as<float>()[static_cast<size_t>(i)] = static_cast<float>(i + 1);
+    appendEntries(cache, added, 2, 1, std::vector<int64_t>{3, -1});  // row 2 skipped
     const auto slots = cache.as<float>();
-    EXPECT_EQ(std::vector<float>(slots.begin(), slots.end()), (std::vector<float>{0, 0, 0, 1, 0, 0, 0, 2}));
-    EXPECT_THROW(appendEntries(cache, added, 2, 4), InputError);
+    std::vector<float> expected(24, 0);
+    expected[8 + 3] = 1;   // row 1, head 0, slot 3
+    expected[12 + 3] = 2;  // row 1, head 1, slot 3
+    EXPECT_EQ(std::vector<float>(slots.begin(), slots.end()), expected);
+    EXPECT_THROW(appendEntries(cache, added, 2, 1, std::vector<int64_t>{4, -1}), InputError);
+    EXPECT_THROW(appendEntries(cache, added, 2, 2, std::vector<int64_t>{0, 0}), InputError);
 }
 
 }  // namespace
