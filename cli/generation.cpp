@@ -27,6 +27,8 @@ compiler::Compilation compilePlan(const GenerationRequest& request, const ArchCo
     std::vector<std::pair<std::string, std::string>> pairs;
     for (const runtime::KvPair& pair : signature.kv) pairs.emplace_back(pair.past, pair.present);
     compiler::presentsAsAppends(graph, pairs);
+    // Only the last position's logits choose the next token.
+    if (dims.at(signature.seqSymbol) > 1) compiler::lastPositionOnly(graph, signature.logits, 1);
     return compiler::compileGraph(std::move(graph), config, request.model.stem().string(),
                                   fileSha256(request.model.string()), sized);
 }
