@@ -42,13 +42,7 @@ void generate(GenerateOptions& o) {
     const GenerationResult result = runGeneration(o.request, config, plans);
     const GenerationMetrics metrics = measureGeneration(result, config, plans);
     printGeneration(o.request, config, result, metrics);
-    if (!o.report.empty()) {
-        OutputFiles files;
-        files.makeDirectory(o.report);
-        files.stage(std::filesystem::path(o.report) / "generation.json", generationJson(o.request, config, plans, result, metrics));
-        files.stage(std::filesystem::path(o.report) / "generation.md", generationMarkdown(o.request, config, result, metrics));
-        files.commit();
-    }
+    if (!o.report.empty()) writeGenerationReport(o.report, o.request, config, plans, result, metrics);
     if (o.request.check && plans.decode.artifact.manifest.precision == "fp32") {
         if (metrics.maxLogitError && *metrics.maxLogitError > kLogitTolerance) {
             throw RunError("the logits differ from the reference interpreter's by " + std::to_string(*metrics.maxLogitError) +
@@ -84,7 +78,9 @@ void addGenerateCommand(CLI::App& app) {
     command->add_option("--seed", o->request.seed, "seed of the prompt's ids and the random sampler")->capture_default_str();
     command->add_flag("--check", o->request.check,
                       "compare every step's logits with the reference interpreter run on the same tokens");
-    command->add_option("--report", o->report, "directory to write generation.json and generation.md into");
+    command->add_option("--report", o->report,
+                        "directory to write report.json (the last decode step's, with a generation section), report.md, "
+                        "report.html, trace.json (every step), timeline.json, plots/");
     command->add_option("--watchdog", o->request.watchdog, "each job's cycle budget (the firmware's watchdog)")
         ->capture_default_str()
         ->check(CLI::Range(uint64_t{1000}, uint64_t{1} << 40));

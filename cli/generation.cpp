@@ -216,7 +216,7 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
 
     std::function<sim::DramTraffic()> dram;
     sim::runSystem(
-        config, nullptr, false,
+        config, &result.trace, false,
         [&](driver::Driver& driver) {
             runtime::Runtime runtime(driver, request.watchdog, {config.host.cpuOpsPerCycle});
             std::vector<std::unique_ptr<runtime::KvSession>> session;
@@ -242,9 +242,11 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
                 const sim::DramTraffic after = dram();
                 record.startCycle = out.timing.start;
                 record.cycles = out.timing.end - out.timing.start;
-                record.jobCycles = out.timing.job.cycles;
+                record.job = out.timing.job;
                 record.dramRead = after.bytesRead - before.bytesRead;
                 record.dramWritten = after.bytesWritten - before.bytesWritten;
+                record.dramRowHits = after.rowHits - before.rowHits;
+                record.dramRowMisses = after.rowMisses - before.rowMisses;
                 record.tokens = chooseTokens(out.logits, request.sampler, rng);
                 if (!references.empty()) {
                     const Tensor expected = record.prefill ? references[s].prefill(first, tokens) : references[s].decode(tokens, *active);

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "arch/arch_config.h"
+#include "arch/trace_event.h"
 #include "compiler/pipeline.h"
+#include "driver/driver.h"
 #include "runtime/decoder_signature.h"
 
 namespace npusim::cli {
@@ -50,8 +52,9 @@ struct GenerationStep {
     int64_t request = -1;     ///< the request it runs; -1 for a batched decode step of every request
     int64_t cacheLength = 0;  ///< entries the (first) request's cache held when the step began
     uint64_t startCycle = 0, cycles = 0;  ///< host to host: inputs uploaded to entries appended
-    uint64_t jobCycles = 0;               ///< the NPU's part
     uint64_t dramRead = 0, dramWritten = 0;
+    uint64_t dramRowHits = 0, dramRowMisses = 0;
+    driver::JobResult job;        ///< the NPU's part: its first cycle and its cycles
     std::vector<int64_t> tokens;  ///< the token chosen per row it ran
     /// With a check: the largest |logit - reference| over the largest |reference|, and whether
     /// the reference's argmax is the chosen token for every row (greedy).
@@ -74,6 +77,7 @@ struct GenerationResult {
     uint64_t sessionCacheBytes = 0;   ///< the caches one decode step reads (its session's)
     uint64_t cacheBytesPerToken = 0;  ///< of one sequence
     int64_t capacity = 0, vocab = 0;
+    trace::Recorder trace;  ///< every unit's events over the whole run
 };
 
 /// Runs the requests' prefill and decode steps in one co-simulation.

@@ -2,10 +2,13 @@
 #include "cli/generation_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <numeric>
-#include <sstream>
+
+#include "cli/output_files.h"
+#include "cli/report_directory.h"
 
 namespace npusim::cli {
 namespace {
@@ -105,7 +108,7 @@ std::string generationJson(const GenerationRequest& request, const ArchConfig& c
         nlohmann::json step = {{"phase", s.prefill ? "prefill" : "decode"},
                                {"request", s.request >= 0 ? nlohmann::json(s.request) : nlohmann::json("all")},
                                {"cache_length", s.cacheLength}, {"start_cycle", s.startCycle}, {"cycles", s.cycles},
-                               {"job_cycles", s.jobCycles}, {"dram_bytes_read", s.dramRead},
+                               {"job_cycles", s.job.cycles}, {"dram_bytes_read", s.dramRead},
                                {"dram_bytes_written", s.dramWritten},
                                {"bound", (s.prefill ? m.prefill : m.decode).memoryBound() ? "memory" : "compute"},
                                {"tokens", s.tokens}};
@@ -156,45 +159,7 @@ std::string generationJson(const GenerationRequest& request, const ArchConfig& c
         {"check", check},
         {"requests", requests},
         {"steps", steps}};
-    return nlohmann::json{{"generation", generation}}.dump(2) + "\n";
-}
-
-std::string generationMarkdown(const GenerationRequest& request, const ArchConfig& config, const GenerationResult& result,
-                               const GenerationMetrics& m) {
-    std::ostringstream md;
-    md << "# Generation: " << request.model.stem().string() << " on " << config.name << "\n\n"
-       << request.requests << " request(s) (" << request.schedule << "), each a " << request.promptLength << "-token prompt, "
-       << request.newTokens << " new tokens, batch " << request.batch << ", " << request.sampler
-       << " sampling; KV caches of " << result.capacity << " tokens (" << result.cacheBytes << " bytes, "
-       << result.cacheBytesPerToken << " per token of a sequence).\n\n"
-       << "| metric | value |\n|---|---|\n"
-       << "| time to first token | " << static_cast<uint64_t>(m.firstTokenMean) << " cycles ("
-       << milliseconds(m.firstTokenMean, config) << " ms), mean over requests |\n"
-       << "| time per output token | mean " << static_cast<uint64_t>(m.perTokenMean) << ", p50 " << m.perTokenP50 << ", p99 "
-       << m.perTokenP99 << " cycles |\n"
-       << "| tokens per second | " << m.tokensPerSecond << " in decode steps; throughput " << m.throughput << " |\n"
-       << "| DRAM bytes per token | " << static_cast<uint64_t>(m.dramBytesPerToken) << " |\n"
-       << "| decode memory roofline | " << m.memoryRooflineCycles << " cycles (weights " << m.weightBytes << " + caches "
-       << result.sessionCacheBytes << " bytes); a step takes " << m.decodeStepMean << " |\n"
-       << "| prefill | " << boundText(m.prefill) << " |\n"
-       << "| decode | " << boundText(m.decode) << " |\n";
-    if (m.maxLogitError) md << "| check | largest logit error " << *m.maxLogitError << " of the largest logit |\n";
-    md << "\n| request | first token (cycles) | per token (cycles) | tokens per second |\n|---|---|---|---|\n";
-    for (size_t r = 0; r < m.requests.size(); ++r) {
-        md << "| " << r << " | " << m.requests[r].firstTokenCycles << " | " << static_cast<uint64_t>(m.requests[r].perTokenMean)
-           << " | " << m.requests[r].tokensPerSecond << " |\n";
-    }
-    md << "\n| step | phase | request | cache | cycles | NPU cycles | DRAM read | DRAM written | tokens |\n"
-       << "|---|---|---|---|---|---|---|---|---|\n";
-    for (size_t i = 0; i < result.steps.size(); ++i) {
-        const GenerationStep& s = result.steps[i];
-        md << "| " << i << " | " << (s.prefill ? "prefill" : "decode") << " | "
-           << (s.request >= 0 ? std::to_string(s.request) : std::string("all")) << " | " << s.cacheLength << " | " << s.cycles
-           << " | " << s.jobCycles << " | " << s.dramRead << " | " << s.dramWritten << " |";
-        for (int64_t t : s.tokens) md << " " << t;
-        md << " |\n";
-    }
-    return md.str();
+    return generation.dump();
 }
 
 void printGeneration(const GenerationRequest& request, const ArchConfig& config, const GenerationResult& result,
@@ -232,6 +197,75 @@ void printGeneration(const GenerationRequest& request, const ArchConfig& config,
             std::printf("\n");
         }
     }
+}
+
+namespace {
+
+/// A copy of the events of `trace` in [from, to), with their units.
+trace::Recorder window(const trace::Recorder& trace, uint64_t from, uint64_t to) {
+    trace::Recorder part;
+    for (const trace::UnitInfo& unit : trace.units()) part.addUnit(unit.name, unit.kind);
+    for (const trace::Event& e : trace.events()) {
+        if (e.start >= from && e.end <= to) part.record(e);
+    }
+    return part;
+}
+
+}  // namespace
+
+void writeGenerationReport(const std::filesystem::path& directory, const GenerationRequest& request,
+                           const ArchConfig& config, const GenerationPlans& plans, const GenerationResult& result,
+                           const GenerationMetrics& metrics) {
+    // The report proper is one step's: the last decode step (the prefill when there is none).
+    const GenerationStep& step = result.steps.back();
+    const ArtifactManifest& manifest = (step.prefill ? plans.prefill : plans.decode).artifact.manifest;
+    const trace::Recorder stepTrace = window(result.trace, step.startCycle, step.startCycle + step.cycles);
+    reports::Report report = reports::buildReport({config, manifest, stepTrace, step.job.startCycle, step.job.cycles,
+                                                   step.dramRead, step.dramWritten, step.dramRowHits, step.dramRowMisses});
+    report.generation = generationJson(request, config, plans, result, metrics);
+
+    // trace.json shows every step: the prefill plan's ops get ids after the decode plan's, so
+    // each event is named by its own plan's op.
+    ArtifactManifest both = plans.decode.artifact.manifest;
+    uint32_t offset = 0;
+    for (const OpRecord& op : both.ops) offset = std::max(offset, op.opId + 1);
+    for (OpRecord op : plans.prefill.artifact.manifest.ops) {
+        op.opId += offset;
+        op.name = "prefill " + op.name;
+        both.ops.push_back(op);
+    }
+    trace::Recorder whole;
+    for (const trace::UnitInfo& unit : result.trace.units()) whole.addUnit(unit.name, unit.kind);
+    whole.reserve(result.trace.events().size());
+    std::vector<std::pair<uint64_t, uint64_t>> prefills;
+    std::vector<reports::TraceSlice> slices;
+    for (size_t i = 0; i < result.steps.size(); ++i) {
+        const GenerationStep& s = result.steps[i];
+        if (s.prefill) prefills.emplace_back(s.startCycle, s.startCycle + s.cycles);
+        slices.push_back({(s.prefill ? "prefill request " + std::to_string(s.request) : "decode step " + std::to_string(i)) +
+                              " (cache " + std::to_string(s.cacheLength) + ")",
+                          s.startCycle, s.startCycle + s.cycles});
+    }
+    for (trace::Event e : result.trace.events()) {
+        for (const auto& [from, to] : prefills) {
+            if (e.start >= from && e.end <= to && e.type != trace::EventType::CommandFetch) e.opId += offset;
+        }
+        whole.record(e);
+    }
+    const GenerationStep& first = result.steps.front();
+    uint64_t read = 0, written = 0, hits = 0, misses = 0;
+    for (const GenerationStep& s : result.steps) {
+        read += s.dramRead;
+        written += s.dramWritten;
+        hits += s.dramRowHits;
+        misses += s.dramRowMisses;
+    }
+    const reports::RunRecord run{config, both, whole, first.startCycle, step.startCycle + step.cycles - first.startCycle,
+                                 read, written, hits, misses, slices};
+    OutputFiles files;
+    stageReportData(files, directory, report, run);
+    files.commit();
+    writeReadableReport(directory, report);
 }
 
 }  // namespace npusim::cli

@@ -1,9 +1,11 @@
 // What a generation request measured: time to first token, time per output token, tokens per
 // second, the KV cache's bytes, DRAM traffic per token and each plan's bound against its
-// rooflines; printed, and written as generation.json and generation.md (docs/LLM.md).
+// rooflines; printed, and written as a report directory whose report.json has a `generation`
+// section (docs/LLM.md).
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,12 +49,15 @@ struct GenerationMetrics {
 
 GenerationMetrics measureGeneration(const GenerationResult& result, const ArchConfig& config, const GenerationPlans& plans);
 
-/// The figures as report.json's `generation` section (docs/LLM.md).
+/// The figures as report.json's `generation` section (docs/LLM.md): the text of its object.
 std::string generationJson(const GenerationRequest& request, const ArchConfig& config, const GenerationPlans& plans,
                            const GenerationResult& result, const GenerationMetrics& metrics);
-/// generation.md: the summary and a table of steps.
-std::string generationMarkdown(const GenerationRequest& request, const ArchConfig& config, const GenerationResult& result,
-                               const GenerationMetrics& metrics);
+/// The report directory of a generation: report.json (the last decode step's report, with the
+/// `generation` section), report.md and report.html (the section, plots/tokens.png), trace.json
+/// (every step's unit events, prefill ops named apart, and a track of steps) and timeline.json.
+void writeGenerationReport(const std::filesystem::path& directory, const GenerationRequest& request,
+                           const ArchConfig& config, const GenerationPlans& plans, const GenerationResult& result,
+                           const GenerationMetrics& metrics);
 /// The summary on stdout.
 void printGeneration(const GenerationRequest& request, const ArchConfig& config, const GenerationResult& result,
                      const GenerationMetrics& metrics);

@@ -23,7 +23,8 @@ double writeReadableReport(const std::filesystem::path& directory, const reports
     drawPlots(directory);
     const double plotSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<reports::Plot> plots;
-    for (const char* name : {"timeline", "utilization", "op_cycles", "roofline"}) {
+    for (const char* name : {"timeline", "utilization", "op_cycles", "roofline", "tokens"}) {
+        if (std::string(name) == "tokens" && !report.generation) continue;  // a generation's only
         plots.push_back({name, readWholeFile(directory / "plots" / (std::string(name) + ".png"))});
     }
     OutputFiles files;

@@ -119,6 +119,16 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
         appendSlice(line, e, quotedName(e), category, microsecondsPerCycle);
         out.write(line.data(), static_cast<std::streamsize>(line.size()));
     }
+    // The run's own slices (a generation's steps) on a track after the units'.
+    if (!run.slices.empty()) {
+        const size_t track = run.trace.units().size();
+        emit({{"ph", "M"}, {"pid", 1}, {"tid", track}, {"name", "thread_name"}, {"args", {{"name", "steps"}}}});
+        for (const TraceSlice& slice : run.slices) {
+            emit({{"ph", "X"}, {"pid", 1}, {"tid", track}, {"name", slice.name}, {"cat", "step"},
+                  {"ts", static_cast<double>(slice.start) * microsecondsPerCycle},
+                  {"dur", static_cast<double>(slice.end - slice.start) * microsecondsPerCycle}});
+        }
+    }
     // A counter track: DRAM bandwidth the NPU's DMAs used, per window of the run (each burst's
     // bytes spread evenly over its command's interval).
     uint64_t first = UINT64_MAX, last = 0;

@@ -10,6 +10,7 @@ roofline.png     each op's attained MACs per cycle against its arithmetic intens
                  compulsory DRAM byte, as in the ops table), under the labelled roofline of the
                  array's peak and the DRAM bandwidth, with its shape-aware bound
 op_cycles.png    cycles per op, most first (spans overlap: the plot says how much)
+tokens.png       for `npusim generate`: each step's cycles, the prefills and every decode step
 
 The plots are written into a temporary directory and renamed to plots/ at the end, so a failed
 run leaves no half-written plots. Exit status 2 with one line on stderr on bad input.
@@ -26,7 +27,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
 from plot_directory import NotAPlotDirectory, publish_plots  # noqa: E402
 
-PLOTS = ("timeline.png", "utilization.png", "roofline.png", "op_cycles.png")
+PLOTS = ("timeline.png", "utilization.png", "roofline.png", "op_cycles.png", "tokens.png")
 
 STALL_COLOURS = {"semaphore_wait": "#f0a030", "queue_full": "#c05050", "dram_contention": "#8060c0",
                  "sram_bank_conflict": "#40a0a0"}
@@ -193,6 +194,23 @@ def op_cycles(report, path):
     plt.close(fig)
 
 
+def tokens(generation, path):
+    steps = generation["steps"]
+    fig, ax = plt.subplots(figsize=(10, 3.5))
+    colours = ["#c05050" if step["phase"] == "prefill" else "#3070c0" for step in steps]
+    ax.bar(range(len(steps)), [step["cycles"] for step in steps], color=colours, width=0.9)
+    roofline = generation["decode_roofline"]["memory_cycles"]
+    ax.axhline(roofline, color="#40a040", linewidth=1, label=f"decode memory roofline ({roofline:,} cycles)")
+    ax.set_xlabel("step (red: a prefill, its first token; blue: a decode step, a token per sequence)")
+    ax.set_ylabel("cycles, host to host")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+    ax.set_yscale("log")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
 def main(argv):
     if len(argv) != 2:
         print("usage: plots.py REPORT_DIR", file=sys.stderr)
@@ -215,6 +233,8 @@ def main(argv):
         utilization(report, os.path.join(staging, "utilization.png"))
         roofline(report, os.path.join(staging, "roofline.png"))
         op_cycles(report, os.path.join(staging, "op_cycles.png"))
+        if report.get("generation"):
+            tokens(report["generation"], os.path.join(staging, "tokens.png"))
 
     try:
         publish_plots(os.path.join(directory, "plots"), draw, PLOTS)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,12 @@
 
 namespace npusim::reports {
 
+/// A named interval trace.json shows on a track of its own (a generation's steps).
+struct TraceSlice {
+    std::string name;
+    uint64_t start = 0, end = 0;
+};
+
 /// Everything a run leaves behind for reporting.
 struct RunRecord {
     const ArchConfig& config;
@@ -26,6 +33,7 @@ struct RunRecord {
     uint64_t jobStartCycle = 0, jobCycles = 0;
     uint64_t dramBytesRead = 0, dramBytesWritten = 0;
     uint64_t dramRowHits = 0, dramRowMisses = 0;
+    std::span<const TraceSlice> slices = {};  ///< on the "steps" track of trace.json
 };
 
 /// Outcome of comparing outputs with a reference: within tolerance, and the largest errors.
@@ -190,6 +198,9 @@ struct Report {
     std::optional<CheckResult> check;
     std::optional<RtlUse> rtl;
     std::optional<FaultUse> faults;
+    /// `npusim generate`'s section (docs/LLM.md), as the text of its JSON object: the report is
+    /// then one decode step's, and this section the whole generation's.
+    std::optional<std::string> generation;
     bool timingOnly = false;  ///< values were not computed (npusim run --timing-only)
 };
 

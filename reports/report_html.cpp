@@ -88,6 +88,14 @@ std::string reportToHtml(const Report& r, const std::vector<Plot>& plots) {
     out << "<section id=\"summary\"><ul class=\"summary\">\n";
     for (const std::string& line : summaryLines(r)) out << "<li>" << escaped(line) << "</li>\n";
     out << "</ul></section>\n";
+    if (r.generation) {
+        out << "<section id=\"generation\"><h2>Generation</h2><ul class=\"summary\">\n";
+        for (const std::string& line : generationLines(r)) out << "<li>" << escaped(line) << "</li>\n";
+        out << "</ul></section>\n";
+        writePlot(out, plots, "tokens", "Each step's cycles, host to host: the prefill (its first token) and every decode step");
+        writeTable(out, "generation-requests", "Requests", generationRequestsTable(r));
+        writeTable(out, "generation-steps", "Steps", generationStepsTable(r));
+    }
     writeTable(out, "findings", "Top findings", findingsTable(r, kTopFindings));
     writePlot(out, plots, "timeline", "Timeline: each unit's busy (blue) and stalled (orange) share of every time bin from 0, every "
                                             "event counted; above, the spans of the longest ops");

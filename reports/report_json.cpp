@@ -129,6 +129,7 @@ std::string reportToJson(const Report& r) {
         j["faults"] = {{"injected", injected}, {"job_failures", r.faults->jobFailures},
                        {"lost_interrupts", r.faults->lostInterrupts}, {"corrected_errors", r.faults->correctedErrors}};
     }
+    if (r.generation) j["generation"] = Json::parse(*r.generation);
     if (r.check) {
         const auto comparison = [](const Comparison& c) {
             return Json{{"passed", c.passed},

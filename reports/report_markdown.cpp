@@ -34,6 +34,12 @@ std::string reportToMarkdown(const Report& r) {
     std::ostringstream out;
     out << "# npusim report: " << r.model << " on " << r.arch << "\n\n";
     for (const std::string& line : summaryLines(r)) out << "- " << line << "\n";
+    if (r.generation) {
+        out << "\n## Generation\n\n";
+        for (const std::string& line : generationLines(r)) out << "- " << line << "\n";
+        writeTable(out, "Requests", generationRequestsTable(r));
+        writeTable(out, "Steps", generationStepsTable(r));
+    }
     writeTable(out, "Top findings", findingsTable(r, kTopFindings));
     writeTable(out, "Units", unitsTable(r));
     writeTable(out, "Stalls by unit", unitStallsTable(r));

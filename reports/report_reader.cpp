@@ -146,6 +146,9 @@ Report fromJson(const Json& j) {
         use.correctedErrors = faults.value("corrected_errors", uint64_t{0});
         r.faults = std::move(use);
     }
+    if (const auto generation = j.find("generation"); generation != j.end() && !generation->is_null()) {
+        r.generation = generation->dump();
+    }
     if (const auto check = j.find("check"); check != j.end()) {
         const auto comparison = [](const Json& c) {
             return Comparison{c.at("passed").get<bool>(), c.at("max_abs_error").get<double>(),

@@ -36,4 +36,11 @@ Table opsTable(const Report& report);
 /// The `limit` ops with the most commands: commands, descriptor bytes, dispatch cycles.
 Table commandStreamsTable(const Report& report, size_t limit);
 
+/// A generation's figures (Report::generation; empty without one): first token, per token,
+/// throughput, cache, DRAM per token, the decode step against its roofline, the plans' bounds.
+std::vector<std::string> generationLines(const Report& report);
+/// Per request: first token, per token, tokens per second. Per step: phase, cycles, DRAM, tokens.
+Table generationRequestsTable(const Report& report);
+Table generationStepsTable(const Report& report);
+
 }  // namespace npusim::reports

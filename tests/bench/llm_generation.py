@@ -29,17 +29,16 @@ CONFIG = dict(vocab=8192, context=512, dim=512, heads=8, layers=6, seed=0)
 
 
 def generate(npusim, model, report, *args):
-    """Runs npusim generate under the address limit; returns (generation.json's section, peak RSS MiB)."""
+    """Runs npusim generate under the address limit; returns (report.json's generation section, peak RSS MiB)."""
     limit = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({ADDRESS_LIMIT}, {ADDRESS_LIMIT}))"
     process = subprocess.Popen([sys.executable, "-c", f"{limit}; import os, sys; os.execv(sys.argv[1], sys.argv[1:])",
                                 str(npusim), "generate", str(model), "--report", str(report), *map(str, args)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _, _, usage = os.wait4(process.pid, 0)
     stderr = process.stderr.read()
-    process.wait()
-    if not (report / "generation.json").is_file():
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0 or not (report / "report.json").is_file():
         raise SystemExit(f"npusim generate {' '.join(map(str, args))} failed:\n{stderr}")
-    return json.loads((report / "generation.json").read_text())["generation"], usage.ru_maxrss / 1024
+    return json.loads((report / "report.json").read_text())["generation"], usage.ru_maxrss / 1024
 
 
 def row(g, rss, torch_tokens=None):

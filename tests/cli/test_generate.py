@@ -27,7 +27,8 @@ class GenerateTest(NpusimTestCase):
         out = self.ok("generate", "gpt.onnx", "--arch", "edge", "--prompt-len", 12, "--new-tokens", 6, "--batch", 2,
                       "--check", "--report", "rep")
         self.assertIn("greedy tokens agree", out)
-        g = json.loads((self.tmp / "rep" / "generation.json").read_text())["generation"]
+        report = json.loads((self.tmp / "rep" / "report.json").read_text())
+        g = report["generation"]
         (request,) = g["requests"]
         self.assertEqual(request["tokens"], gpt_kv.greedy(module, request["prompt"], 6))
         self.assertEqual([len(p) for p in request["prompt"]], [12, 12])
@@ -49,7 +50,17 @@ class GenerateTest(NpusimTestCase):
         self.assertGreater(g["tokens_per_second"], 0)
         self.assertGreater(g["throughput_tokens_per_second"], 0)
         self.assertIn(g["plans"]["decode"]["bound"], ("memory", "compute"))
-        self.assertIn("| decode |", (self.tmp / "rep" / "generation.md").read_text())
+        # The report proper is the last decode step's: its ops and its cycles.
+        self.assertEqual(report["total_cycles"], steps[-1]["job_cycles"])
+        self.assertTrue(any(op["type"] == "MatMul" for op in report["ops"]))
+        self.assertIn("## Generation", (self.tmp / "rep" / "report.md").read_text())
+        self.assertIn('id="generation"', (self.tmp / "rep" / "report.html").read_text())
+        self.assertTrue((self.tmp / "rep" / "plots" / "tokens.png").is_file())
+        # trace.json: every step's slice on a track of its own, and the prefill's ops named apart.
+        trace = json.loads((self.tmp / "rep" / "trace.json").read_text())["traceEvents"]
+        self.assertEqual([e["name"].split(" (")[0] for e in trace if e.get("cat") == "step"],
+                         ["prefill request 0"] + [f"decode step {i}" for i in range(1, 6)])
+        self.assertTrue(any(e["name"].startswith("prefill /") for e in trace if e.get("ph") == "X"))
 
     def test_concurrent_requests_keep_their_own_tokens_and_batching_raises_throughput(self):
         module = self.export()
@@ -58,7 +69,7 @@ class GenerateTest(NpusimTestCase):
         for schedule, requests in (("batch", 1), ("batch", 2), ("round-robin", 2)):
             report = f"{schedule}{requests}"
             self.ok("generate", "gpt.onnx", *args, "--requests", requests, "--schedule", schedule, "--report", report)
-            runs[report] = json.loads((self.tmp / report / "generation.json").read_text())["generation"]
+            runs[report] = json.loads((self.tmp / report / "report.json").read_text())["generation"]
         for name in ("batch2", "round-robin2"):
             with self.subTest(schedule=name):
                 g = runs[name]
