@@ -62,6 +62,8 @@ void addGenerateCommand(CLI::App& app) {
     auto o = std::make_shared<GenerateOptions>();
     o->request.watchdog = runtime::kDefaultJobTimeoutCycles;
     command->add_option("model", o->model, "ONNX decoder with past key/value inputs and present outputs")->required();
+    command->add_option("--prefill-model", o->request.prefillModel,
+                        "the prompt's own ONNX graph, without past inputs (the other form exporters write)");
     command->add_option("--prompt-len", o->request.promptLength, "the prompt's tokens (seeded random ids)")->required();
     command->add_option("--new-tokens", o->request.newTokens, "tokens to generate")->required();
     command->add_option("--batch", o->request.batch, "sequences per request, generated together")->capture_default_str();

@@ -17,20 +17,19 @@
 namespace npusim::cli {
 namespace {
 
-/// One plan: the model at `dims`, its presents as appends, compiled.
-compiler::Compilation compilePlan(const GenerationRequest& request, const ArchConfig& config,
+/// One plan: `model` at `dims`, its presents as appends (a past-KV graph's), compiled; a plan of
+/// more than one new token keeps its last position's logits only.
+compiler::Compilation compilePlan(const std::filesystem::path& model, const ArchConfig& config,
                                   const compiler::CompileOptions& options, const runtime::DecoderSignature& signature,
-                                  const std::map<std::string, int64_t>& dims) {
+                                  const std::map<std::string, int64_t>& dims, bool appends, bool lastPosition) {
     compiler::CompileOptions sized = options;
     for (const auto& [symbol, size] : dims) sized.dims[symbol] = size;
-    compiler::Graph graph = compiler::importOnnx(request.model, sized.bindings, sized.dims);
+    compiler::Graph graph = compiler::importOnnx(model, sized.bindings, sized.dims);
     std::vector<std::pair<std::string, std::string>> pairs;
     for (const runtime::KvPair& pair : signature.kv) pairs.emplace_back(pair.past, pair.present);
-    compiler::presentsAsAppends(graph, pairs);
-    // Only the last position's logits choose the next token.
-    if (dims.at(signature.seqSymbol) > 1) compiler::lastPositionOnly(graph, signature.logits, 1);
-    return compiler::compileGraph(std::move(graph), config, request.model.stem().string(),
-                                  fileSha256(request.model.string()), sized);
+    if (appends) compiler::presentsAsAppends(graph, pairs);
+    if (lastPosition) compiler::lastPositionOnly(graph, signature.logits, 1);
+    return compiler::compileGraph(std::move(graph), config, model.stem().string(), fileSha256(model.string()), sized);
 }
 
 /// The steps' reference: the same plans' graphs on the interpreter, with caches of their own
@@ -57,7 +56,7 @@ public:
 
     Tensor prefill(int64_t request, const Tensor& prompt) {
         const std::vector<int64_t> empty(static_cast<size_t>(rowsPerRequest_), 0);
-        const Tensor logits = step(plans_.prefill, prompt, 1, empty, request * rowsPerRequest_, empty);
+        const Tensor logits = step(plans_.prefill, prompt, 0, empty, request * rowsPerRequest_, empty);
         std::fill_n(lengths_.begin() + request * rowsPerRequest_, rowsPerRequest_, prompt.shape[1]);
         return logits;
     }
@@ -78,17 +77,16 @@ private:
         return *std::find_if(inputs.begin(), inputs.end(), [&](const TensorBinding& b) { return b.name == name; });
     }
 
-    /// The last position's logits of a step, its entries appended to the reference's caches.
+    /// The last position's logits of a step (over `slots` cache slots of `lengths` entries; a
+    /// prefill's inputs are its own), its entries appended to the reference's caches.
     Tensor step(const compiler::Compilation& plan, const Tensor& tokens, int64_t slots, std::span<const int64_t> lengths,
                 int64_t firstRow, std::span<const int64_t> appendAt) {
         const ArtifactManifest& manifest = plan.artifact.manifest;
         const runtime::DecoderSignature& signature = plans_.signature;
-        std::map<std::string, Tensor> inputs = runtime::decoderStepInputs(signature, manifest, tokens, slots, lengths);
         const bool prefill = &plan == &plans_.prefill;
-        for (size_t k = 0; k < signature.kv.size(); ++k) {
-            const TensorBinding& past = input(plan, signature.kv[k].past);
-            inputs[past.name] = prefill ? Tensor::zeros(past.dtype, past.shape) : caches_[k];
-        }
+        std::map<std::string, Tensor> inputs = prefill ? runtime::prefillInputs(signature, manifest, tokens)
+                                                       : runtime::decoderStepInputs(signature, manifest, tokens, slots, lengths);
+        for (size_t k = 0; k < signature.kv.size() && !prefill; ++k) inputs[signature.kv[k].past] = caches_[k];
         const std::vector<Tensor> outputs = compiler::interpretGraph(plan.source, inputs);
         for (size_t k = 0; k < signature.kv.size(); ++k) {
             for (size_t o = 0; o < manifest.outputs.size(); ++o) {
@@ -148,6 +146,7 @@ GenerationPlans compileGenerationPlans(const GenerationRequest& request, const A
     if (request.newTokens < 1) throw InputError("--new-tokens must be at least 1");
     if (request.batch < 1) throw InputError("--batch must be at least 1");
     if (request.requests < 1) throw InputError("--requests must be at least 1");
+    if (request.capacity < 0) throw InputError("--capacity must be positive");
     if (request.schedule != "batch" && request.schedule != "round-robin") {
         throw InputError("--schedule '" + request.schedule + "' is not a schedule (batch, round-robin)");
     }
@@ -183,13 +182,26 @@ GenerationPlans compileGenerationPlans(const GenerationRequest& request, const A
     if (!s.batchSymbol.empty()) {
         prefill[s.batchSymbol] = request.batch;
         decode[s.batchSymbol] = decodeRows;
-    } else if (onnx.inputs.front().shape.front() != request.batch || decodeRows != request.batch) {
-        throw InputError("the model's batch is fixed at " + std::to_string(onnx.inputs.front().shape.front()) + "; --batch " +
-                         std::to_string(request.batch) + (decodeRows != request.batch ? " with batched --requests" : "") +
-                         " cannot run it");
+    } else {
+        const auto tokens = std::find_if(onnx.inputs.begin(), onnx.inputs.end(),
+                                         [&](const TensorBinding& b) { return b.name == s.tokens; });
+        if (tokens->shape.front() != request.batch || decodeRows != request.batch) {
+            throw InputError("the model's batch is fixed at " + std::to_string(tokens->shape.front()) + "; --batch " +
+                             std::to_string(request.batch) + (decodeRows != request.batch ? " with batched --requests" : "") +
+                             " cannot run it");
+        }
     }
-    plans.prefill = compilePlan(request, config, options, s, prefill);
-    plans.decode = compilePlan(request, config, options, s, decode);
+    const bool longPrompt = request.promptLength > 1;
+    if (request.prefillModel.empty()) {
+        plans.prefill = compilePlan(request.model, config, options, s, prefill, true, longPrompt);
+    } else {
+        const compiler::OnnxInterface own = compiler::readOnnxInterface(request.prefillModel);
+        const runtime::PrefillSymbols symbols = runtime::checkPrefillSignature(own.inputs, own.outputs, s);
+        std::map<std::string, int64_t> dims{{symbols.seq, request.promptLength}};
+        if (!symbols.batch.empty()) dims[symbols.batch] = request.batch;
+        plans.prefill = compilePlan(request.prefillModel, config, options, s, dims, false, longPrompt);
+    }
+    plans.decode = compilePlan(request.model, config, options, s, decode, true, false);
     return plans;
 }
 
@@ -228,8 +240,9 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
             result.cacheBytesPerToken = session.front()->bytesPerToken();
             result.sessionCacheBytes = session.front()->cacheBytes();
             result.startCycle = driver.nowCycles();
-            // Runs one step of session `s` for `requests` (its first is `first`), records it and
-            // the tokens it chose; returns them, as the next step's input.
+            // Runs a step of session `s`: the prefill of its request `first` (without `active`)
+            // or a decode step of its `active` requests; records the step and, per request, the
+            // tokens it chose; returns them all, the next step's input.
             const auto step = [&](size_t s, int64_t stepRequest, int64_t first, const Tensor& tokens,
                                   const std::vector<bool>* active) {
                 GenerationStep record;

@@ -19,6 +19,9 @@ namespace npusim::cli {
 
 struct GenerationRequest {
     std::filesystem::path model;
+    /// The prompt's model when it is a prefill graph of its own (no past inputs); empty: the
+    /// model's past-KV graph runs the prompt too.
+    std::filesystem::path prefillModel;
     int64_t promptLength = 0, newTokens = 0, batch = 1;
     /// Concurrent requests, each of `batch` sequences with a prompt of its own, and how their
     /// steps share the NPU: "batch" (one decode plan whose rows they share, every decode step

@@ -7,7 +7,9 @@ present.<i>.value [batch, heads, past + seq, head dim], the past with the new to
 
     gpt_kv.py OUT_DIR    writes OUT_DIR/gpt_kv_decoder.onnx (2 layers, d 128, 4 heads, vocab 512)
 
-The tests and benches import `build`, `export` and `greedy` (torch's own generation).
+`export(..., past=False)` writes the other form exporters produce, a prefill graph: no past
+inputs, the presents the prompt's own entries. The tests and benches import `build`, `export` and
+`greedy` (torch's own generation).
 """
 import math
 import sys
@@ -31,7 +33,8 @@ class KvBlock(nn.Module):
         b, t, d = x.shape
         q, k, v = self.qkv(self.norm1(x)).split(d, dim=2)
         q, k, v = (z.reshape(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
-        k, v = torch.cat([past_key, k], 2), torch.cat([past_value, v], 2)
+        if past_key is not None:
+            k, v = torch.cat([past_key, k], 2), torch.cat([past_value, v], 2)
         scores = q @ k.transpose(2, 3) * (1.0 / math.sqrt(d // self.heads)) + bias
         attention = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, t, d)
         x = x + self.proj(attention)
@@ -49,7 +52,7 @@ class GptKv(nn.Module):
 
     def forward(self, input_ids, position_ids, attention_mask, *past):
         x = self.tokens(input_ids) + self.positions(position_ids)
-        t, p = input_ids.shape[1], past[0].shape[2]
+        t, p = input_ids.shape[1], past[0].shape[2] if past else 0
         # Causal over past + new positions, and the mask's empty slots hidden.
         query = torch.arange(t).unsqueeze(1) + p
         key = torch.arange(p + t).unsqueeze(0)
@@ -57,7 +60,7 @@ class GptKv(nn.Module):
         bias = (1.0 - keep.float()) * -1e9
         presents = []
         for i, block in enumerate(self.blocks):
-            x, k, v = block(x, past[2 * i], past[2 * i + 1], bias)
+            x, k, v = block(x, *(past[2 * i:2 * i + 2] if past else (None, None)), bias)
             presents += [k, v]
         return (self.head(self.norm(x)), *presents)
 
@@ -68,8 +71,9 @@ def build(vocab=512, context=256, dim=128, heads=4, layers=2, seed=0):
     return GptKv(vocab, context, dim, heads, layers).eval()
 
 
-def export(module, path):
-    """Writes the module's past-KV signature to `path` (opset 13, dynamic batch, seq and past)."""
+def export(module, path, past=True):
+    """Writes the module's past-KV signature to `path` (opset 13, dynamic batch, seq and past),
+    or without `past` its prefill graph (no past inputs; mask and presents as long as the prompt)."""
     layers, heads = len(module.blocks), module.blocks[0].heads
     dim = module.tokens.embedding_dim
     names = [f"past.{i}.{kv}" for i in range(layers) for kv in ("key", "value")]
@@ -78,9 +82,13 @@ def export(module, path):
             "attention_mask": {0: "batch", 1: "total"}, "logits": {0: "batch", 1: "seq"}}
     axes.update({name: {0: "batch", 2: "past"} for name in names})
     axes.update({name: {0: "batch", 2: "total"} for name in outputs[1:]})
-    t, p = 3, 5
+    t, p = 3, 5 if past else 0
     sample = (torch.zeros(1, t, dtype=torch.int64), torch.arange(p, p + t).unsqueeze(0),
-              torch.ones(1, p + t, dtype=torch.int64), *[torch.zeros(1, heads, p, dim // heads) for _ in names])
+              torch.ones(1, p + t, dtype=torch.int64), *[torch.zeros(1, heads, p, dim // heads) for _ in names if past])
+    if not past:
+        names = []
+        axes["attention_mask"] = {0: "batch", 1: "seq"}
+        axes.update({name: {0: "batch", 2: "seq"} for name in outputs[1:]})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(module, sample, str(path), input_names=["input_ids", "position_ids", "attention_mask"] + names,

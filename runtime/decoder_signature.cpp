@@ -119,4 +119,39 @@ DecoderSignature findDecoderSignature(std::span<const TensorBinding> inputs, std
     return s;
 }
 
+PrefillSymbols checkPrefillSignature(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
+                                     const DecoderSignature& signature) {
+    const TensorBinding* tokens = nullptr;
+    for (const TensorBinding& input : inputs) {
+        if (afterPrefix(input.name, "past")) {
+            throw InputError("the prefill model has a past input '" + input.name + "': a prefill graph has none");
+        }
+        if (input.name == signature.tokens) {
+            tokens = &input;
+        } else if (input.name != signature.positions && input.name != signature.mask) {
+            throw InputError("the prefill model's input '" + input.name + "' is not among the decoder's ('" + signature.tokens +
+                             "', '" + signature.positions + "', '" + signature.mask + "')");
+        }
+    }
+    if (!tokens || tokens->shape.size() != 2 || symbolAt(*tokens, 1).empty()) {
+        throw InputError("the prefill model has no token ids input '" + signature.tokens + "' [batch, seq] with a symbolic seq dim");
+    }
+    const PrefillSymbols symbols{symbolAt(*tokens, 1), symbolAt(*tokens, 0)};
+    std::map<std::string, const TensorBinding*> byName;
+    for (const TensorBinding& output : outputs) byName[output.name] = &output;
+    if (!byName.contains(signature.logits)) throw InputError("the prefill model has no logits output '" + signature.logits + "'");
+    for (const KvPair& pair : signature.kv) {
+        const auto present = byName.find(pair.present);
+        if (present == byName.end()) throw InputError("the prefill model has no present output '" + pair.present + "'");
+        if (symbolAt(*present->second, pair.axis) != symbols.seq) {
+            throw InputError("the prefill model's present '" + pair.present + "' is not as long as its prompt (dim " +
+                             std::to_string(pair.axis) + " is not '" + symbols.seq + "')");
+        }
+    }
+    if (byName.size() != signature.kv.size() + 1) {
+        throw InputError("the prefill model has outputs beside the decoder's logits and presents");
+    }
+    return symbols;
+}
+
 }  // namespace npusim::runtime

@@ -35,4 +35,15 @@ struct DecoderSignature {
 /// input that is none of the roles, a pair whose shapes differ outside one symbolic axis.
 DecoderSignature findDecoderSignature(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs);
 
+/// The other form exporters write for the prompt: a prefill graph without past inputs whose
+/// presents hold the prompt's own entries. Checks it against the decoder's `signature` (the
+/// same token, position and mask inputs, logits and presents by name, the presents along the
+/// token ids' symbolic seq dim) and returns its seq and batch symbols; InputError naming what
+/// does not match.
+struct PrefillSymbols {
+    std::string seq, batch;
+};
+PrefillSymbols checkPrefillSignature(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
+                                     const DecoderSignature& signature);
+
 }  // namespace npusim::runtime

@@ -133,17 +133,42 @@ std::map<std::string, Tensor> decoderStepInputs(const DecoderSignature& signatur
     const auto length = [&](int64_t i, int64_t width) { return lengths[static_cast<size_t>(i / width)]; };
     std::map<std::string, Tensor> inputs;
     inputs[ids.name] = filled(ids, [&](int64_t i) { return static_cast<int64_t>(tokens.valueAt(i)); });
-    if (!signature.positions.empty()) {
-        const TensorBinding& positions = bindingNamed(manifest.inputs, signature.positions, "input");
-        inputs[positions.name] = filled(positions, [&](int64_t i) { return length(i, seq) + i % seq; });
+    // A prefill graph may take no positions or mask; a decode plan takes the mask (its signature).
+    const auto input = [&](const std::string& name) -> const TensorBinding* {
+        const auto it = std::find_if(manifest.inputs.begin(), manifest.inputs.end(), [&](const TensorBinding& b) { return b.name == name; });
+        return name.empty() || it == manifest.inputs.end() ? nullptr : &*it;
+    };
+    if (const TensorBinding* positions = input(signature.positions)) {
+        inputs[positions->name] = filled(*positions, [&](int64_t i) { return length(i, seq) + i % seq; });
     }
     // Per row, the slots [0, length) hold entries, [length, slots) are empty; the new tokens follow.
-    const TensorBinding& mask = bindingNamed(manifest.inputs, signature.mask, "input");
-    const int64_t width = slots + seq;
-    inputs[mask.name] = filled(mask, [&](int64_t i) {
-        const int64_t slot = i % width;
-        return slot < length(i, width) || slot >= slots ? 1 : 0;
-    });
+    if (const TensorBinding* mask = input(signature.mask)) {
+        const int64_t width = slots + seq;
+        inputs[mask->name] = filled(*mask, [&](int64_t i) {
+            const int64_t slot = i % width;
+            return slot < length(i, width) || slot >= slots ? 1 : 0;
+        });
+    } else if (slots > 0) {
+        throw InputError("the plan has no attention mask '" + signature.mask + "' to hide its cache's empty slots");
+    }
+    return inputs;
+}
+
+std::map<std::string, Tensor> prefillInputs(const DecoderSignature& signature, const ArtifactManifest& manifest,
+                                            const Tensor& prompt) {
+    // A past-KV graph's prefill has one past slot, empty: its inputs hold zeros, the mask hides
+    // them. A prefill graph has no past.
+    const auto hasPast = [&](const KvPair& pair) {
+        return std::any_of(manifest.inputs.begin(), manifest.inputs.end(), [&](const TensorBinding& b) { return b.name == pair.past; });
+    };
+    const bool past = std::all_of(signature.kv.begin(), signature.kv.end(), hasPast);
+    const std::vector<int64_t> empty(static_cast<size_t>(prompt.shape.at(0)), 0);
+    std::map<std::string, Tensor> inputs = decoderStepInputs(signature, manifest, prompt, past ? 1 : 0, empty);
+    for (const KvPair& pair : signature.kv) {
+        if (!past) break;
+        const TensorBinding& binding = bindingNamed(manifest.inputs, pair.past, "input");
+        inputs[binding.name] = Tensor::zeros(binding.dtype, binding.shape);
+    }
     return inputs;
 }
 
@@ -189,16 +214,10 @@ StepOutput KvSession::prefill(int64_t request, const Tensor& prompt) {
     }
     StepOutput out;
     out.timing.start = driver_.nowCycles();
-    // The prefill plan's one past slot stays empty: its inputs hold zeros, the mask hides them.
-    const std::vector<int64_t> empty(static_cast<size_t>(rowsPerRequest_), 0);
-    std::map<std::string, Tensor> inputs = decoderStepInputs(signature_, manifest, prompt, 1, empty);
-    for (const KvPair& pair : signature_.kv) {
-        const TensorBinding& past = bindingNamed(manifest.inputs, pair.past, "input");
-        inputs[past.name] = Tensor::zeros(past.dtype, past.shape);
-    }
+    const std::map<std::string, Tensor> inputs = prefillInputs(signature_, manifest, prompt);
     const RunResult run = runtime_.run(prefill_, inputs);
     out.timing.job = run.job;
-    append(manifest, run.outputs, request * rowsPerRequest_, empty);
+    append(manifest, run.outputs, request * rowsPerRequest_, std::vector<int64_t>(static_cast<size_t>(rowsPerRequest_), 0));
     std::fill_n(lengths_.begin() + request * rowsPerRequest_, rowsPerRequest_, seq);
     out.logits = lastLogits(signature_, manifest, run.outputs);
     out.timing.end = driver_.nowCycles();

@@ -37,6 +37,10 @@ struct StepOutput {
 /// The past inputs are not among them.
 std::map<std::string, Tensor> decoderStepInputs(const DecoderSignature& signature, const ArtifactManifest& manifest,
                                                 const Tensor& tokens, int64_t slots, std::span<const int64_t> lengths);
+/// The inputs of a prefill of `prompt` ([rows, prompt length]): decoderStepInputs over no cache;
+/// for a plan of a past-KV graph, its one past slot empty (zeros, masked).
+std::map<std::string, Tensor> prefillInputs(const DecoderSignature& signature, const ArtifactManifest& manifest,
+                                            const Tensor& prompt);
 /// The last position's logits ([rows, vocab]) among a step's outputs (in `manifest`'s order).
 Tensor lastLogits(const DecoderSignature& signature, const ArtifactManifest& manifest, const std::vector<Tensor>& outputs);
 /// Writes `added`'s rows of entries along `axis` into `cache`'s rows from `firstRow` on, row r
@@ -47,7 +51,8 @@ void appendEntries(Tensor& cache, const Tensor& added, size_t axis, int64_t firs
 class KvSession {
 public:
     /// Loads both plans. `prefill` was compiled with the new tokens' count at the prompt length
-    /// and a past of one slot (masked: an empty cache); `decode` with one new token, a past of
+    /// and a past of one slot (masked: an empty cache), or is a prefill graph without a past;
+    /// `decode` with one new token, a past of
     /// the cache's capacity and a batch that is a whole number of the prefill's, its presents
     /// as appends (presentsAsAppends). The artifacts must outlive the session.
     KvSession(Runtime& runtime, driver::Driver& driver, const Artifact& prefill, const Artifact& decode,

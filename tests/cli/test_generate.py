@@ -93,6 +93,20 @@ class GenerateTest(NpusimTestCase):
         decode = [s for s in runs["batch2"]["steps"] if s["phase"] == "decode"]
         self.assertTrue(all(s["request"] == "all" and len(s["tokens"]) == 2 for s in decode))
 
+    def test_a_prefill_graph_of_its_own_runs_the_prompt(self):
+        module = self.export()
+        gpt_kv.export(module, self.tmp / "prefill.onnx", past=False)
+        self.ok("generate", "gpt.onnx", "--prefill-model", "prefill.onnx", "--prompt-len", 9, "--new-tokens", 5, "--check",
+                "--report", "rep")
+        g = json.loads((self.tmp / "rep" / "report.json").read_text())["generation"]
+        (request,) = g["requests"]
+        self.assertEqual(request["tokens"], gpt_kv.greedy(module, request["prompt"], 5))
+        self.assertTrue(g["check"]["tokens_agree"])
+        self.assertFailsCleanly(["generate", "gpt.onnx", "--prefill-model", "gpt.onnx", "--prompt-len", 4, "--new-tokens", 2],
+                                2, ["prefill model has a past input"])
+        self.assertFailsCleanly(["generate", "gpt.onnx", "--prefill-model", example("mlp.onnx"), "--prompt-len", 4,
+                                 "--new-tokens", 2], 2, ["prefill model's input 'x'"])
+
     def test_the_shipped_example_generates_on_every_preset(self):
         for arch in ("edge", "mobile", "server"):
             with self.subTest(arch=arch):
