@@ -36,8 +36,9 @@ void generate(GenerateOptions& o) {
         const ProgressLine progress("compiling " + o.model + " (prefill and decode)");
         return compileGenerationPlans(o.request, config, o.compiler.options());
     }();
-    for (const compiler::Compilation* plan : {&plans.prefill, &plans.decode}) {
-        sim::checkSimulationMemory(plan->artifact, o.compiler.maxMemoryBytes());
+    sim::checkSimulationMemory(plans.decode.artifact, o.compiler.maxMemoryBytes());
+    for (const compiler::Compilation& prefill : plans.prefills) {
+        sim::checkSimulationMemory(prefill.artifact, o.compiler.maxMemoryBytes());
     }
     const GenerationResult result = runGeneration(o.request, config, plans);
     const GenerationMetrics metrics = measureGeneration(result, config, plans);
@@ -64,8 +65,13 @@ void addGenerateCommand(CLI::App& app) {
     command->add_option("model", o->model, "ONNX decoder with past key/value inputs and present outputs")->required();
     command->add_option("--prefill-model", o->request.prefillModel,
                         "the prompt's own ONNX graph, without past inputs (the other form exporters write)");
-    command->add_option("--prompt-len", o->request.promptLength, "the prompt's tokens (seeded random ids)")->required();
-    command->add_option("--new-tokens", o->request.newTokens, "tokens to generate")->required();
+    command->add_option("--prompt-len", o->request.promptLengths,
+                        "the prompt's tokens (seeded random ids): one length, or one per request (128,64)")
+        ->required()
+        ->delimiter(',');
+    command->add_option("--new-tokens", o->request.newTokens, "tokens to generate: one count, or one per request")
+        ->required()
+        ->delimiter(',');
     command->add_option("--batch", o->request.batch, "sequences per request, generated together")->capture_default_str();
     command->add_option("--requests", o->request.requests, "concurrent requests, each with prompts of its own")
         ->capture_default_str();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <set>
 
 #include "arch/checksum.h"
 #include "arch/error.h"
@@ -37,7 +38,9 @@ compiler::Compilation compilePlan(const std::filesystem::path& model, const Arch
 class ReferenceDecoder {
 public:
     explicit ReferenceDecoder(const GenerationPlans& plans) : plans_(plans) {
-        for (const compiler::Compilation* plan : {&plans.prefill, &plans.decode}) {
+        std::vector<const compiler::Compilation*> all{&plans.decode};
+        for (const compiler::Compilation& prefill : plans.prefills) all.push_back(&prefill);
+        for (const compiler::Compilation* plan : all) {
             const ArtifactManifest& manifest = plan->artifact.manifest;
             const compiler::Graph& graph = plan->source;
             for (size_t i = 0; i < manifest.outputs.size(); ++i) {
@@ -50,13 +53,13 @@ public:
             const TensorBinding& past = input(plans.decode, pair.past);
             caches_.push_back(Tensor::zeros(past.dtype, past.shape));
         }
-        rowsPerRequest_ = input(plans.prefill, plans.signature.tokens).shape[0];
+        rowsPerRequest_ = input(plans.prefills.front(), plans.signature.tokens).shape[0];
         lengths_.assign(static_cast<size_t>(input(plans.decode, plans.signature.tokens).shape[0]), 0);
     }
 
     Tensor prefill(int64_t request, const Tensor& prompt) {
         const std::vector<int64_t> empty(static_cast<size_t>(rowsPerRequest_), 0);
-        const Tensor logits = step(plans_.prefill, prompt, 0, empty, request * rowsPerRequest_, empty);
+        const Tensor logits = step(plans_.prefillFor(prompt.shape[1]), prompt, 0, empty, request * rowsPerRequest_, empty);
         std::fill_n(lengths_.begin() + request * rowsPerRequest_, rowsPerRequest_, prompt.shape[1]);
         return logits;
     }
@@ -83,7 +86,7 @@ private:
                 int64_t firstRow, std::span<const int64_t> appendAt) {
         const ArtifactManifest& manifest = plan.artifact.manifest;
         const runtime::DecoderSignature& signature = plans_.signature;
-        const bool prefill = &plan == &plans_.prefill;
+        const bool prefill = &plan != &plans_.decode;
         std::map<std::string, Tensor> inputs = prefill ? runtime::prefillInputs(signature, manifest, tokens)
                                                        : runtime::decoderStepInputs(signature, manifest, tokens, slots, lengths);
         for (size_t k = 0; k < signature.kv.size() && !prefill; ++k) inputs[signature.kv[k].past] = caches_[k];
@@ -140,13 +143,29 @@ double relativeError(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
+const compiler::Compilation& GenerationPlans::prefillFor(int64_t promptLength) const {
+    for (const compiler::Compilation& plan : prefills) {
+        for (const TensorBinding& input : plan.artifact.manifest.inputs) {
+            if (input.name == signature.tokens && input.shape.at(1) == promptLength) return plan;
+        }
+    }
+    throw InputError("no prefill plan for a " + std::to_string(promptLength) + "-token prompt");
+}
+
 GenerationPlans compileGenerationPlans(const GenerationRequest& request, const ArchConfig& config,
                                        const compiler::CompileOptions& options) {
-    if (request.promptLength < 1) throw InputError("--prompt-len must be at least 1");
-    if (request.newTokens < 1) throw InputError("--new-tokens must be at least 1");
     if (request.batch < 1) throw InputError("--batch must be at least 1");
     if (request.requests < 1) throw InputError("--requests must be at least 1");
     if (request.capacity < 0) throw InputError("--capacity must be positive");
+    for (const auto& [values, option] : {std::pair{&request.promptLengths, "--prompt-len"}, std::pair{&request.newTokens, "--new-tokens"}}) {
+        if (values->size() != 1 && values->size() != static_cast<size_t>(request.requests)) {
+            throw InputError(std::string(option) + " gives " + std::to_string(values->size()) + " values for " +
+                             std::to_string(request.requests) + " requests: give one, or one per request");
+        }
+        for (int64_t value : *values) {
+            if (value < 1) throw InputError(std::string(option) + " must be at least 1");
+        }
+    }
     if (request.schedule != "batch" && request.schedule != "round-robin") {
         throw InputError("--schedule '" + request.schedule + "' is not a schedule (batch, round-robin)");
     }
@@ -156,13 +175,18 @@ GenerationPlans compileGenerationPlans(const GenerationRequest& request, const A
     if (options.precision.precision == compiler::Precision::Int8) {
         throw InputError("generate runs at fp32, bf16 or fp16: int8 would need calibration samples of every step's inputs");
     }
-    // The last new token is chosen, not run: the cache holds the prompt and all but that one.
-    const int64_t needed = request.promptLength + request.newTokens - 1;
-    const int64_t capacity = request.capacity > 0 ? request.capacity : request.promptLength + request.newTokens;
+    // The last new token is chosen, not run: a cache holds its prompt and all but that one.
+    int64_t needed = 0, longest = 0;
+    std::set<int64_t> promptLengths;
+    for (size_t r = 0; r < static_cast<size_t>(request.requests); ++r) {
+        needed = std::max(needed, request.promptLength(r) + request.newTokenCount(r) - 1);
+        longest = std::max(longest, request.promptLength(r) + request.newTokenCount(r));
+        promptLengths.insert(request.promptLength(r));
+    }
+    const int64_t capacity = request.capacity > 0 ? request.capacity : longest;
     if (capacity < needed) {
-        throw InputError("the KV cache's capacity of " + std::to_string(capacity) + " tokens is too small: a " +
-                         std::to_string(request.promptLength) + "-token prompt and " + std::to_string(request.newTokens) +
-                         " new tokens need " + std::to_string(needed) + " (raise --capacity)");
+        throw InputError("the KV cache's capacity of " + std::to_string(capacity) + " tokens is too small: a prompt and its new "
+                         "tokens need " + std::to_string(needed) + " (raise --capacity)");
     }
     const compiler::OnnxInterface onnx = compiler::readOnnxInterface(request.model);
     GenerationPlans plans;
@@ -174,13 +198,10 @@ GenerationPlans compileGenerationPlans(const GenerationRequest& request, const A
             throw InputError("--dim " + symbol + " is set by generate (--prompt-len, --capacity, --batch)");
         }
     }
-    std::map<std::string, int64_t> prefill{{s.seqSymbol, request.promptLength}, {s.pastSymbol, 1},
-                                           {s.totalSymbol, request.promptLength + 1}};
     std::map<std::string, int64_t> decode{{s.seqSymbol, 1}, {s.pastSymbol, capacity}, {s.totalSymbol, capacity + 1}};
     // Batched requests share the decode plan's rows; round-robin ones each load the plans.
     const int64_t decodeRows = request.batch * (request.schedule == "batch" ? request.requests : 1);
     if (!s.batchSymbol.empty()) {
-        prefill[s.batchSymbol] = request.batch;
         decode[s.batchSymbol] = decodeRows;
     } else {
         const auto tokens = std::find_if(onnx.inputs.begin(), onnx.inputs.end(),
@@ -191,15 +212,22 @@ GenerationPlans compileGenerationPlans(const GenerationRequest& request, const A
                              " cannot run it");
         }
     }
-    const bool longPrompt = request.promptLength > 1;
-    if (request.prefillModel.empty()) {
-        plans.prefill = compilePlan(request.model, config, options, s, prefill, true, longPrompt);
-    } else {
-        const compiler::OnnxInterface own = compiler::readOnnxInterface(request.prefillModel);
-        const runtime::PrefillSymbols symbols = runtime::checkPrefillSignature(own.inputs, own.outputs, s);
-        std::map<std::string, int64_t> dims{{symbols.seq, request.promptLength}};
-        if (!symbols.batch.empty()) dims[symbols.batch] = request.batch;
-        plans.prefill = compilePlan(request.prefillModel, config, options, s, dims, false, longPrompt);
+    std::optional<runtime::PrefillSymbols> own;
+    if (!request.prefillModel.empty()) {
+        const compiler::OnnxInterface prefill = compiler::readOnnxInterface(request.prefillModel);
+        own = runtime::checkPrefillSignature(prefill.inputs, prefill.outputs, s);
+    }
+    for (int64_t length : promptLengths) {
+        std::map<std::string, int64_t> dims;
+        if (own) {
+            dims[own->seq] = length;
+            if (!own->batch.empty()) dims[own->batch] = request.batch;
+        } else {
+            dims = {{s.seqSymbol, length}, {s.pastSymbol, 1}, {s.totalSymbol, length + 1}};
+            if (!s.batchSymbol.empty()) dims[s.batchSymbol] = request.batch;
+        }
+        plans.prefills.push_back(compilePlan(own ? request.prefillModel : request.model, config, options, s, dims, !own,
+                                             length > 1));
     }
     plans.decode = compilePlan(request.model, config, options, s, decode, true, false);
     return plans;
@@ -214,9 +242,9 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
     std::mt19937_64 rng(request.seed);
     std::uniform_int_distribution<int64_t> anyToken(0, result.vocab - 1);
     result.requests.resize(static_cast<size_t>(request.requests));
-    for (RequestRecord& r : result.requests) {
-        for (int64_t i = 0; i < request.batch * request.promptLength; ++i) r.prompt.push_back(anyToken(rng));
-        r.tokens.resize(static_cast<size_t>(request.batch));
+    for (size_t r = 0; r < result.requests.size(); ++r) {
+        for (int64_t i = 0; i < request.batch * request.promptLength(r); ++i) result.requests[r].prompt.push_back(anyToken(rng));
+        result.requests[r].tokens.resize(static_cast<size_t>(request.batch));
     }
     const bool batched = request.schedule == "batch";
     // One session (and reference) for batched requests; one per request for round-robin.
@@ -225,6 +253,8 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
     if (request.check) {
         for (size_t i = 0; i < sessions; ++i) references.emplace_back(plans);
     }
+    std::vector<const Artifact*> prefills;
+    for (const compiler::Compilation& plan : plans.prefills) prefills.push_back(&plan.artifact);
 
     std::function<sim::DramTraffic()> dram;
     sim::runSystem(
@@ -233,8 +263,8 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
             runtime::Runtime runtime(driver, request.watchdog, {config.host.cpuOpsPerCycle});
             std::vector<std::unique_ptr<runtime::KvSession>> session;
             for (size_t i = 0; i < sessions; ++i) {
-                session.push_back(std::make_unique<runtime::KvSession>(runtime, driver, plans.prefill.artifact,
-                                                                       plans.decode.artifact, plans.signature));
+                session.push_back(std::make_unique<runtime::KvSession>(runtime, driver, prefills, plans.decode.artifact,
+                                                                       plans.signature));
                 result.cacheBytes += session.back()->cacheBytes();
             }
             result.cacheBytesPerToken = session.front()->bytesPerToken();
@@ -269,17 +299,20 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
                         record.referenceAgrees = chooseTokens(expected, "greedy", unused) == record.tokens;
                     }
                 }
-                // Rows of requests the step did not advance are not theirs to keep.
-                const int64_t rows = request.batch;
+                // The rows of requests the step did not advance are no one's.
+                const auto rows = static_cast<size_t>(request.batch);
                 for (size_t row = 0; row < record.tokens.size(); ++row) {
-                    const auto owner = static_cast<size_t>(record.prefill || !batched ? stepRequest : static_cast<int64_t>(row) / rows);
+                    const size_t owner = record.prefill || !batched ? static_cast<size_t>(stepRequest) : row / rows;
                     if (active && !(*active)[batched ? owner : 0]) continue;
-                    result.requests[owner].tokens[row % static_cast<size_t>(rows)].push_back(record.tokens[row]);
-                    if (row % static_cast<size_t>(rows) == 0) result.requests[owner].tokenCycles.push_back(out.timing.end);
+                    result.requests[owner].tokens[row % rows].push_back(record.tokens[row]);
+                    if (row % rows == 0) result.requests[owner].tokenCycles.push_back(out.timing.end);
                 }
                 const std::vector<int64_t> chosen = record.tokens;
                 result.steps.push_back(std::move(record));
                 return chosen;
+            };
+            const auto done = [&](size_t r) {
+                return static_cast<int64_t>(result.requests[r].tokenCycles.size()) >= request.newTokenCount(r);
             };
             std::vector<std::vector<int64_t>> next(result.requests.size());
             for (size_t r = 0; r < result.requests.size(); ++r) {
@@ -287,21 +320,25 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
                 next[r] = step(s, static_cast<int64_t>(r), batched ? static_cast<int64_t>(r) : 0,
                                tokenTensor(result.requests[r].prompt, request.batch), nullptr);
             }
-            for (int64_t t = 1; t < request.newTokens; ++t) {
-                if (batched) {
-                    std::vector<int64_t> all;
-                    for (const std::vector<int64_t>& tokens : next) all.insert(all.end(), tokens.begin(), tokens.end());
-                    const std::vector<bool> active(result.requests.size(), true);
-                    const std::vector<int64_t> chosen = step(0, -1, 0, tokenTensor(all, request.batch * request.requests), &active);
+            for (;;) {
+                std::vector<bool> active(result.requests.size());
+                for (size_t r = 0; r < active.size(); ++r) active[r] = !done(r);
+                if (std::none_of(active.begin(), active.end(), [](bool a) { return a; })) break;
+                if (!batched) {  // each unfinished request's step in turn, in its own session
+                    const std::vector<bool> itself{true};
                     for (size_t r = 0; r < next.size(); ++r) {
-                        next[r].assign(chosen.begin() + static_cast<ptrdiff_t>(r) * request.batch,
-                                       chosen.begin() + static_cast<ptrdiff_t>(r + 1) * request.batch);
+                        if (active[r]) next[r] = step(r, static_cast<int64_t>(r), 0, tokenTensor(next[r], request.batch), &itself);
                     }
                     continue;
                 }
-                const std::vector<bool> active{true};
+                // A finished request's rows run its last tokens again; nothing of theirs is kept.
+                std::vector<int64_t> all;
+                for (const std::vector<int64_t>& tokens : next) all.insert(all.end(), tokens.begin(), tokens.end());
+                const std::vector<int64_t> chosen = step(0, -1, 0, tokenTensor(all, request.batch * request.requests), &active);
                 for (size_t r = 0; r < next.size(); ++r) {
-                    next[r] = step(r, static_cast<int64_t>(r), 0, tokenTensor(next[r], request.batch), &active);
+                    if (!active[r]) continue;
+                    next[r].assign(chosen.begin() + static_cast<ptrdiff_t>(r) * request.batch,
+                                   chosen.begin() + static_cast<ptrdiff_t>(r + 1) * request.batch);
                 }
             }
         },

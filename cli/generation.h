@@ -22,7 +22,10 @@ struct GenerationRequest {
     /// The prompt's model when it is a prefill graph of its own (no past inputs); empty: the
     /// model's past-KV graph runs the prompt too.
     std::filesystem::path prefillModel;
-    int64_t promptLength = 0, newTokens = 0, batch = 1;
+    /// Per request, or one value for every request: the prompt's tokens and the tokens to
+    /// generate. A request whose tokens are all made leaves its rows to idle (continuous batching).
+    std::vector<int64_t> promptLengths, newTokens;
+    int64_t batch = 1;
     /// Concurrent requests, each of `batch` sequences with a prompt of its own, and how their
     /// steps share the NPU: "batch" (one decode plan whose rows they share, every decode step
     /// advancing all: continuous batching) or "round-robin" (a context and plans each, their
@@ -34,14 +37,21 @@ struct GenerationRequest {
     uint64_t seed = 1;               ///< the prompt's token ids and the random sampler
     bool check = false;              ///< each step's logits against the reference interpreter
     uint64_t watchdog = 0;           ///< each job's cycle budget
+
+    int64_t promptLength(size_t request) const { return promptLengths.size() == 1 ? promptLengths[0] : promptLengths.at(request); }
+    int64_t newTokenCount(size_t request) const { return newTokens.size() == 1 ? newTokens[0] : newTokens.at(request); }
 };
 
-/// The two plans of a decoder: the prompt over an empty cache, and one token over the cache
-/// (for every request's rows, when requests are batched).
+/// The plans of a decoder: the prompt over an empty cache (one per prompt length), and one token
+/// over the cache (for every request's rows, when requests are batched).
 struct GenerationPlans {
     runtime::DecoderSignature signature;
-    compiler::Compilation prefill, decode;
+    std::vector<compiler::Compilation> prefills;  ///< one per prompt length, shortest first
+    compiler::Compilation decode;
     int64_t capacity = 0;
+
+    /// The prefill plan of a prompt length (one the request has).
+    const compiler::Compilation& prefillFor(int64_t promptLength) const;
 };
 
 /// Reads the model's decoder signature and compiles both plans (InputError for a model that is

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 #include "cli/output_files.h"
 #include "cli/report_directory.h"
@@ -51,7 +53,7 @@ nlohmann::json boundJson(const PlanBound& b) {
 
 GenerationMetrics measureGeneration(const GenerationResult& result, const ArchConfig& config, const GenerationPlans& plans) {
     GenerationMetrics m;
-    m.prefill = planBound(plans.prefill.artifact.manifest, config);
+    m.prefill = planBound(plans.prefills.back().artifact.manifest, config);  // the longest prompt's
     m.decode = planBound(plans.decode.artifact.manifest, config);
     m.weightBytes = plans.decode.artifact.sectionBytes(kWeightsSection);
     uint64_t decodeCycles = 0, decodeBytes = 0, decodeTokens = 0, decodeSteps = 0;
@@ -119,9 +121,10 @@ std::string generationJson(const GenerationRequest& request, const ArchConfig& c
     for (size_t r = 0; r < result.requests.size(); ++r) {
         const RequestRecord& record = result.requests[r];
         std::vector<std::vector<int64_t>> prompt;
+        const int64_t length = request.promptLength(r);
         for (int64_t b = 0; b < request.batch; ++b) {
-            const auto row = record.prompt.begin() + b * request.promptLength;
-            prompt.emplace_back(row, row + request.promptLength);
+            const auto row = record.prompt.begin() + b * length;
+            prompt.emplace_back(row, row + length);
         }
         const RequestMetrics& rm = m.requests.at(r);
         requests.push_back({{"prompt", prompt}, {"tokens", record.tokens}, {"time_to_first_token_cycles", rm.firstTokenCycles},
@@ -136,7 +139,7 @@ std::string generationJson(const GenerationRequest& request, const ArchConfig& c
         {"model", plans.decode.artifact.manifest.modelName},
         {"arch", config.name},
         {"precision", plans.decode.artifact.manifest.precision},
-        {"prompt_length", request.promptLength},
+        {"prompt_lengths", request.promptLengths},
         {"new_tokens", request.newTokens},
         {"batch", request.batch},
         {"schedule", request.schedule},
@@ -164,10 +167,18 @@ std::string generationJson(const GenerationRequest& request, const ArchConfig& c
 
 void printGeneration(const GenerationRequest& request, const ArchConfig& config, const GenerationResult& result,
                      const GenerationMetrics& m) {
-    std::printf("generated %lld tokens x %lld sequence(s) x %lld request(s) (%s) after %lld-token prompts on %s "
+    const auto list = [](const std::vector<int64_t>& values) {
+        std::string text;
+        for (int64_t v : values) {
+            if (!text.empty()) text += ',';
+            text += std::to_string(v);
+        }
+        return text;
+    };
+    std::printf("generated %s tokens x %lld sequence(s) x %lld request(s) (%s) after %s-token prompts on %s "
                 "(KV caches of %lld tokens, %.2f MiB)\n",
-                static_cast<long long>(request.newTokens), static_cast<long long>(request.batch),
-                static_cast<long long>(request.requests), request.schedule.c_str(), static_cast<long long>(request.promptLength),
+                list(request.newTokens).c_str(), static_cast<long long>(request.batch),
+                static_cast<long long>(request.requests), request.schedule.c_str(), list(request.promptLengths).c_str(),
                 config.name.c_str(), static_cast<long long>(result.capacity), static_cast<double>(result.cacheBytes) / (1 << 20));
     std::printf("  time to first token   %.0f cycles (%.3f ms)\n", m.firstTokenMean, milliseconds(m.firstTokenMean, config));
     std::printf("  time per output token mean %.0f, p50 %llu, p99 %llu cycles (%.3f ms)\n", m.perTokenMean,
@@ -216,38 +227,48 @@ trace::Recorder window(const trace::Recorder& trace, uint64_t from, uint64_t to)
 void writeGenerationReport(const std::filesystem::path& directory, const GenerationRequest& request,
                            const ArchConfig& config, const GenerationPlans& plans, const GenerationResult& result,
                            const GenerationMetrics& metrics) {
+    const auto planOf = [&](const GenerationStep& s) -> const compiler::Compilation& {
+        return s.prefill ? plans.prefillFor(request.promptLength(static_cast<size_t>(s.request))) : plans.decode;
+    };
     // The report proper is one step's: the last decode step (the prefill when there is none).
     const GenerationStep& step = result.steps.back();
-    const ArtifactManifest& manifest = (step.prefill ? plans.prefill : plans.decode).artifact.manifest;
     const trace::Recorder stepTrace = window(result.trace, step.startCycle, step.startCycle + step.cycles);
-    reports::Report report = reports::buildReport({config, manifest, stepTrace, step.job.startCycle, step.job.cycles,
-                                                   step.dramRead, step.dramWritten, step.dramRowHits, step.dramRowMisses});
+    reports::Report report = reports::buildReport({config, planOf(step).artifact.manifest, stepTrace, step.job.startCycle,
+                                                   step.job.cycles, step.dramRead, step.dramWritten, step.dramRowHits,
+                                                   step.dramRowMisses});
     report.generation = generationJson(request, config, plans, result, metrics);
 
-    // trace.json shows every step: the prefill plan's ops get ids after the decode plan's, so
-    // each event is named by its own plan's op.
-    ArtifactManifest both = plans.decode.artifact.manifest;
-    uint32_t offset = 0;
-    for (const OpRecord& op : both.ops) offset = std::max(offset, op.opId + 1);
-    for (OpRecord op : plans.prefill.artifact.manifest.ops) {
-        op.opId += offset;
-        op.name = "prefill " + op.name;
-        both.ops.push_back(op);
+    // trace.json shows every step: each prefill plan's ops get ids after the decode plan's and
+    // each other's, so each event is named by its own plan's op.
+    ArtifactManifest all = plans.decode.artifact.manifest;
+    std::map<const compiler::Compilation*, uint32_t> offsets;
+    uint32_t next = 0;
+    for (const OpRecord& op : all.ops) next = std::max(next, op.opId + 1);
+    for (const compiler::Compilation& prefill : plans.prefills) {
+        offsets[&prefill] = next;
+        uint32_t last = next;
+        for (OpRecord op : prefill.artifact.manifest.ops) {
+            op.opId += offsets[&prefill];
+            op.name = "prefill " + op.name;
+            last = std::max(last, op.opId + 1);
+            all.ops.push_back(op);
+        }
+        next = last;
     }
     trace::Recorder whole;
     for (const trace::UnitInfo& unit : result.trace.units()) whole.addUnit(unit.name, unit.kind);
     whole.reserve(result.trace.events().size());
-    std::vector<std::pair<uint64_t, uint64_t>> prefills;
+    std::vector<std::tuple<uint64_t, uint64_t, uint32_t>> prefills;  // a prefill's span and its plan's offset
     std::vector<reports::TraceSlice> slices;
     for (size_t i = 0; i < result.steps.size(); ++i) {
         const GenerationStep& s = result.steps[i];
-        if (s.prefill) prefills.emplace_back(s.startCycle, s.startCycle + s.cycles);
+        if (s.prefill) prefills.emplace_back(s.startCycle, s.startCycle + s.cycles, offsets.at(&planOf(s)));
         slices.push_back({(s.prefill ? "prefill request " + std::to_string(s.request) : "decode step " + std::to_string(i)) +
                               " (cache " + std::to_string(s.cacheLength) + ")",
                           s.startCycle, s.startCycle + s.cycles});
     }
     for (trace::Event e : result.trace.events()) {
-        for (const auto& [from, to] : prefills) {
+        for (const auto& [from, to, offset] : prefills) {
             if (e.start >= from && e.end <= to && e.type != trace::EventType::CommandFetch) e.opId += offset;
         }
         whole.record(e);
@@ -260,7 +281,7 @@ void writeGenerationReport(const std::filesystem::path& directory, const Generat
         hits += s.dramRowHits;
         misses += s.dramRowMisses;
     }
-    const reports::RunRecord run{config, both, whole, first.startCycle, step.startCycle + step.cycles - first.startCycle,
+    const reports::RunRecord run{config, all, whole, first.startCycle, step.startCycle + step.cycles - first.startCycle,
                                  read, written, hits, misses, slices};
     OutputFiles files;
     stageReportData(files, directory, report, run);

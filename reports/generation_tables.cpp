@@ -11,6 +11,16 @@ using Json = nlohmann::json;
 
 std::string cycles(double value) { return std::to_string(static_cast<uint64_t>(value)); }
 
+/// "128" or "128, 64": a value for every request, or one per request.
+std::string list(const Json& values) {
+    std::string text;
+    for (const Json& value : values) {
+        if (!text.empty()) text += ", ";
+        text += std::to_string(value.get<int64_t>());
+    }
+    return text;
+}
+
 std::string boundLine(const std::string& plan, const Json& b) {
     return plan + " is " + b.at("bound").get<std::string>() + "-bound: DRAM " + cycles(b.at("dram_cycles").get<double>()) +
            " cycles for its compulsory bytes, array " + cycles(b.at("array_cycles").get<double>()) + ", vector " +
@@ -26,10 +36,9 @@ std::vector<std::string> generationLines(const Report& r) {
     const Json& cache = g.at("cache");
     const Json& roof = g.at("decode_roofline");
     return {
-        std::to_string(g.at("requests").size()) + " request(s) (" + g.at("schedule").get<std::string>() + "), each a " +
-            std::to_string(g.at("prompt_length").get<int64_t>()) + "-token prompt and " +
-            std::to_string(g.at("new_tokens").get<int64_t>()) + " new tokens, batch " + std::to_string(g.at("batch").get<int64_t>()) +
-            "; this report's ops and units are its last decode step's",
+        std::to_string(g.at("requests").size()) + " request(s) (" + g.at("schedule").get<std::string>() + "): prompts of " +
+            list(g.at("prompt_lengths")) + " tokens, " + list(g.at("new_tokens")) + " new tokens, batch " +
+            std::to_string(g.at("batch").get<int64_t>()) + "; this report's ops and units are its last decode step's",
         "time to first token " + cycles(g.at("time_to_first_token").at("cycles").get<double>()) + " cycles; per output token mean " +
             cycles(tpot.at("mean_cycles").get<double>()) + ", p50 " + cycles(tpot.at("p50_cycles").get<double>()) + ", p99 " +
             cycles(tpot.at("p99_cycles").get<double>()) + " cycles",

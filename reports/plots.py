@@ -27,7 +27,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
 from plot_directory import NotAPlotDirectory, publish_plots  # noqa: E402
 
-PLOTS = ("timeline.png", "utilization.png", "roofline.png", "op_cycles.png", "tokens.png")
+PLOTS = ("timeline.png", "utilization.png", "roofline.png", "op_cycles.png")
+GENERATION_PLOTS = ("tokens.png",)  # a report of npusim generate's only
 
 STALL_COLOURS = {"semaphore_wait": "#f0a030", "queue_full": "#c05050", "dram_contention": "#8060c0",
                  "sram_bank_conflict": "#40a0a0"}
@@ -237,7 +238,7 @@ def main(argv):
             tokens(report["generation"], os.path.join(staging, "tokens.png"))
 
     try:
-        publish_plots(os.path.join(directory, "plots"), draw, PLOTS)
+        publish_plots(os.path.join(directory, "plots"), draw, PLOTS + GENERATION_PLOTS)
     except NotAPlotDirectory as error:
         print(f"plots: {error}", file=sys.stderr)
         return 2

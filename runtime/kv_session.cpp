@@ -71,22 +71,23 @@ void forEachAppend(DType dtype, const Shape& cache, const Shape& added, size_t a
 
 }  // namespace
 
-KvSession::KvSession(Runtime& runtime, driver::Driver& driver, const Artifact& prefill, const Artifact& decode,
-                     DecoderSignature signature)
+KvSession::KvSession(Runtime& runtime, driver::Driver& driver, std::span<const Artifact* const> prefills,
+                     const Artifact& decode, DecoderSignature signature)
     : runtime_(runtime), driver_(driver), signature_(std::move(signature)) {
     const KvPair& first = signature_.kv.front();
     const TensorBinding& cache = bindingNamed(decode.manifest.inputs, first.past, "input");
     if (first.axis == 0) throw InputError("the past '" + first.past + "' grows along its first dim, where its batch must be");
+    if (prefills.empty()) throw InputError("a KV session needs a prefill plan");
     capacity_ = cache.shape.at(first.axis);
-    rowsPerRequest_ = bindingNamed(prefill.manifest.inputs, signature_.tokens, "input").shape.at(0);
+    rowsPerRequest_ = bindingNamed(prefills.front()->manifest.inputs, signature_.tokens, "input").shape.at(0);
     const int64_t rows = bindingNamed(decode.manifest.inputs, signature_.tokens, "input").shape.at(0);
     if (rows % rowsPerRequest_ != 0) {
         throw InputError("the decode plan's batch of " + std::to_string(rows) + " is not a whole number of the prefill's " +
                          std::to_string(rowsPerRequest_));
     }
     lengths_.assign(static_cast<size_t>(rows), 0);
-    prefill_ = runtime_.load(prefill);
     try {
+        for (const Artifact* prefill : prefills) prefills_.push_back(runtime_.load(*prefill));
         decode_ = runtime_.load(decode);
         // The cache starts empty: its masked slots are still read, and stale bytes (a NaN) would
         // reach the attention's weighted sum.
@@ -96,14 +97,14 @@ KvSession::KvSession(Runtime& runtime, driver::Driver& driver, const Artifact& p
         }
     } catch (...) {
         if (decode_.artifact) runtime_.unload(decode_);
-        runtime_.unload(prefill_);
+        for (const LoadedModel& prefill : prefills_) runtime_.unload(prefill);
         throw;
     }
 }
 
 KvSession::~KvSession() {
     runtime_.unload(decode_);
-    runtime_.unload(prefill_);
+    for (const LoadedModel& prefill : prefills_) runtime_.unload(prefill);
 }
 
 uint64_t KvSession::cacheBytes() const {
@@ -206,8 +207,12 @@ void KvSession::append(const ArtifactManifest& manifest, const std::vector<Tenso
 StepOutput KvSession::prefill(int64_t request, const Tensor& prompt) {
     if (request < 0 || request >= requests()) throw InputError("no request " + std::to_string(request) + " in the session");
     if (length(request) != 0) throw InputError("request " + std::to_string(request) + " has run its prefill already");
-    const ArtifactManifest& manifest = prefill_.artifact->manifest;
-    const int64_t seq = bindingNamed(manifest.inputs, signature_.tokens, "input").shape[1];
+    const int64_t seq = prompt.shape.at(1);
+    const auto plan = std::find_if(prefills_.begin(), prefills_.end(), [&](const LoadedModel& m) {
+        return bindingNamed(m.artifact->manifest.inputs, signature_.tokens, "input").shape.at(1) == seq;
+    });
+    if (plan == prefills_.end()) throw InputError("no prefill plan takes a " + std::to_string(seq) + "-token prompt");
+    const ArtifactManifest& manifest = plan->artifact->manifest;
     if (seq > capacity_) {
         throw InputError("the prompt's " + std::to_string(seq) + " tokens exceed the KV cache's capacity of " +
                          std::to_string(capacity_));
@@ -215,7 +220,7 @@ StepOutput KvSession::prefill(int64_t request, const Tensor& prompt) {
     StepOutput out;
     out.timing.start = driver_.nowCycles();
     const std::map<std::string, Tensor> inputs = prefillInputs(signature_, manifest, prompt);
-    const RunResult run = runtime_.run(prefill_, inputs);
+    const RunResult run = runtime_.run(*plan, inputs);
     out.timing.job = run.job;
     append(manifest, run.outputs, request * rowsPerRequest_, std::vector<int64_t>(static_cast<size_t>(rowsPerRequest_), 0));
     std::fill_n(lengths_.begin() + request * rowsPerRequest_, rowsPerRequest_, seq);

@@ -50,12 +50,12 @@ void appendEntries(Tensor& cache, const Tensor& added, size_t axis, int64_t firs
 
 class KvSession {
 public:
-    /// Loads both plans. `prefill` was compiled with the new tokens' count at the prompt length
-    /// and a past of one slot (masked: an empty cache), or is a prefill graph without a past;
-    /// `decode` with one new token, a past of
-    /// the cache's capacity and a batch that is a whole number of the prefill's, its presents
-    /// as appends (presentsAsAppends). The artifacts must outlive the session.
-    KvSession(Runtime& runtime, driver::Driver& driver, const Artifact& prefill, const Artifact& decode,
+    /// Loads the plans. Each of `prefills` (one per prompt length) was compiled with the new
+    /// tokens' count at its prompt length and a past of one slot (masked: an empty cache), or is
+    /// a prefill graph without a past; `decode` with one new token, a past of the cache's
+    /// capacity and a batch that is a whole number of the prefills', its presents as appends
+    /// (presentsAsAppends). The artifacts must outlive the session.
+    KvSession(Runtime& runtime, driver::Driver& driver, std::span<const Artifact* const> prefills, const Artifact& decode,
               DecoderSignature signature);
     ~KvSession();
     KvSession(const KvSession&) = delete;
@@ -73,8 +73,9 @@ public:
     /// Cache bytes per token of one sequence.
     uint64_t bytesPerToken() const;
 
-    /// Runs request `request`'s prompt ([rows per request, prompt length] token ids) and fills
-    /// its rows of the cache with its entries; InputError when they are not empty.
+    /// Runs request `request`'s prompt ([rows per request, prompt length] token ids) with the
+    /// prefill plan of its length and fills its rows of the cache with its entries; InputError
+    /// when they are not empty or no plan takes the prompt's length.
     StepOutput prefill(int64_t request, const Tensor& prompt);
     /// Runs one token per row ([requests x rows per request, 1]) against the caches and
     /// appends the entries of the rows of the `active` requests; the others' rows compute
@@ -90,7 +91,8 @@ private:
     Runtime& runtime_;
     driver::Driver& driver_;
     DecoderSignature signature_;
-    LoadedModel prefill_, decode_;
+    std::vector<LoadedModel> prefills_;
+    LoadedModel decode_;
     int64_t capacity_ = 0, rowsPerRequest_ = 1;
     std::vector<int64_t> lengths_;  ///< per row of the decode plan
 };

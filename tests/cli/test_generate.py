@@ -93,6 +93,25 @@ class GenerateTest(NpusimTestCase):
         decode = [s for s in runs["batch2"]["steps"] if s["phase"] == "decode"]
         self.assertTrue(all(s["request"] == "all" and len(s["tokens"]) == 2 for s in decode))
 
+    def test_requests_of_different_lengths_leave_the_batch_when_done(self):
+        module = self.export()
+        for schedule in ("batch", "round-robin"):
+            with self.subTest(schedule=schedule):
+                report = f"rep-{schedule}"
+                self.ok("generate", "gpt.onnx", "--requests", 3, "--prompt-len", "6,11,6", "--new-tokens", "3,7,5",
+                        "--schedule", schedule, "--check", "--report", report)
+                g = json.loads((self.tmp / report / "report.json").read_text())["generation"]
+                self.assertEqual(g["prompt_lengths"], [6, 11, 6])
+                self.assertEqual(g["cache"]["capacity_tokens"], 18)  # the longest request: 11 + 7
+                for r, count in zip(g["requests"], (3, 7, 5)):
+                    self.assertEqual(r["tokens"], gpt_kv.greedy(module, r["prompt"], count))
+                self.assertTrue(g["check"]["tokens_agree"])
+                decode = [s for s in g["steps"] if s["phase"] == "decode"]
+                # Batched: one step per token of the longest request; round-robin: one per token of each.
+                self.assertEqual(len(decode), 6 if schedule == "batch" else 2 + 6 + 4)
+        self.assertFailsCleanly(["generate", "gpt.onnx", "--requests", 3, "--prompt-len", "6,11", "--new-tokens", 2], 2,
+                                ["--prompt-len gives 2 values for 3 requests"])
+
     def test_a_prefill_graph_of_its_own_runs_the_prompt(self):
         module = self.export()
         gpt_kv.export(module, self.tmp / "prefill.onnx", past=False)
