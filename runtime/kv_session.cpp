@@ -42,6 +42,12 @@ Tensor filled(const TensorBinding& binding, const std::function<int64_t(int64_t)
 /// `added` and the cache, row r at slot `slots[r]` (negative: skipped). The batch is dim 0.
 void forEachAppend(DType dtype, const Shape& cache, const Shape& added, size_t axis, int64_t firstRow,
                    std::span<const int64_t> slots, const std::function<void(uint64_t, uint64_t, uint64_t)>& copy) {
+    for (size_t d = 1; d < cache.size(); ++d) {
+        if (added.size() != cache.size() || (d != axis && added[d] != cache[d])) {
+            throw InputError("entries " + shapeString(added) + " do not fit a cache " + shapeString(cache) + " along dim " +
+                             std::to_string(axis));
+        }
+    }
     int64_t perRow = 1, inner = 1;
     for (size_t d = 1; d < cache.size(); ++d) {
         if (d < axis) perRow *= cache[d];
@@ -81,7 +87,7 @@ KvSession::KvSession(Runtime& runtime, driver::Driver& driver, std::span<const A
     capacity_ = cache.shape.at(first.axis);
     rowsPerRequest_ = bindingNamed(prefills.front()->manifest.inputs, signature_.tokens, "input").shape.at(0);
     const int64_t rows = bindingNamed(decode.manifest.inputs, signature_.tokens, "input").shape.at(0);
-    if (rows % rowsPerRequest_ != 0) {
+    if (rowsPerRequest_ < 1 || rows % rowsPerRequest_ != 0) {
         throw InputError("the decode plan's batch of " + std::to_string(rows) + " is not a whole number of the prefill's " +
                          std::to_string(rowsPerRequest_));
     }
