@@ -69,6 +69,11 @@ public:
 
     const std::vector<UnitInfo>& units() const { return units_; }
     const std::vector<Event>& events() const { return events_; }
+    /// Lets `change` rewrite every event in place (a report that names some events apart).
+    template <class Change>
+    void changeEach(Change&& change) {
+        for (Event& e : events_) change(e);
+    }
 
 private:
     std::vector<UnitInfo> units_;

@@ -31,6 +31,7 @@ void generate(GenerateOptions& o) {
     }
     if (!o.report.empty()) checkOutputDirectory("--report", o.report);
     o.request.model = o.model;
+    o.request.trace = !o.report.empty();
     const ArchConfig config = o.arch.load();
     GenerationPlans plans = [&] {
         const ProgressLine progress("compiling " + o.model + " (prefill and decode)");
@@ -40,7 +41,7 @@ void generate(GenerateOptions& o) {
     for (const compiler::Compilation& prefill : plans.prefills) {
         sim::checkSimulationMemory(prefill.artifact, o.compiler.maxMemoryBytes());
     }
-    const GenerationResult result = runGeneration(o.request, config, plans);
+    GenerationResult result = runGeneration(o.request, config, plans);
     const GenerationMetrics metrics = measureGeneration(result, config, plans);
     printGeneration(o.request, config, result, metrics);
     if (!o.report.empty()) writeGenerationReport(o.report, o.request, config, plans, result, metrics);

@@ -258,7 +258,7 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
 
     std::function<sim::DramTraffic()> dram;
     sim::runSystem(
-        config, &result.trace, false,
+        config, request.trace ? &result.trace : nullptr, false,
         [&](driver::Driver& driver) {
             runtime::Runtime runtime(driver, request.watchdog, {config.host.cpuOpsPerCycle});
             std::vector<std::unique_ptr<runtime::KvSession>> session;

@@ -36,6 +36,7 @@ struct GenerationRequest {
     std::string sampler = "greedy";  ///< greedy (argmax) or random (softmax, seeded)
     uint64_t seed = 1;               ///< the prompt's token ids and the random sampler
     bool check = false;              ///< each step's logits against the reference interpreter
+    bool trace = false;              ///< record every unit's events (for a report)
     uint64_t watchdog = 0;           ///< each job's cycle budget
 
     int64_t promptLength(size_t request) const { return promptLengths.size() == 1 ? promptLengths[0] : promptLengths.at(request); }
@@ -90,7 +91,7 @@ struct GenerationResult {
     uint64_t sessionCacheBytes = 0;   ///< the caches one decode step reads (its session's)
     uint64_t cacheBytesPerToken = 0;  ///< of one sequence
     int64_t capacity = 0, vocab = 0;
-    trace::Recorder trace;  ///< every unit's events over the whole run
+    trace::Recorder trace;  ///< every unit's events over the whole run, when the request traces
 };
 
 /// Runs the requests' prefill and decode steps in one co-simulation.

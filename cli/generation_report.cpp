@@ -225,7 +225,7 @@ trace::Recorder window(const trace::Recorder& trace, uint64_t from, uint64_t to)
 }  // namespace
 
 void writeGenerationReport(const std::filesystem::path& directory, const GenerationRequest& request,
-                           const ArchConfig& config, const GenerationPlans& plans, const GenerationResult& result,
+                           const ArchConfig& config, const GenerationPlans& plans, GenerationResult& result,
                            const GenerationMetrics& metrics) {
     const auto planOf = [&](const GenerationStep& s) -> const compiler::Compilation& {
         return s.prefill ? plans.prefillFor(request.promptLength(static_cast<size_t>(s.request))) : plans.decode;
@@ -255,9 +255,6 @@ void writeGenerationReport(const std::filesystem::path& directory, const Generat
         }
         next = last;
     }
-    trace::Recorder whole;
-    for (const trace::UnitInfo& unit : result.trace.units()) whole.addUnit(unit.name, unit.kind);
-    whole.reserve(result.trace.events().size());
     std::vector<std::tuple<uint64_t, uint64_t, uint32_t>> prefills;  // a prefill's span and its plan's offset
     std::vector<reports::TraceSlice> slices;
     for (size_t i = 0; i < result.steps.size(); ++i) {
@@ -267,12 +264,11 @@ void writeGenerationReport(const std::filesystem::path& directory, const Generat
                               " (cache " + std::to_string(s.cacheLength) + ")",
                           s.startCycle, s.startCycle + s.cycles});
     }
-    for (trace::Event e : result.trace.events()) {
+    result.trace.changeEach([&](trace::Event& e) {
         for (const auto& [from, to, offset] : prefills) {
             if (e.start >= from && e.end <= to && e.type != trace::EventType::CommandFetch) e.opId += offset;
         }
-        whole.record(e);
-    }
+    });
     const GenerationStep& first = result.steps.front();
     uint64_t read = 0, written = 0, hits = 0, misses = 0;
     for (const GenerationStep& s : result.steps) {
@@ -281,7 +277,7 @@ void writeGenerationReport(const std::filesystem::path& directory, const Generat
         hits += s.dramRowHits;
         misses += s.dramRowMisses;
     }
-    const reports::RunRecord run{config, all, whole, first.startCycle, step.startCycle + step.cycles - first.startCycle,
+    const reports::RunRecord run{config, all, result.trace, first.startCycle, step.startCycle + step.cycles - first.startCycle,
                                  read, written, hits, misses, slices};
     OutputFiles files;
     stageReportData(files, directory, report, run);

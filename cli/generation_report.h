@@ -52,11 +52,12 @@ GenerationMetrics measureGeneration(const GenerationResult& result, const ArchCo
 /// The figures as report.json's `generation` section (docs/LLM.md): the text of its object.
 std::string generationJson(const GenerationRequest& request, const ArchConfig& config, const GenerationPlans& plans,
                            const GenerationResult& result, const GenerationMetrics& metrics);
-/// The report directory of a generation: report.json (the last decode step's report, with the
-/// `generation` section), report.md and report.html (the section, plots/tokens.png), trace.json
-/// (every step's unit events, prefill ops named apart, and a track of steps) and timeline.json.
+/// The report directory of a traced generation: report.json (the last decode step's report,
+/// with the `generation` section), report.md and report.html (the section, plots/tokens.png),
+/// trace.json (every step's unit events, prefill ops named apart, and a track of steps) and
+/// timeline.json. The prefill steps' events in `result.trace` take their plans' op ids there.
 void writeGenerationReport(const std::filesystem::path& directory, const GenerationRequest& request,
-                           const ArchConfig& config, const GenerationPlans& plans, const GenerationResult& result,
+                           const ArchConfig& config, const GenerationPlans& plans, GenerationResult& result,
                            const GenerationMetrics& metrics);
 /// The summary on stdout.
 void printGeneration(const GenerationRequest& request, const ArchConfig& config, const GenerationResult& result,
