@@ -5,12 +5,15 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <map>
 #include <numeric>
 #include <tuple>
 
+#include "arch/byte_text.h"
 #include "cli/output_files.h"
 #include "cli/report_directory.h"
+#include "reports/text_format.h"
 
 namespace npusim::cli {
 namespace {
@@ -222,6 +225,30 @@ trace::Recorder window(const trace::Recorder& trace, uint64_t from, uint64_t to)
     return part;
 }
 
+/// A memory-bound decode step, as a finding at the op that reads most of its bytes: the weight
+/// and cache bytes every token reads against DRAM's bandwidth, and what would read fewer.
+std::optional<reports::Finding> decodeFinding(const GenerationPlans& plans, const GenerationMetrics& m,
+                                              const GenerationResult& result, const ArchConfig& config) {
+    if (!m.decode.memoryBound() || plans.decode.artifact.manifest.ops.empty()) return std::nullopt;
+    const std::vector<OpRecord>& ops = plans.decode.artifact.manifest.ops;
+    const OpRecord& heaviest = *std::max_element(ops.begin(), ops.end(), [](const OpRecord& a, const OpRecord& b) {
+        return a.minDramBytes < b.minDramBytes;
+    });
+    const uint64_t compute = std::max(m.decode.array, m.decode.vector);
+    reports::Finding f;
+    f.kind = "decode_memory_bound";
+    f.op = heaviest.name;
+    f.opId = heaviest.opId;
+    f.cycles = m.decode.dram - compute;
+    f.message = "each decode step reads " + bytesText(m.weightBytes) + " of weights and " + bytesText(result.sessionCacheBytes) +
+                " of KV cache through DRAM at " + reports::fixedText(config.dram.bandwidthGbps, 1) + " GB/s: its compulsory bytes take " +
+                std::to_string(m.decode.dram) + " cycles where its MACs and vector work need " + std::to_string(compute) +
+                " (this op reads the most, " + bytesText(heaviest.minDramBytes) + ")";
+    f.hint = "batched requests (--requests N --schedule batch) read the weights once for N tokens; narrower weights "
+             "(--precision bf16) halve the bytes; more DRAM bandwidth (dram.bandwidth_gbps) shortens every step";
+    return f;
+}
+
 }  // namespace
 
 void writeGenerationReport(const std::filesystem::path& directory, const GenerationRequest& request,
@@ -237,6 +264,11 @@ void writeGenerationReport(const std::filesystem::path& directory, const Generat
                                                    step.job.cycles, step.dramRead, step.dramWritten, step.dramRowHits,
                                                    step.dramRowMisses});
     report.generation = generationJson(request, config, plans, result, metrics);
+    if (std::optional<reports::Finding> f = decodeFinding(plans, metrics, result, config)) {
+        const auto at = std::find_if(report.findings.begin(), report.findings.end(),
+                                     [&](const reports::Finding& other) { return other.cycles < f->cycles; });
+        report.findings.insert(at, std::move(*f));
+    }
 
     // trace.json shows every step: each prefill plan's ops get ids after the decode plan's and
     // each other's, so each event is named by its own plan's op.

@@ -130,8 +130,8 @@ struct OpReport {
 /// A performance failure named at the op that caused it.
 struct Finding {
     /// spill, reformat, cpu_fallback, weight_streaming, bank_conflict, sync_stall,
-    /// dispatch_overhead, memory_bound, low_utilization, below_bound (docs/REPORTS.md says when
-    /// each is raised)
+    /// dispatch_overhead, memory_bound, low_utilization, below_bound, decode_memory_bound
+    /// (docs/REPORTS.md says when each is raised)
     std::string kind;
     std::string op;    ///< the ONNX node name
     uint32_t opId = 0;

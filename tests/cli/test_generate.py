@@ -49,7 +49,11 @@ class GenerateTest(NpusimTestCase):
         self.assertLessEqual(tpot["p50_cycles"], tpot["p99_cycles"])
         self.assertGreater(g["tokens_per_second"], 0)
         self.assertGreater(g["throughput_tokens_per_second"], 0)
-        self.assertIn(g["plans"]["decode"]["bound"], ("memory", "compute"))
+        # A memory-bound decode step is a finding, at the op that reads the most.
+        self.assertEqual(g["plans"]["decode"]["bound"], "memory")
+        (finding,) = [f for f in report["findings"] if f["kind"] == "decode_memory_bound"]
+        self.assertIn("of weights", finding["message"])
+        self.assertIn("--requests", finding["hint"])
         # The report proper is the last decode step's: its ops and its cycles.
         self.assertEqual(report["total_cycles"], steps[-1]["job_cycles"])
         self.assertTrue(any(op["type"] == "MatMul" for op in report["ops"]))
