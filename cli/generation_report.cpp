@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 #include "arch/byte_text.h"
