@@ -12,6 +12,7 @@
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/graph/interpreter.h"
 #include "compiler/passes/kv_cache_outputs.h"
+#include "cli/tensor_files.h"
 #include "runtime/kv_session.h"
 #include "sim/cosim.h"
 
@@ -37,7 +38,10 @@ compiler::Compilation compilePlan(const std::filesystem::path& model, const Arch
 /// laid out as a KvSession's.
 class ReferenceDecoder {
 public:
-    explicit ReferenceDecoder(const GenerationPlans& plans) : plans_(plans) {
+    explicit ReferenceDecoder(const GenerationPlans& plans)
+        : plans_(plans),
+          rows_(input(plans.decode, plans.signature.tokens).shape[0], input(plans.prefills.front(), plans.signature.tokens).shape[0],
+                plans.capacity) {
         std::vector<const compiler::Compilation*> all{&plans.decode};
         for (const compiler::Compilation& prefill : plans.prefills) all.push_back(&prefill);
         for (const compiler::Compilation* plan : all) {
@@ -53,42 +57,36 @@ public:
             const TensorBinding& past = input(plans.decode, pair.past);
             caches_.push_back(Tensor::zeros(past.dtype, past.shape));
         }
-        rowsPerRequest_ = input(plans.prefills.front(), plans.signature.tokens).shape[0];
-        lengths_.assign(static_cast<size_t>(input(plans.decode, plans.signature.tokens).shape[0]), 0);
     }
 
     Tensor prefill(int64_t request, const Tensor& prompt) {
-        const std::vector<int64_t> empty(static_cast<size_t>(rowsPerRequest_), 0);
-        const Tensor logits = step(plans_.prefillFor(prompt.shape[1]), prompt, 0, empty, request * rowsPerRequest_, empty);
-        std::fill_n(lengths_.begin() + request * rowsPerRequest_, rowsPerRequest_, prompt.shape[1]);
-        return logits;
+        rows_.prefilled(request, prompt.shape[1]);
+        return step(plans_.prefillFor(prompt.shape[1]), prompt, request * rows_.rowsPerRequest(),
+                    std::vector<int64_t>(static_cast<size_t>(rows_.rowsPerRequest()), 0));
     }
 
     Tensor decode(const Tensor& tokens, const std::vector<bool>& active) {
-        std::vector<int64_t> slots(lengths_.size(), -1);
-        for (size_t row = 0; row < lengths_.size(); ++row) {
-            if (active[row / static_cast<size_t>(rowsPerRequest_)]) slots[row] = lengths_[row];
-        }
-        const Tensor logits = step(plans_.decode, tokens, plans_.capacity, lengths_, 0, slots);
-        for (size_t row = 0; row < lengths_.size(); ++row) lengths_[row] += slots[row] >= 0 ? 1 : 0;
+        const std::vector<int64_t> slots = rows_.decodeSlots(active);
+        const Tensor logits = step(plans_.decode, tokens, 0, slots);
+        rows_.decoded(slots);
         return logits;
     }
 
 private:
     static const TensorBinding& input(const compiler::Compilation& plan, const std::string& name) {
-        const std::vector<TensorBinding>& inputs = plan.artifact.manifest.inputs;
-        return *std::find_if(inputs.begin(), inputs.end(), [&](const TensorBinding& b) { return b.name == name; });
+        return *runtime::findBinding(plan.artifact.manifest.inputs, name);
     }
 
-    /// The last position's logits of a step (over `slots` cache slots of `lengths` entries; a
-    /// prefill's inputs are its own), its entries appended to the reference's caches.
-    Tensor step(const compiler::Compilation& plan, const Tensor& tokens, int64_t slots, std::span<const int64_t> lengths,
-                int64_t firstRow, std::span<const int64_t> appendAt) {
+    /// The last position's logits of a step (a prefill's inputs over no cache, a decode step's
+    /// over the caches), its entries appended to the reference's caches from row `firstRow` on at
+    /// `appendAt`.
+    Tensor step(const compiler::Compilation& plan, const Tensor& tokens, int64_t firstRow, std::span<const int64_t> appendAt) {
         const ArtifactManifest& manifest = plan.artifact.manifest;
         const runtime::DecoderSignature& signature = plans_.signature;
         const bool prefill = &plan != &plans_.decode;
         std::map<std::string, Tensor> inputs = prefill ? runtime::prefillInputs(signature, manifest, tokens)
-                                                       : runtime::decoderStepInputs(signature, manifest, tokens, slots, lengths);
+                                                       : runtime::decoderStepInputs(signature, manifest, tokens, plans_.capacity,
+                                                                                    rows_.lengths());
         for (size_t k = 0; k < signature.kv.size() && !prefill; ++k) inputs[signature.kv[k].past] = caches_[k];
         const std::vector<Tensor> outputs = compiler::interpretGraph(plan.source, inputs);
         for (size_t k = 0; k < signature.kv.size(); ++k) {
@@ -102,8 +100,7 @@ private:
 
     const GenerationPlans& plans_;
     std::vector<Tensor> caches_;  ///< per KV pair, at the decode plan's rows and capacity
-    int64_t rowsPerRequest_ = 1;
-    std::vector<int64_t> lengths_;  ///< per row
+    runtime::CacheRows rows_;
 };
 
 /// The token per sequence of [batch, vocab] logits: the largest, or drawn from their softmax.
@@ -131,23 +128,11 @@ Tensor tokenTensor(const std::vector<int64_t>& tokens, int64_t batch) {
     return t;
 }
 
-/// The largest |a - b| over the largest |b|.
-double relativeError(const Tensor& a, const Tensor& b) {
-    double diff = 0, scale = 0;
-    for (int64_t i = 0; i < b.elementCount(); ++i) {
-        diff = std::max(diff, std::abs(a.valueAt(i) - b.valueAt(i)));
-        scale = std::max(scale, std::abs(b.valueAt(i)));
-    }
-    return scale > 0 ? diff / scale : diff;
-}
-
 }  // namespace
 
 const compiler::Compilation& GenerationPlans::prefillFor(int64_t promptLength) const {
     for (const compiler::Compilation& plan : prefills) {
-        for (const TensorBinding& input : plan.artifact.manifest.inputs) {
-            if (input.name == signature.tokens && input.shape.at(1) == promptLength) return plan;
-        }
+        if (runtime::findBinding(plan.artifact.manifest.inputs, signature.tokens)->shape.at(1) == promptLength) return plan;
     }
     throw InputError("no prefill plan for a " + std::to_string(promptLength) + "-token prompt");
 }
@@ -204,8 +189,7 @@ GenerationPlans compileGenerationPlans(const GenerationRequest& request, const A
     if (!s.batchSymbol.empty()) {
         decode[s.batchSymbol] = decodeRows;
     } else {
-        const auto tokens = std::find_if(onnx.inputs.begin(), onnx.inputs.end(),
-                                         [&](const TensorBinding& b) { return b.name == s.tokens; });
+        const TensorBinding* tokens = runtime::findBinding(onnx.inputs, s.tokens);
         if (tokens->shape.front() != request.batch || decodeRows != request.batch) {
             throw InputError("the model's batch is fixed at " + std::to_string(tokens->shape.front()) + "; --batch " +
                              std::to_string(request.batch) + (decodeRows != request.batch ? " with batched --requests" : "") +
@@ -293,7 +277,8 @@ GenerationResult runGeneration(const GenerationRequest& request, const ArchConfi
                 record.tokens = chooseTokens(out.logits, request.sampler, rng);
                 if (!references.empty()) {
                     const Tensor expected = record.prefill ? references[s].prefill(first, tokens) : references[s].decode(tokens, *active);
-                    record.logitError = relativeError(out.logits, expected);
+                    const TensorBinding logits{plans.signature.logits, DType::Fp32, expected.shape, 0, {}, -1};
+                    record.logitError = compareOutputs({&logits, 1}, {&out.logits, 1}, {&expected, 1}, 0, 0).maxRelError;
                     if (request.sampler == "greedy") {
                         std::mt19937_64 unused;
                         record.referenceAgrees = chooseTokens(expected, "greedy", unused) == record.tokens;

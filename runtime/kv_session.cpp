@@ -10,9 +10,9 @@ namespace npusim::runtime {
 namespace {
 
 const TensorBinding& bindingNamed(std::span<const TensorBinding> list, const std::string& name, const char* what) {
-    const auto it = std::find_if(list.begin(), list.end(), [&](const TensorBinding& b) { return b.name == name; });
-    if (it == list.end()) throw InputError(std::string("the plan has no ") + what + " '" + name + "'");
-    return *it;
+    const TensorBinding* binding = findBinding(list, name);
+    if (!binding) throw InputError(std::string("the plan has no ") + what + " '" + name + "'");
+    return *binding;
 }
 
 size_t outputIndex(const ArtifactManifest& manifest, const std::string& name) {
@@ -77,6 +77,52 @@ void forEachAppend(DType dtype, const Shape& cache, const Shape& added, size_t a
 
 }  // namespace
 
+const TensorBinding* findBinding(std::span<const TensorBinding> bindings, const std::string& name) {
+    const auto it = std::find_if(bindings.begin(), bindings.end(), [&](const TensorBinding& b) { return b.name == name; });
+    return it == bindings.end() ? nullptr : &*it;
+}
+
+CacheRows::CacheRows(int64_t rows, int64_t rowsPerRequest, int64_t capacity)
+    : rowsPerRequest_(rowsPerRequest), capacity_(capacity) {
+    if (rowsPerRequest < 1 || rows % rowsPerRequest != 0) {
+        throw InputError("the decode plan's batch of " + std::to_string(rows) + " is not a whole number of the prefill's " +
+                         std::to_string(rowsPerRequest));
+    }
+    lengths_.assign(static_cast<size_t>(rows), 0);
+}
+
+void CacheRows::prefilled(int64_t request, int64_t length) {
+    if (request < 0 || request >= requests()) throw InputError("no request " + std::to_string(request) + " in the session");
+    if (this->length(request) != 0) throw InputError("request " + std::to_string(request) + " has run its prefill already");
+    if (length > capacity_) {
+        throw InputError("the prompt's " + std::to_string(length) + " tokens exceed the KV cache's capacity of " +
+                         std::to_string(capacity_));
+    }
+    std::fill_n(lengths_.begin() + request * rowsPerRequest_, rowsPerRequest_, length);
+}
+
+std::vector<int64_t> CacheRows::decodeSlots(const std::vector<bool>& active) const {
+    if (static_cast<int64_t>(active.size()) != requests()) {
+        throw InputError("a decode step names " + std::to_string(active.size()) + " requests of the session's " +
+                         std::to_string(requests()));
+    }
+    std::vector<int64_t> slots(lengths_.size(), -1);
+    for (int64_t r = 0; r < requests(); ++r) {
+        if (!active[static_cast<size_t>(r)]) continue;
+        if (length(r) == 0) throw InputError("request " + std::to_string(r) + " decodes before its prefill: its cache is empty");
+        if (length(r) >= capacity_) {
+            throw InputError("request " + std::to_string(r) + "'s KV cache is full: it holds " + std::to_string(capacity_) +
+                             " tokens (raise --capacity)");
+        }
+        std::copy_n(lengths_.begin() + r * rowsPerRequest_, rowsPerRequest_, slots.begin() + r * rowsPerRequest_);
+    }
+    return slots;
+}
+
+void CacheRows::decoded(std::span<const int64_t> slots) {
+    for (size_t row = 0; row < lengths_.size(); ++row) lengths_[row] += slots[row] >= 0 ? 1 : 0;
+}
+
 KvSession::KvSession(Runtime& runtime, driver::Driver& driver, std::span<const Artifact* const> prefills,
                      const Artifact& decode, DecoderSignature signature)
     : runtime_(runtime), driver_(driver), signature_(std::move(signature)) {
@@ -85,13 +131,8 @@ KvSession::KvSession(Runtime& runtime, driver::Driver& driver, std::span<const A
     if (first.axis == 0) throw InputError("the past '" + first.past + "' grows along its first dim, where its batch must be");
     if (prefills.empty()) throw InputError("a KV session needs a prefill plan");
     capacity_ = cache.shape.at(first.axis);
-    rowsPerRequest_ = bindingNamed(prefills.front()->manifest.inputs, signature_.tokens, "input").shape.at(0);
-    const int64_t rows = bindingNamed(decode.manifest.inputs, signature_.tokens, "input").shape.at(0);
-    if (rowsPerRequest_ < 1 || rows % rowsPerRequest_ != 0) {
-        throw InputError("the decode plan's batch of " + std::to_string(rows) + " is not a whole number of the prefill's " +
-                         std::to_string(rowsPerRequest_));
-    }
-    lengths_.assign(static_cast<size_t>(rows), 0);
+    rows_ = CacheRows(bindingNamed(decode.manifest.inputs, signature_.tokens, "input").shape.at(0),
+                      bindingNamed(prefills.front()->manifest.inputs, signature_.tokens, "input").shape.at(0), capacity_);
     try {
         for (const Artifact* prefill : prefills) prefills_.push_back(runtime_.load(*prefill));
         decode_ = runtime_.load(decode);
@@ -123,7 +164,7 @@ uint64_t KvSession::cacheBytes() const {
 }
 
 uint64_t KvSession::bytesPerToken() const {
-    return cacheBytes() / static_cast<uint64_t>(capacity_) / static_cast<uint64_t>(lengths_.size());
+    return cacheBytes() / static_cast<uint64_t>(capacity_) / static_cast<uint64_t>(rows_.lengths().size());
 }
 
 std::map<std::string, Tensor> decoderStepInputs(const DecoderSignature& signature, const ArtifactManifest& manifest,
@@ -141,15 +182,11 @@ std::map<std::string, Tensor> decoderStepInputs(const DecoderSignature& signatur
     std::map<std::string, Tensor> inputs;
     inputs[ids.name] = filled(ids, [&](int64_t i) { return static_cast<int64_t>(tokens.valueAt(i)); });
     // A prefill graph may take no positions or mask; a decode plan takes the mask (its signature).
-    const auto input = [&](const std::string& name) -> const TensorBinding* {
-        const auto it = std::find_if(manifest.inputs.begin(), manifest.inputs.end(), [&](const TensorBinding& b) { return b.name == name; });
-        return name.empty() || it == manifest.inputs.end() ? nullptr : &*it;
-    };
-    if (const TensorBinding* positions = input(signature.positions)) {
+    if (const TensorBinding* positions = findBinding(manifest.inputs, signature.positions)) {
         inputs[positions->name] = filled(*positions, [&](int64_t i) { return length(i, seq) + i % seq; });
     }
     // Per row, the slots [0, length) hold entries, [length, slots) are empty; the new tokens follow.
-    if (const TensorBinding* mask = input(signature.mask)) {
+    if (const TensorBinding* mask = findBinding(manifest.inputs, signature.mask)) {
         const int64_t width = slots + seq;
         inputs[mask->name] = filled(*mask, [&](int64_t i) {
             const int64_t slot = i % width;
@@ -165,10 +202,8 @@ std::map<std::string, Tensor> prefillInputs(const DecoderSignature& signature, c
                                             const Tensor& prompt) {
     // A past-KV graph's prefill has one past slot, empty: its inputs hold zeros, the mask hides
     // them. A prefill graph has no past.
-    const auto hasPast = [&](const KvPair& pair) {
-        return std::any_of(manifest.inputs.begin(), manifest.inputs.end(), [&](const TensorBinding& b) { return b.name == pair.past; });
-    };
-    const bool past = std::all_of(signature.kv.begin(), signature.kv.end(), hasPast);
+    const bool past = std::all_of(signature.kv.begin(), signature.kv.end(),
+                                  [&](const KvPair& pair) { return findBinding(manifest.inputs, pair.past) != nullptr; });
     const std::vector<int64_t> empty(static_cast<size_t>(prompt.shape.at(0)), 0);
     std::map<std::string, Tensor> inputs = decoderStepInputs(signature, manifest, prompt, past ? 1 : 0, empty);
     for (const KvPair& pair : signature.kv) {
@@ -211,54 +246,35 @@ void KvSession::append(const ArtifactManifest& manifest, const std::vector<Tenso
 }
 
 StepOutput KvSession::prefill(int64_t request, const Tensor& prompt) {
-    if (request < 0 || request >= requests()) throw InputError("no request " + std::to_string(request) + " in the session");
-    if (length(request) != 0) throw InputError("request " + std::to_string(request) + " has run its prefill already");
     const int64_t seq = prompt.shape.at(1);
     const auto plan = std::find_if(prefills_.begin(), prefills_.end(), [&](const LoadedModel& m) {
         return bindingNamed(m.artifact->manifest.inputs, signature_.tokens, "input").shape.at(1) == seq;
     });
     if (plan == prefills_.end()) throw InputError("no prefill plan takes a " + std::to_string(seq) + "-token prompt");
     const ArtifactManifest& manifest = plan->artifact->manifest;
-    if (seq > capacity_) {
-        throw InputError("the prompt's " + std::to_string(seq) + " tokens exceed the KV cache's capacity of " +
-                         std::to_string(capacity_));
-    }
+    rows_.prefilled(request, seq);  // the rows' entries are written below
     StepOutput out;
     out.timing.start = driver_.nowCycles();
-    const std::map<std::string, Tensor> inputs = prefillInputs(signature_, manifest, prompt);
-    const RunResult run = runtime_.run(*plan, inputs);
+    const RunResult run = runtime_.run(*plan, prefillInputs(signature_, manifest, prompt));
     out.timing.job = run.job;
-    append(manifest, run.outputs, request * rowsPerRequest_, std::vector<int64_t>(static_cast<size_t>(rowsPerRequest_), 0));
-    std::fill_n(lengths_.begin() + request * rowsPerRequest_, rowsPerRequest_, seq);
+    append(manifest, run.outputs, request * rowsPerRequest(), std::vector<int64_t>(static_cast<size_t>(rowsPerRequest()), 0));
     out.logits = lastLogits(signature_, manifest, run.outputs);
     out.timing.end = driver_.nowCycles();
     return out;
 }
 
 StepOutput KvSession::decode(const Tensor& tokens, const std::vector<bool>& active) {
-    if (static_cast<int64_t>(active.size()) != requests()) {
-        throw InputError("a decode step names " + std::to_string(active.size()) + " requests of the session's " +
-                         std::to_string(requests()));
-    }
-    std::vector<int64_t> slots(lengths_.size(), -1);
-    for (int64_t r = 0; r < requests(); ++r) {
-        if (!active[static_cast<size_t>(r)]) continue;
-        if (length(r) == 0) throw InputError("request " + std::to_string(r) + " decodes before its prefill: its cache is empty");
-        if (length(r) >= capacity_) {
-            throw InputError("request " + std::to_string(r) + "'s KV cache is full: it holds " + std::to_string(capacity_) +
-                             " tokens (raise --capacity)");
-        }
-        std::copy_n(lengths_.begin() + r * rowsPerRequest_, rowsPerRequest_, slots.begin() + r * rowsPerRequest_);
-    }
+    const std::vector<int64_t> slots = rows_.decodeSlots(active);
     const ArtifactManifest& manifest = decode_.artifact->manifest;
     StepOutput out;
     out.timing.start = driver_.nowCycles();
     std::set<std::string> resident;
     for (const KvPair& pair : signature_.kv) resident.insert(pair.past);
-    const RunResult run = runtime_.run(decode_, decoderStepInputs(signature_, manifest, tokens, capacity_, lengths_), resident);
+    const RunResult run =
+        runtime_.run(decode_, decoderStepInputs(signature_, manifest, tokens, capacity_, rows_.lengths()), resident);
     out.timing.job = run.job;
     append(manifest, run.outputs, 0, slots);
-    for (size_t row = 0; row < lengths_.size(); ++row) lengths_[row] += slots[row] >= 0 ? 1 : 0;
+    rows_.decoded(slots);
     out.logits = lastLogits(signature_, manifest, run.outputs);
     out.timing.end = driver_.nowCycles();
     return out;

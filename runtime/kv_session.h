@@ -31,6 +31,33 @@ struct StepOutput {
     StepTiming timing;
 };
 
+/// The binding named `name` in `bindings`, or null.
+const TensorBinding* findBinding(std::span<const TensorBinding> bindings, const std::string& name);
+
+/// Which rows of a cache hold how many entries, requests owning `rowsPerRequest` rows each:
+/// the bookkeeping of a KvSession, and of a reference that mirrors it on the host.
+class CacheRows {
+public:
+    CacheRows(int64_t rows, int64_t rowsPerRequest, int64_t capacity);
+    int64_t requests() const { return static_cast<int64_t>(lengths_.size()) / rowsPerRequest_; }
+    int64_t rowsPerRequest() const { return rowsPerRequest_; }
+    /// Entries request `request`'s rows hold, and every row's.
+    int64_t length(int64_t request) const { return lengths_.at(static_cast<size_t>(request * rowsPerRequest_)); }
+    std::span<const int64_t> lengths() const { return lengths_; }
+    /// Request `request`'s rows now hold a prompt of `length` entries; InputError unless they
+    /// were empty and the prompt fits.
+    void prefilled(int64_t request, int64_t length);
+    /// The slot each row of a decode step of the `active` requests appends at (-1: a row whose
+    /// entries are not kept); InputError when an active request's cache is empty or full.
+    std::vector<int64_t> decodeSlots(const std::vector<bool>& active) const;
+    /// Each row a decode step appended to (its slot not negative) holds one entry more.
+    void decoded(std::span<const int64_t> slots);
+
+private:
+    int64_t rowsPerRequest_ = 1, capacity_ = 0;
+    std::vector<int64_t> lengths_;  ///< per row
+};
+
 /// The inputs of a decoder step of `tokens` ([rows, seq]) over `slots` cache slots, of which
 /// row r's first `lengths[r]` hold entries: the token ids, their positions (from the row's
 /// length) and a mask that shows the held slots and the new tokens and hides the empty ones.
@@ -64,10 +91,10 @@ public:
     /// Tokens each row's cache holds at most.
     int64_t capacity() const { return capacity_; }
     /// Requests the decode plan's rows hold, and rows (sequences) per request.
-    int64_t requests() const { return static_cast<int64_t>(lengths_.size()) / rowsPerRequest_; }
-    int64_t rowsPerRequest() const { return rowsPerRequest_; }
+    int64_t requests() const { return rows_.requests(); }
+    int64_t rowsPerRequest() const { return rows_.rowsPerRequest(); }
     /// Entries request `request`'s rows hold now.
-    int64_t length(int64_t request) const { return lengths_.at(static_cast<size_t>(request * rowsPerRequest_)); }
+    int64_t length(int64_t request) const { return rows_.length(request); }
     /// The caches' bytes in device memory (every layer's keys and values, every row, at capacity).
     uint64_t cacheBytes() const;
     /// Cache bytes per token of one sequence.
@@ -93,8 +120,8 @@ private:
     DecoderSignature signature_;
     std::vector<LoadedModel> prefills_;
     LoadedModel decode_;
-    int64_t capacity_ = 0, rowsPerRequest_ = 1;
-    std::vector<int64_t> lengths_;  ///< per row of the decode plan
+    int64_t capacity_ = 0;
+    CacheRows rows_{1, 1, 1};  ///< the decode plan's rows
 };
 
 }  // namespace npusim::runtime
