@@ -69,6 +69,22 @@ struct HostFile {
     bool operator==(const HostFile&) const = default;
 };
 
+/// Energy per action, in pJ, and leakage (docs/ARCH_CONFIG.md gives each preset's sources).
+struct EnergyFile {
+    std::optional<double> technologyNm;
+    std::optional<std::map<std::string, double>> macPj, vectorLanePj;
+    std::optional<double> sramPjPerByte, dmaPjPerByte, dramPjPerByte, dramActivatePj, controlCorePjPerCycle,
+        leakageMwPerMm2;
+    bool operator==(const EnergyFile&) const = default;
+};
+
+/// Silicon area per unit of each block, from which a chip's area follows.
+struct AreaFile {
+    std::optional<std::map<std::string, double>> macUm2;
+    std::optional<double> sramMm2PerMib, vectorLaneUm2, dmaChannelMm2, controlCoreMm2;
+    bool operator==(const AreaFile&) const = default;
+};
+
 struct ArchConfigFile {
     std::optional<std::string> name, description;
     std::optional<double> clockMhz;
@@ -80,6 +96,8 @@ struct ArchConfigFile {
     std::optional<uint32_t> queueDepth, semaphores;
     std::optional<ControlCoreFile> controlCore;
     std::optional<HostFile> host;
+    std::optional<EnergyFile> energy;
+    std::optional<AreaFile> area;
     bool operator==(const ArchConfigFile&) const = default;
 };
 
@@ -174,6 +192,32 @@ struct HostConfig {
     double cpuOpsPerCycle = 0;                                 ///< derived, per NPU cycle
 };
 
+/// Energy per action in pJ (dynamic) and leakage per mm², for a technology node.
+struct EnergyConfig {
+    double technologyNm = 0;
+    /// One multiply-accumulate on the array, by operand dtype (every tensor operand dtype).
+    std::map<DType, double> macPj;
+    /// One vector lane busy one cycle, by the type it computes in: int32 (integers are
+    /// computed widened), fp16, bf16, fp32. A function of several cycles per group (exp) costs
+    /// as many lane cycles.
+    std::map<DType, double> vectorLanePj;
+    double sramPjPerByte = 0;  ///< a byte read or written in the SRAM or the accumulator memory
+    double dmaPjPerByte = 0;   ///< a byte a DMA engine moves across the chip
+    double dramPjPerByte = 0, dramActivatePj = 0;  ///< a byte read or written; a row opened
+    double controlCorePjPerCycle = 0;              ///< the control core busy one cycle
+    double leakageMwPerMm2 = 0;
+
+    /// A vector lane cycle computing `dtype` (an integer type: int32's).
+    double vectorLane(DType dtype) const;
+};
+
+/// Silicon area of each block's unit, from which chipArea() follows.
+struct AreaConfig {
+    std::map<DType, double> macUm2;  ///< a multiply-accumulate unit, by operand dtype
+    double sramMm2PerMib = 0;        ///< SRAM and accumulator memory
+    double vectorLaneUm2 = 0, dmaChannelMm2 = 0, controlCoreMm2 = 0;
+};
+
 struct ArchConfig {
     std::string name, description;
     double clockMhz = 0;           ///< as configured
@@ -187,6 +231,8 @@ struct ArchConfig {
     uint32_t queueDepth = 0, semaphores = 0;
     ControlCoreConfig controlCore;
     HostConfig host;
+    EnergyConfig energy;
+    AreaConfig area;
 };
 
 /// Fills defaults, converts units and rejects impossible values (InputError naming the field).

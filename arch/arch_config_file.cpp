@@ -59,6 +59,24 @@ template <class V> void visitFields(HostFile& s, V& v) {
     v("irq_latency_ns", s.irqLatencyNs);
     v("cpu_gops", s.cpuGops);
 }
+template <class V> void visitFields(EnergyFile& s, V& v) {
+    v("technology_nm", s.technologyNm);
+    v("mac_pj", s.macPj);
+    v("vector_lane_pj", s.vectorLanePj);
+    v("sram_pj_per_byte", s.sramPjPerByte);
+    v("dma_pj_per_byte", s.dmaPjPerByte);
+    v("dram_pj_per_byte", s.dramPjPerByte);
+    v("dram_activate_pj", s.dramActivatePj);
+    v("control_core_pj_per_cycle", s.controlCorePjPerCycle);
+    v("leakage_mw_per_mm2", s.leakageMwPerMm2);
+}
+template <class V> void visitFields(AreaFile& s, V& v) {
+    v("mac_um2", s.macUm2);
+    v("sram_mm2_per_mib", s.sramMm2PerMib);
+    v("vector_lane_um2", s.vectorLaneUm2);
+    v("dma_channel_mm2", s.dmaChannelMm2);
+    v("control_core_mm2", s.controlCoreMm2);
+}
 template <class V> void visitFields(ArchConfigFile& s, V& v) {
     v("name", s.name);
     v("description", s.description);
@@ -73,6 +91,8 @@ template <class V> void visitFields(ArchConfigFile& s, V& v) {
     v("semaphores", s.semaphores);
     v("control_core", s.controlCore);
     v("host", s.host);
+    v("energy", s.energy);
+    v("area", s.area);
 }
 
 class Reader {

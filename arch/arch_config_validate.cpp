@@ -40,6 +40,32 @@ constexpr double kDefaultIrqLatencyNs = 1000;
 /// The tensor unit's operand types that a config may list.
 constexpr DType kTensorOperandTypes[] = {DType::Int8, DType::UInt8, DType::Fp16, DType::Bf16,
                                          DType::Fp32};
+/// The types the vector unit computes in.
+constexpr DType kVectorComputeTypes[] = {DType::Int32, DType::Fp16, DType::Bf16, DType::Fp32};
+
+// Energy and area defaults: Horowitz, "Computing's energy problem", ISSCC 2014, 45 nm at 0.9 V
+// (docs/ARCH_CONFIG.md derives each value; the presets scale them to their nodes).
+constexpr double kDefaultTechnologyNm = 45;
+/// A multiply and an add at the accumulator's width (int32 for integers, fp32 for floats).
+constexpr std::pair<DType, double> kDefaultMacPj[] = {
+    {DType::Int8, 0.3}, {DType::UInt8, 0.3}, {DType::Fp16, 2.0}, {DType::Bf16, 2.0}, {DType::Fp32, 4.6}};
+/// An add at the lane's width.
+constexpr std::pair<DType, double> kDefaultVectorLanePj[] = {
+    {DType::Int32, 0.1}, {DType::Fp16, 0.4}, {DType::Bf16, 0.4}, {DType::Fp32, 0.9}};
+constexpr double kDefaultSramPjPerByte = 2.5;       // 20 pJ per 64-bit read of a 32 KB array
+constexpr double kDefaultDmaPjPerByte = 0.5;        // assumed: a byte across ~1 mm of wire
+constexpr double kDefaultDramPjPerByte = 162.5;     // 1.3 nJ per 64-bit DDR3 access
+constexpr double kDefaultDramActivatePj = 1000;     // assumed: a DDR3 row activation
+constexpr double kDefaultControlCorePjPerCycle = 70;  // an instruction of a simple core
+constexpr double kDefaultLeakageMwPerMm2 = 5;       // assumed
+constexpr std::pair<DType, double> kDefaultMacUm2[] = {
+    {DType::Int8, 419}, {DType::UInt8, 419}, {DType::Fp16, 5824}, {DType::Bf16, 5824}, {DType::Fp32, 11884}};
+constexpr double kDefaultSramMm2PerMib = 4.15;      // 0.346 um2 cells at 70% array efficiency
+constexpr double kDefaultVectorLaneUm2 = 11884;     // an fp32 multiplier and adder
+constexpr double kDefaultDmaChannelMm2 = 0.1;       // assumed
+constexpr double kDefaultControlCoreMm2 = 0.25;     // assumed
+/// Upper limit of every energy (pJ) and area (um2, mm2) figure.
+constexpr double kMaxFigure = 1e7;
 
 class Validator {
 public:
@@ -84,6 +110,23 @@ public:
         return config;
     }
 
+    /// A table by dtype: the defaults, each entry the file gives replacing one, every key one
+    /// of `types`.
+    std::map<DType, double> table(const std::string& path, const std::optional<std::map<std::string, double>>& file,
+                                  std::span<const std::pair<DType, double>> defaults, std::span<const DType> types) const {
+        std::map<DType, double> values(defaults.begin(), defaults.end());
+        for (const auto& [name, value] : file.value_or(std::map<std::string, double>{})) {
+            const std::optional<DType> dtype = parseDType(name);
+            if (!dtype || std::find(types.begin(), types.end(), *dtype) == types.end()) {
+                std::string names;
+                for (DType t : types) names += (names.empty() ? "" : ", ") + std::string(dtypeName(t));
+                fail(path + "." + name, "not one of " + names);
+            }
+            values[*dtype] = inRange(path + "." + name, std::optional(value), 0.0, 0.0, kMaxFigure);
+        }
+        return values;
+    }
+
     template <class T>
     static std::string number(T v) {
         if constexpr (std::is_floating_point_v<T>) {
@@ -107,6 +150,11 @@ uint32_t nsToCycles(double ns, double clockHz) {
 
 std::string_view dataflowName(Dataflow dataflow) {
     return dataflow == Dataflow::WeightStationary ? "weight_stationary" : "output_stationary";
+}
+
+double EnergyConfig::vectorLane(DType dtype) const {
+    const auto it = vectorLanePj.find(isFloat(dtype) ? dtype : DType::Int32);
+    return it == vectorLanePj.end() ? vectorLanePj.at(DType::Fp32) : it->second;
 }
 
 double TensorUnitConfig::peakMacsPerCycle(DType dtype) const {
@@ -228,6 +276,28 @@ ArchConfig validateArchConfig(const ArchConfigFile& file) {
     config.host.copyBytesPerCycle = config.host.copyGbps * 1e9 / config.clockHz;
     config.host.cpuGops = check.inRange("host.cpu_gops", host.cpuGops, kDefaultHostCpuGops, 0.001, 1e5);
     config.host.cpuOpsPerCycle = config.host.cpuGops * 1e9 / config.clockHz;
+
+    const EnergyFile energy = file.energy.value_or(EnergyFile{});
+    const auto figure = [&](const std::string& path, const std::optional<double>& value, double fallback) {
+        return check.inRange(path, value, fallback, 0.0, kMaxFigure);
+    };
+    config.energy.technologyNm = check.inRange("energy.technology_nm", energy.technologyNm, kDefaultTechnologyNm, 1.0, 1000.0);
+    config.energy.macPj = check.table("energy.mac_pj", energy.macPj, kDefaultMacPj, kTensorOperandTypes);
+    config.energy.vectorLanePj = check.table("energy.vector_lane_pj", energy.vectorLanePj, kDefaultVectorLanePj, kVectorComputeTypes);
+    config.energy.sramPjPerByte = figure("energy.sram_pj_per_byte", energy.sramPjPerByte, kDefaultSramPjPerByte);
+    config.energy.dmaPjPerByte = figure("energy.dma_pj_per_byte", energy.dmaPjPerByte, kDefaultDmaPjPerByte);
+    config.energy.dramPjPerByte = figure("energy.dram_pj_per_byte", energy.dramPjPerByte, kDefaultDramPjPerByte);
+    config.energy.dramActivatePj = figure("energy.dram_activate_pj", energy.dramActivatePj, kDefaultDramActivatePj);
+    config.energy.controlCorePjPerCycle =
+        figure("energy.control_core_pj_per_cycle", energy.controlCorePjPerCycle, kDefaultControlCorePjPerCycle);
+    config.energy.leakageMwPerMm2 = figure("energy.leakage_mw_per_mm2", energy.leakageMwPerMm2, kDefaultLeakageMwPerMm2);
+
+    const AreaFile area = file.area.value_or(AreaFile{});
+    config.area.macUm2 = check.table("area.mac_um2", area.macUm2, kDefaultMacUm2, kTensorOperandTypes);
+    config.area.sramMm2PerMib = figure("area.sram_mm2_per_mib", area.sramMm2PerMib, kDefaultSramMm2PerMib);
+    config.area.vectorLaneUm2 = figure("area.vector_lane_um2", area.vectorLaneUm2, kDefaultVectorLaneUm2);
+    config.area.dmaChannelMm2 = figure("area.dma_channel_mm2", area.dmaChannelMm2, kDefaultDmaChannelMm2);
+    config.area.controlCoreMm2 = figure("area.control_core_mm2", area.controlCoreMm2, kDefaultControlCoreMm2);
     return config;
 }
 
@@ -279,6 +349,18 @@ ArchConfigFile toArchConfigFile(const ArchConfig& config) {
     file.controlCore =
         ControlCoreFile{config.controlCore.dispatchCycles, config.controlCore.validateCycles};
     file.host = HostFile{config.host.mmioLatencyNs, config.host.copyGbps, config.host.irqLatencyNs, config.host.cpuGops};
+
+    const auto table = [](const std::map<DType, double>& values) {
+        std::map<std::string, double> named;
+        for (const auto& [dtype, value] : values) named[std::string(dtypeName(dtype))] = value;
+        return named;
+    };
+    const EnergyConfig& e = config.energy;
+    file.energy = EnergyFile{e.technologyNm,     table(e.macPj),          table(e.vectorLanePj),
+                             e.sramPjPerByte,    e.dmaPjPerByte,          e.dramPjPerByte,
+                             e.dramActivatePj,   e.controlCorePjPerCycle, e.leakageMwPerMm2};
+    const AreaConfig& a = config.area;
+    file.area = AreaFile{table(a.macUm2), a.sramMm2PerMib, a.vectorLaneUm2, a.dmaChannelMm2, a.controlCoreMm2};
     return file;
 }
 

@@ -53,7 +53,9 @@ struct Event {
     uint32_t opId = 0, tileId = 0;
     uint64_t start = 0, end = 0;
     uint64_t bytes = 0;  ///< bytes moved by the command (DMA) or read/written (units)
-    uint64_t macs = 0;   ///< multiply-accumulates (tensor unit)
+    /// The work the command did: multiply-accumulates (tensor unit); lane cycles (vector unit:
+    /// its groups of `lanes` elements x the cycles its function takes per group x lanes).
+    uint64_t operations = 0;
 };
 static_assert(sizeof(Event) == 48, "an event is 48 bytes: its small fields share the first 16");
 

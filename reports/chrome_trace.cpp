@@ -59,9 +59,16 @@ void appendSlice(std::string& out, const trace::Event& e, std::string_view quote
     appendNumber(out, e.end - e.start);
     out += R"(,"bytes":)";
     appendNumber(out, e.bytes);
-    out += R"(,"macs":)";
-    appendNumber(out, e.macs);
+    out += R"(,"operations":)";
+    appendNumber(out, e.operations);
     out += "}}";
+}
+
+/// The end of the trace's last event.
+uint64_t runEndOf(const RunRecord& run) {
+    uint64_t end = 0;
+    for (const trace::Event& e : run.trace.events()) end = std::max(end, e.end);
+    return end;
 }
 
 }  // namespace
@@ -160,10 +167,23 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
                   {"args", {{"GB/s", gbps}}}});
         }
     }
+    // A counter track: the NPU's power, each window's dynamic energy over its time plus leakage
+    // (reports' energy model, docs/REPORTS.md), in 256 windows of the whole trace or more.
+    if (runEndOf(run) > 0) {
+        const uint64_t end = runEndOf(run);
+        const uint64_t window = std::max<uint64_t>(64, (end + 255) / 256);
+        const std::vector<double> watts = powerWindows(run, 0, end, window);
+        for (size_t w = 0; w <= watts.size(); ++w) {
+            emit({{"ph", "C"},
+                  {"pid", 1},
+                  {"name", "power"},
+                  {"ts", static_cast<double>(w * window) * microsecondsPerCycle},
+                  {"args", {{"W", w < watts.size() ? watts[w] : 0.0}}}});
+        }
+    }
     // A counter track: SRAM in use, stepping to each op's planned occupancy as its first command
     // starts (ops overlap in a pipeline: the op that started last sets the value).
-    uint64_t runEnd = 0;
-    for (const trace::Event& e : run.trace.events()) runEnd = std::max(runEnd, e.end);
+    const uint64_t runEnd = runEndOf(run);
     const std::map<uint32_t, OpSpan> spans = opSpans(run.trace);
     std::vector<std::pair<uint64_t, uint64_t>> occupancy;  // (cycle, bytes)
     for (const OpRecord& op : run.manifest.ops) {

@@ -125,6 +125,34 @@ struct OpReport {
     /// The op's streamed weights: host cycles copying them into device memory before its job,
     /// and their bytes (outside the op's span: the NPU waits for them between jobs).
     uint64_t weightUploadCycles = 0, weightUploadBytes = 0;
+    /// Dynamic energy of the op's actions on every unit, with its share of the job's own work
+    /// (command fetches, DRAM row activations): the ops' energies add up to the run's dynamic
+    /// energy (docs/REPORTS.md).
+    double energyPj = 0;
+};
+
+/// One unit's energy over the run: dynamic from its actions, leakage from its area over the
+/// run's time (DRAM: dynamic only, off chip).
+struct UnitEnergy {
+    std::string unit;  ///< control_core, dma_load, dma_store, tensor, vector, sram, dram
+    double dynamicPj = 0, leakagePj = 0;
+    double areaMm2 = 0;
+};
+
+/// The run's energy, power and area (docs/REPORTS.md): the arch config's energy per action
+/// applied to every command the units executed.
+struct EnergyReport {
+    double technologyNm = 0;
+    double dynamicPj = 0, leakagePj = 0;
+    std::vector<UnitEnergy> units;  ///< their dynamic and leakage energies add up to the totals
+    double areaMm2 = 0;
+    uint64_t dramActivates = 0;
+    /// Power averaged over the run, and the highest over any window of `windowCycles` (its
+    /// dynamic energy over its time, plus leakage).
+    double averageWatts = 0, peakWatts = 0, leakageWatts = 0;
+    uint64_t windowCycles = 0;
+
+    double totalPj() const { return dynamicPj + leakagePj; }
 };
 
 /// A performance failure named at the op that caused it.
@@ -201,6 +229,7 @@ struct Report {
     /// `npusim generate`'s section (docs/LLM.md), as the text of its JSON object: the report is
     /// then one decode step's, and this section the whole generation's.
     std::optional<std::string> generation;
+    EnergyReport energy;
     bool timingOnly = false;  ///< values were not computed (npusim run --timing-only)
 };
 
@@ -211,6 +240,11 @@ struct Plot {
 };
 
 Report buildReport(const RunRecord& run);
+/// The run's energy and power, each op's dynamic energy written into `ops` (by op id).
+EnergyReport measureEnergy(const RunRecord& run, std::vector<OpReport>& ops);
+/// The run's power in windows of `windowCycles` from cycle `start` on (dynamic energy over the
+/// window's time plus leakage, in W), for trace.json's power track.
+std::vector<double> powerWindows(const RunRecord& run, uint64_t start, uint64_t end, uint64_t windowCycles);
 /// Every op, and the run, that took fewer cycles than its plain or shape-aware roofline allows,
 /// one line each (empty when none did): a bound no schedule can beat, beaten, is a wrong bound.
 std::vector<std::string> boundViolations(const Report& report);

@@ -171,6 +171,7 @@ Report buildReport(const RunRecord& run) {
     }
     report.efficiency = report.totalCycles ? report.attainableCycles / report.totalCycles : 0;
     report.shapeEfficiency = report.totalCycles ? report.shapeAttainableCycles / report.totalCycles : 0;
+    report.energy = measureEnergy(run, report.ops);
     report.findings = findFailures(report, run);
     return report;
 }

@@ -13,6 +13,13 @@
 namespace npusim::reports {
 namespace {
 
+/// "a -> b (+5.6%)" for two energies in pJ; "-" for a side without one.
+std::string energyChangeText(const std::optional<double>& a, const std::optional<double>& b) {
+    std::string text = (a ? energyText(*a) : "-") + " -> " + (b ? energyText(*b) : "-");
+    if (a && b && *a > 0) text += " (" + std::string(*b >= *a ? "+" : "") + percentText((*b - *a) / *a) + ")";
+    return text;
+}
+
 /// "+1234 (+5.6%)" against `base`; "new" or "gone" when one side is missing.
 template <class T>
 std::string changeText(const std::optional<T>& a, const std::optional<T>& b) {
@@ -61,7 +68,18 @@ nlohmann::ordered_json optionalJson(const std::optional<T>& value) {
 ReportDiff diffReports(const Report& a, const std::string& labelA, const Report& b, const std::string& labelB) {
     ReportDiff diff;
     const auto side = [](const Report& r, const std::string& label) {
-        ReportDiff::Side s{label, r.model, r.arch, r.precision, r.totalCycles, r.dramBytesRead + r.dramBytesWritten, {}, {}};
+        ReportDiff::Side s{label,
+                           r.model,
+                           r.arch,
+                           r.precision,
+                           r.totalCycles,
+                           r.dramBytesRead + r.dramBytesWritten,
+                           {},
+                           {},
+                           r.energy.totalPj(),
+                           r.energy.averageWatts,
+                           r.energy.peakWatts,
+                           r.energy.areaMm2};
         if (r.check) {
             s.maxRelError = r.check->maxRelError;
             for (const OutputAccuracy& output : r.check->outputs) s.cosine = std::min(s.cosine.value_or(1.0), output.cosine);
@@ -81,18 +99,20 @@ ReportDiff diffReports(const Report& a, const std::string& labelA, const Report&
     std::map<std::string, size_t> opIndex;
     auto opChange = [&](const OpReport& op) -> ReportDiff::OpChange& {
         const auto [it, fresh] = opIndex.emplace(op.name, diff.ops.size());
-        if (fresh) diff.ops.push_back({op.name, op.type, std::nullopt, std::nullopt, "", ""});
+        if (fresh) diff.ops.push_back({op.name, op.type, std::nullopt, std::nullopt, "", "", std::nullopt, std::nullopt});
         return diff.ops[it->second];
     };
     for (const OpReport& op : a.ops) {
         ReportDiff::OpChange& change = opChange(op);
         change.cyclesA = change.cyclesA.value_or(0) + op.cycles;
         change.boundA = op.bound;
+        change.energyA = change.energyA.value_or(0) + op.energyPj;
     }
     for (const OpReport& op : b.ops) {
         ReportDiff::OpChange& change = opChange(op);
         change.cyclesB = change.cyclesB.value_or(0) + op.cycles;
         change.boundB = op.bound;
+        change.energyB = change.energyB.value_or(0) + op.energyPj;
     }
     std::stable_sort(diff.ops.begin(), diff.ops.end(),
                      [](const auto& x, const auto& y) { return std::llabs(x.delta()) > std::llabs(y.delta()); });
@@ -125,6 +145,12 @@ std::string diffToText(const ReportDiff& d) {
         << changeText<uint64_t>(d.a.totalCycles, d.b.totalCycles) << "\n";
     out << "DRAM bytes: " << d.a.dramBytes << " -> " << d.b.dramBytes << "  "
         << changeText<uint64_t>(d.a.dramBytes, d.b.dramBytes) << "\n";
+    if (d.a.energyPj > 0 || d.b.energyPj > 0) {
+        out << "energy: " << energyChangeText(d.a.energyPj, d.b.energyPj) << "\n";
+        out << "power: average " << fixedText(d.a.averageWatts, 3) << " W -> " << fixedText(d.b.averageWatts, 3) << " W, peak "
+            << fixedText(d.a.peakWatts, 3) << " W -> " << fixedText(d.b.peakWatts, 3) << " W\n";
+        out << "area: " << fixedText(d.a.areaMm2, 3) << " mm2 -> " << fixedText(d.b.areaMm2, 3) << " mm2\n";
+    }
     if (d.a.maxRelError || d.b.maxRelError) {
         const auto error = [](const ReportDiff::Side& s) {
             if (!s.maxRelError) return std::string("not checked");
@@ -144,15 +170,16 @@ std::string diffToText(const ReportDiff& d) {
     writeColumns(out, rows);
 
     out << "\nops, largest change in cycles first\n";
-    rows = {{"op", "type", "A cycles", "B cycles", "change", "bound A -> B"}};
+    rows = {{"op", "type", "A cycles", "B cycles", "change", "bound A -> B", "energy A -> B"}};
     size_t unchanged = 0;
     for (const auto& op : d.ops) {
-        if (op.cyclesA == op.cyclesB && op.boundA == op.boundB) {
+        if (op.cyclesA == op.cyclesB && op.boundA == op.boundB && op.energyA == op.energyB) {
             ++unchanged;
             continue;
         }
         rows.push_back({op.op, op.type, valueText(op.cyclesA), valueText(op.cyclesB), changeText(op.cyclesA, op.cyclesB),
-                        (op.boundA.empty() ? "-" : op.boundA) + " -> " + (op.boundB.empty() ? "-" : op.boundB)});
+                        (op.boundA.empty() ? "-" : op.boundA) + " -> " + (op.boundB.empty() ? "-" : op.boundB),
+                        energyChangeText(op.energyA, op.energyB)});
     }
     writeColumns(out, rows);
     if (unchanged > 0) out << "  (" << unchanged << " ops unchanged)\n";
@@ -176,7 +203,9 @@ std::string diffToJson(const ReportDiff& d) {
         return Json{{"label", s.label},         {"model", s.model},
                     {"arch", s.arch},           {"precision", s.precision},
                     {"total_cycles", s.totalCycles}, {"dram_bytes", s.dramBytes},
-                    {"max_rel_error", optionalJson(s.maxRelError)}, {"cosine", optionalJson(s.cosine)}};
+                    {"max_rel_error", optionalJson(s.maxRelError)}, {"cosine", optionalJson(s.cosine)},
+                    {"energy_pj", s.energyPj}, {"average_w", s.averageWatts},
+                    {"peak_w", s.peakWatts},   {"area_mm2", s.areaMm2}};
     };
     Json j;
     j["a"] = side(d.a);
@@ -191,7 +220,8 @@ std::string diffToJson(const ReportDiff& d) {
     for (const auto& op : d.ops) {
         j["ops"].push_back({{"op", op.op}, {"type", op.type}, {"cycles_a", optionalJson(op.cyclesA)},
                             {"cycles_b", optionalJson(op.cyclesB)}, {"change", op.delta()},
-                            {"bound_a", op.boundA}, {"bound_b", op.boundB}});
+                            {"bound_a", op.boundA}, {"bound_b", op.boundB},
+                            {"energy_pj_a", optionalJson(op.energyA)}, {"energy_pj_b", optionalJson(op.energyB)}});
     }
     j["findings"] = Json::array();
     for (const auto& f : d.findings) {

@@ -20,6 +20,9 @@ struct ReportDiff {
         /// With a --check: the largest relative error of an output against the reference
         /// interpreter, and the lowest cosine similarity of one.
         std::optional<double> maxRelError, cosine;
+        /// The run's energy (dynamic and leakage), average and peak power, and chip area
+        /// (0 in a report older than the energy model).
+        double energyPj = 0, averageWatts = 0, peakWatts = 0, areaMm2 = 0;
     };
     struct UnitChange {
         std::string unit;
@@ -29,6 +32,7 @@ struct ReportDiff {
         std::string op, type;
         std::optional<uint64_t> cyclesA, cyclesB;  ///< absent in a run without the op
         std::string boundA, boundB;
+        std::optional<double> energyA, energyB;  ///< dynamic energy, pJ
         int64_t delta() const { return static_cast<int64_t>(cyclesB.value_or(0)) - static_cast<int64_t>(cyclesA.value_or(0)); }
     };
     struct FindingChange {
@@ -43,7 +47,8 @@ struct ReportDiff {
 };
 
 ReportDiff diffReports(const Report& a, const std::string& labelA, const Report& b, const std::string& labelB);
-/// The diff for a terminal: totals, units, the ops whose cycles changed, changed findings.
+/// The diff for a terminal: totals (cycles, DRAM bytes, energy, power, area), units, the ops
+/// whose cycles or energy changed, changed findings.
 std::string diffToText(const ReportDiff& diff);
 std::string diffToJson(const ReportDiff& diff);
 

@@ -101,6 +101,7 @@ std::string reportToHtml(const Report& r, const std::vector<Plot>& plots) {
                                             "event counted; above, the spans of the longest ops");
     writeTable(out, "units", "Units", unitsTable(r));
     writePlot(out, plots, "utilization", "Each unit's cycles: busy, stalled by reason, idle");
+    writeTable(out, "energy", "Energy", energyTable(r));
     writeTable(out, "stalls", "Stalls by unit", unitStallsTable(r));
     writeTable(out, "stalled-ops", "Ops that stalled most", opStallsTable(r, kTopStalledOps));
     writePlot(out, plots, "op_cycles", "Cycles per op, most first");

@@ -20,6 +20,25 @@ Json stallsJson(const std::array<uint64_t, trace::kStallReasonCount>& stalls) {
     return j;
 }
 
+/// The energy section: totals, by unit, and the figures of merit (pJ per MAC, TOPS/W).
+Json energyJson(const Report& r) {
+    const EnergyReport& e = r.energy;
+    uint64_t macs = 0;
+    for (const OpReport& op : r.ops) macs += op.macs;
+    Json units = Json::object();
+    for (const UnitEnergy& u : e.units) units[u.unit] = {{"dynamic_pj", u.dynamicPj}, {"leakage_pj", u.leakagePj}};
+    const double total = e.totalPj();
+    return {{"technology_nm", e.technologyNm},
+            {"total_pj", total},
+            {"dynamic_pj", e.dynamicPj},
+            {"leakage_pj", e.leakagePj},
+            {"units", std::move(units)},
+            {"dram_activates", e.dramActivates},
+            {"pj_per_mac", macs ? Json(total / static_cast<double>(macs)) : Json()},
+            // Two operations per MAC over the joules: ops / pJ is TOPS / W.
+            {"tops_per_watt", macs && total > 0 ? Json(2.0 * static_cast<double>(macs) / total) : Json()}};
+}
+
 }  // namespace
 
 std::string reportToJson(const Report& r) {
@@ -84,7 +103,9 @@ std::string reportToJson(const Report& r) {
                             {"reformat", {{"count", op.reformatCount}, {"cycles", op.reformatCycles}}},
                             {"host", {{"copy_cycles", op.hostCopyCycles}, {"kernel_cycles", op.hostKernelCycles},
                                       {"copy_bytes", op.hostCopyBytes}, {"weight_upload_cycles", op.weightUploadCycles},
-                                      {"weight_upload_bytes", op.weightUploadBytes}}}});
+                                      {"weight_upload_bytes", op.weightUploadBytes}}},
+                            {"energy_pj", op.energyPj},
+                            {"pj_per_mac", op.macs ? Json(op.energyPj / static_cast<double>(op.macs)) : Json()}});
     }
     j["findings"] = Json::array();
     for (const Finding& f : r.findings) {
@@ -107,6 +128,15 @@ std::string reportToJson(const Report& r) {
                      {"attainable_cycles", r.attainableCycles},
                      {"efficiency", r.efficiency},
                      {"shape_aware", {{"attainable_cycles", r.shapeAttainableCycles}, {"efficiency", r.shapeEfficiency}}}};
+    j["energy"] = energyJson(r);
+    j["power"] = {{"average_w", r.energy.averageWatts},
+                  {"peak_w", r.energy.peakWatts},
+                  {"leakage_w", r.energy.leakageWatts},
+                  {"window_cycles", r.energy.windowCycles}};
+    j["area"] = {{"total_mm2", r.energy.areaMm2}, {"units", Json::object()}};
+    for (const UnitEnergy& u : r.energy.units) {
+        if (u.areaMm2 > 0) j["area"]["units"][u.unit] = u.areaMm2;
+    }
     j["rtl"] = nullptr;
     if (r.rtl) {
         Json blocks = Json::object();

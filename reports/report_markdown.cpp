@@ -42,6 +42,7 @@ std::string reportToMarkdown(const Report& r) {
     }
     writeTable(out, "Top findings", findingsTable(r, kTopFindings));
     writeTable(out, "Units", unitsTable(r));
+    writeTable(out, "Energy", energyTable(r));
     writeTable(out, "Stalls by unit", unitStallsTable(r));
     writeTable(out, "Ops that stalled most", opStallsTable(r, kTopStalledOps));
     writeTable(out, "Ops", opsTable(r));

@@ -70,6 +70,7 @@ OpReport opFromJson(const Json& j) {
     op.hostCopyBytes = host.at("copy_bytes").get<uint64_t>();
     op.weightUploadCycles = host.value("weight_upload_cycles", uint64_t{0});
     op.weightUploadBytes = host.value("weight_upload_bytes", uint64_t{0});
+    op.energyPj = j.value("energy_pj", 0.0);
     return op;
 }
 
@@ -120,6 +121,23 @@ Report fromJson(const Json& j) {
     if (const auto shape = roofline.find("shape_aware"); shape != roofline.end()) {
         r.shapeAttainableCycles = shape->at("attainable_cycles").get<double>();
         r.shapeEfficiency = shape->at("efficiency").get<double>();
+    }
+    if (const auto energy = j.find("energy"); energy != j.end()) {
+        EnergyReport& e = r.energy;
+        e.technologyNm = energy->at("technology_nm").get<double>();
+        e.dynamicPj = energy->at("dynamic_pj").get<double>();
+        e.leakagePj = energy->at("leakage_pj").get<double>();
+        e.dramActivates = energy->at("dram_activates").get<uint64_t>();
+        const Json& area = j.at("area").at("units");
+        for (const auto& [name, u] : energy->at("units").items()) {
+            e.units.push_back({name, u.at("dynamic_pj").get<double>(), u.at("leakage_pj").get<double>(), area.value(name, 0.0)});
+        }
+        e.areaMm2 = j.at("area").at("total_mm2").get<double>();
+        const Json& power = j.at("power");
+        e.averageWatts = power.at("average_w").get<double>();
+        e.peakWatts = power.at("peak_w").get<double>();
+        e.leakageWatts = power.at("leakage_w").get<double>();
+        e.windowCycles = power.at("window_cycles").get<uint64_t>();
     }
     if (const Json& rtl = j.at("rtl"); !rtl.is_null()) {
         RtlUse use;

@@ -44,6 +44,20 @@ std::vector<std::string> summaryLines(const Report& r) {
     }
     lines.push_back("DRAM: " + bytesText(r.dramBytesRead) + " read, " + bytesText(r.dramBytesWritten) + " written, " +
                     fixedText(r.dramGbps, 2) + " GB/s achieved");
+    if (!r.energy.units.empty()) {
+        const EnergyReport& e = r.energy;
+        uint64_t macs = 0;
+        for (const OpReport& op : r.ops) macs += op.macs;
+        std::string merit;
+        if (macs > 0 && e.totalPj() > 0) {
+            merit = ", " + fixedText(e.totalPj() / static_cast<double>(macs), 2) + " pJ/MAC, " +
+                    fixedText(2.0 * static_cast<double>(macs) / e.totalPj(), 2) + " TOPS/W";
+        }
+        lines.push_back("energy: " + energyText(e.totalPj()) + " (dynamic " + energyText(e.dynamicPj) + ", leakage " +
+                        energyText(e.leakagePj) + "); power " + fixedText(e.averageWatts, 3) + " W average, " +
+                        fixedText(e.peakWatts, 3) + " W peak over " + std::to_string(e.windowCycles) + "-cycle windows; area " +
+                        fixedText(e.areaMm2, 2) + " mm2 at " + wholeText(e.technologyNm) + " nm" + merit);
+    }
     uint64_t lost = 0;
     for (const Finding& f : r.findings) lost += f.cycles;
     lines.push_back("findings: " + std::to_string(r.findings.size()) +
@@ -126,6 +140,21 @@ Table unitsTable(const Report& r) {
     return t;
 }
 
+Table energyTable(const Report& r) {
+    Table t{{"unit", "dynamic", "leakage", "total", "share", "area mm2"}, {false, true, true, true, true, true}, {}, ""};
+    const double total = r.energy.totalPj();
+    for (const UnitEnergy& u : r.energy.units) {
+        const double sum = u.dynamicPj + u.leakagePj;
+        t.rows.push_back({u.unit, energyText(u.dynamicPj), energyText(u.leakagePj), energyText(sum),
+                          percentText(total > 0 ? sum / total : 0), u.areaMm2 > 0 ? fixedText(u.areaMm2, 3) : "-"});
+    }
+    if (!t.rows.empty()) {
+        t.note = "sram: the scratchpad and the accumulator memory; dram: off chip, dynamic only. Energies per action: "
+                 "the arch config's energy table (docs/ARCH_CONFIG.md).";
+    }
+    return t;
+}
+
 Table unitStallsTable(const Report& r) {
     Table t{{"unit"}, {false}, {}, ""};
     for (int reason = 0; reason < trace::kStallReasonCount; ++reason) {
@@ -186,8 +215,8 @@ Table commandStreamsTable(const Report& r, size_t limit) {
 
 Table opsTable(const Report& r) {
     Table t{{"op", "type", "cycles", "bound", "MACs", "DRAM bytes", "SRAM in use", "MACs/min byte", "attainable",
-             "efficiency", "shape bound", "limit", "shape efficiency"},
-            {false, false, true, false, true, true, true, true, true, true, true, false, true},
+             "efficiency", "shape bound", "limit", "shape efficiency", "energy", "pJ/MAC"},
+            {false, false, true, false, true, true, true, true, true, true, true, false, true, true, true},
             {},
             ""};
     uint64_t spans = 0;
@@ -200,7 +229,9 @@ Table opsTable(const Report& r) {
                           std::to_string(op.macs), std::to_string(op.dramBytes), bytesText(op.sramBytes),
                           op.intensity > 0 ? fixedText(op.intensity, 1) : "-", wholeText(op.attainableCycles),
                           efficiency(op.attainableCycles, op.efficiency), wholeText(op.shape.attainableCycles), op.shape.limit,
-                          efficiency(op.shape.attainableCycles, op.shape.efficiency)});
+                          efficiency(op.shape.attainableCycles, op.shape.efficiency),
+                          op.energyPj > 0 ? energyText(op.energyPj) : "-",
+                          op.macs > 0 ? fixedText(op.energyPj / static_cast<double>(op.macs), 2) : "-"});
         spans += op.cycles;
     }
     // Two figures readers misread: intensity counts compulsory bytes, and op spans overlap.

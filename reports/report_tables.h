@@ -28,6 +28,8 @@ std::vector<std::string> summaryLines(const Report& report);
 Table findingsTable(const Report& report, size_t limit);
 /// Busy, stalled, idle and utilisation per unit.
 Table unitsTable(const Report& report);
+/// Dynamic and leakage energy and area per unit.
+Table energyTable(const Report& report);
 /// Stall cycles per unit by reason, and the ops that stalled most.
 Table unitStallsTable(const Report& report);
 Table opStallsTable(const Report& report, size_t limit);

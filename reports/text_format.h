@@ -16,5 +16,7 @@ std::string percentText(double fraction);
 std::string wholeText(double value);
 /// A value with `decimals` decimals.
 std::string fixedText(double value, int decimals);
+/// An energy in picojoules in the unit that suits it, three significant digits: "15.6 uJ".
+std::string energyText(double picojoules);
 
 }  // namespace npusim::reports

@@ -24,11 +24,11 @@ trace::Event UnitTrace::event(trace::EventType type, const isa::Command& command
 }
 
 void UnitTrace::busy(const isa::Command& command, uint64_t start, uint64_t end, uint64_t bytes,
-                     uint64_t macs) {
+                     uint64_t operations) {
     if (!recorder_ || end < start) return;
     trace::Event e = event(trace::EventType::Command, command, start, end);
     e.bytes = bytes;
-    e.macs = macs;
+    e.operations = operations;
     recorder_->record(e);
 }
 

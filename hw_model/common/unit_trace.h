@@ -19,9 +19,10 @@ public:
     /// The unit's index in the recorder (0 when tracing is off), used to tag accesses.
     uint16_t id() const { return id_; }
 
-    /// [start, end) cycles spent executing `command`.
+    /// [start, end) cycles spent executing `command`, which moved `bytes` and did `operations`
+    /// (trace::Event::operations).
     void busy(const isa::Command& command, uint64_t start, uint64_t end, uint64_t bytes = 0,
-              uint64_t macs = 0);
+              uint64_t operations = 0);
     /// [start, end) reading `bytes` of a job's command buffer (the control core).
     void commandFetch(uint64_t start, uint64_t end, uint64_t bytes);
     /// [start, end) more busy cycles of a command recorded earlier (a pipeline draining).

@@ -90,8 +90,8 @@ void VectorUnit::execute(const isa::Command& command) {
     const uint64_t groups = (elements + config_.vector.lanes - 1) / config_.vector.lanes;
     const uint64_t depth = config_.vector.pipelineDepth +
                            (reduction ? static_cast<uint64_t>(std::bit_width(config_.vector.lanes) - 1) : 0);
-    const uint64_t compute = core_->computeCycles(
-        block, depth + groups * config_.vector.opCycles[static_cast<size_t>(block.op)], command.opId, command.tileId);
+    const uint64_t workCycles = groups * config_.vector.opCycles[static_cast<size_t>(block.op)];
+    const uint64_t compute = core_->computeCycles(block, depth + workCycles, command.opId, command.tileId);
     const MemoryResponse written = memory_.access(
         socketFor(Field::DstSpace),
         {tlm::TLM_WRITE_COMMAND, command.get(Field::DstAddr), dst, block.rows, dstRowBytes,
@@ -105,7 +105,8 @@ void VectorUnit::execute(const isa::Command& command) {
     const uint64_t stall = std::min(contention, total);
     trace_.stall(trace::StallReason::SramBankConflict, command, start, start + stall);
     trace_.busy(command, start + stall, start + total,
-                ((readsSrc0 ? elements : 0) + src1Elements) * in + block.rows * dstRowBytes);
+                ((readsSrc0 ? elements : 0) + src1Elements) * in + block.rows * dstRowBytes,
+                workCycles * config_.vector.lanes);
 }
 
 }  // namespace npusim::hw
