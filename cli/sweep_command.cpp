@@ -107,7 +107,7 @@ void addSweepCommands(CLI::App& app) {
         if (!std::filesystem::is_regular_file(*database)) throw InputError("'" + *database + "' is not a sweep database");
         checkOutputDirectory("-o", *output);
         runPythonScript(NPUSIM_SWEEP_PLOT_SCRIPT, {*database, *output}, "plotting the sweep");
-        std::printf("sweep plots: %s/pareto.png, %s/sensitivity.png\n", output->c_str(), output->c_str());
+        std::printf("sweep plots: %s/pareto.png (fronts in pareto.json), %s/sensitivity.png\n", output->c_str(), output->c_str());
     });
 }
 

@@ -1,16 +1,22 @@
 #!/usr/bin/python3
-"""Plots of a sweep database (npusim sweep): writes OUT_DIR/pareto.png and sensitivity.png.
+"""Plots of a sweep database (npusim sweep): writes OUT_DIR/pareto.png, pareto.json and
+sensitivity.png.
 
     reports/sweep_plot.py SWEEP_DB OUT_DIR
 
-pareto.png       per model: every design point's cycles against its area proxy, the Pareto
-                 front (no other point is both faster and smaller) drawn and labelled
+pareto.png       per model: every design point's cycles against its area and against its
+                 energy, each Pareto front (no other point is both faster and smaller, or
+                 faster and more frugal) drawn and labelled, the points no other point beats on
+                 all three (cycles, energy, area) ringed
+pareto.json      per model, those fronts: `cycles_area`, `cycles_energy`, `cycles_energy_area`,
+                 each a list of points (key, params, total_cycles, energy_pj, area_mm2)
 sensitivity.png  per axis of the sweep: each model's cycles at each value of the axis (the
                  mean over the other axes), relative to the model's mean over the sweep
 
-Area proxy, in PE equivalents: a processing element of the tensor array counts 1, a KiB of
-SRAM counts AREA_PER_SRAM_KIB (an int8 MAC with its registers is about a quarter of the area of
-a KiB of 6T SRAM with its periphery); a rough figure for ranking design points, not a floorplan.
+Area is the arch config's chip area in mm2 (docs/ARCH_CONFIG.md), energy the run's (dynamic
+and leakage). A database written before npusim recorded them holds 0 for both: its area is then
+a proxy in PE equivalents (a processing element counts 1, a KiB of SRAM AREA_PER_SRAM_KIB) and
+it has no energy front.
 
 Only points with status ok are plotted. Exit status 2 with one line on stderr when the
 database cannot be read; the PNGs are written into a temporary directory and renamed
@@ -32,18 +38,31 @@ from plot_directory import NotAPlotDirectory, publish_plots  # noqa: E402
 AREA_PER_SRAM_KIB = 4.0
 
 
-def area(row):
-    return row["pe_count"] + AREA_PER_SRAM_KIB * row["sram_bytes"] / 1024
+def has_area(rows):
+    return all(r["area_mm2"] > 0 for r in rows)
 
 
-def pareto_front(points):
-    """The points no other point beats on both cycles and area, by increasing area."""
-    front, best = [], None
-    for p in sorted(points, key=lambda p: (area(p), p["total_cycles"])):
-        if best is None or p["total_cycles"] < best:
-            front.append(p)
-            best = p["total_cycles"]
-    return front
+def area(row, measured=True):
+    return row["area_mm2"] if measured else row["pe_count"] + AREA_PER_SRAM_KIB * row["sram_bytes"] / 1024
+
+
+def energy(row):
+    return row["energy_pj"]
+
+
+def dominates(a, b, costs):
+    """Whether point a is no worse than b on every cost and better on one."""
+    return all(c(a) <= c(b) for c in costs) and any(c(a) < c(b) for c in costs)
+
+
+def pareto_front(points, costs):
+    """The points no other point dominates on `costs` (functions of a point), by the first cost."""
+    front = [p for p in points if not any(dominates(q, p, costs) for q in points)]
+    return sorted(front, key=lambda p: tuple(c(p) for c in costs))
+
+
+def cycles(row):
+    return row["total_cycles"]
 
 
 def label(row):
@@ -51,20 +70,58 @@ def label(row):
     return ", ".join(f"{k.split('.')[-1]}={v}" for k, v in params.items()) or row["preset"]
 
 
-def pareto(rows, path):
-    models = sorted({r["model"] for r in rows})
-    fig, axes = plt.subplots(1, len(models), figsize=(6.5 * len(models), 5), squeeze=False)
-    for ax, model in zip(axes[0], models):
+def fronts(rows):
+    """Per model: the cycles x area, cycles x energy and cycles x energy x area fronts."""
+    measured = has_area(rows)
+    size = lambda p: area(p, measured)  # noqa: E731
+    result = {}
+    for model in sorted({r["model"] for r in rows}):
         points = [r for r in rows if r["model"] == model]
-        ax.scatter([area(p) for p in points], [p["total_cycles"] for p in points], color="#a0a0a0", label="design points")
-        front = pareto_front(points)
-        ax.plot([area(p) for p in front], [p["total_cycles"] for p in front], "o-", color="#c05050", label="Pareto front")
-        for p in front:
-            ax.annotate(label(p), (area(p), p["total_cycles"]), fontsize="x-small", xytext=(4, 4), textcoords="offset points")
-        ax.set_xlabel(f"area proxy (PE equivalents: PEs + {AREA_PER_SRAM_KIB:g} x SRAM KiB)")
-        ax.set_ylabel("cycles")
-        ax.set_title(model)
-        ax.legend(fontsize="small")
+        result[model] = {"cycles_area": pareto_front(points, (size, cycles))}
+        if all(energy(p) > 0 for p in points):
+            result[model]["cycles_energy"] = pareto_front(points, (energy, cycles))
+            result[model]["cycles_energy_area"] = pareto_front(points, (cycles, energy, size))
+    return result
+
+
+def pareto_json(rows, path):
+    def point(p):
+        return {"key": p["key"], "params": json.loads(p["params"]), "total_cycles": p["total_cycles"],
+                "energy_pj": p["energy_pj"], "area_mm2": p["area_mm2"]}
+    with open(path, "w") as out:
+        json.dump({model: {name: [point(p) for p in front] for name, front in sets.items()}
+                   for model, sets in fronts(rows).items()}, out, indent=1)
+
+
+def pareto(rows, path):
+    measured = has_area(rows)
+    models = fronts(rows)
+    fig, axes = plt.subplots(2, len(models), figsize=(6.5 * len(models), 9), squeeze=False)
+    for column, (model, sets) in enumerate(models.items()):
+        points = [r for r in rows if r["model"] == model]
+        everywhere = {p["key"] for p in sets.get("cycles_energy_area", [])}
+        panels = [("cycles_area", lambda p: area(p, measured),
+                   "area (mm2)" if measured else f"area proxy (PE equivalents: PEs + {AREA_PER_SRAM_KIB:g} x SRAM KiB)"),
+                  ("cycles_energy", lambda p: energy(p) / 1e6, "energy per inference (uJ)")]
+        for row, (name, x, xlabel) in enumerate(panels):
+            ax = axes[row][column]
+            ax.set_title(model)
+            if name not in sets:
+                ax.text(0.5, 0.5, "energy not recorded (a database older than the energy model)", ha="center", va="center")
+                ax.set_axis_off()
+                continue
+            ax.scatter([x(p) for p in points], [cycles(p) for p in points], color="#a0a0a0", label="design points")
+            ringed = [p for p in points if p["key"] in everywhere]
+            if ringed:
+                ax.scatter([x(p) for p in ringed], [cycles(p) for p in ringed], s=120, facecolors="none",
+                           edgecolors="#3060a0", label="not beaten on cycles, energy and area")
+            front = sets[name]
+            ax.plot([x(p) for p in front], [cycles(p) for p in front], "o-", color="#c05050", label="Pareto front")
+            for p in front:
+                ax.annotate(label(p), (x(p), cycles(p)), fontsize="x-small", xytext=(4, 4), textcoords="offset points")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("cycles")
+            ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -114,6 +171,9 @@ def main(argv):
         connection.row_factory = sqlite3.Row
         rows = [dict(r) for r in connection.execute("SELECT * FROM points WHERE status = 'ok'")]
         connection.close()
+        for row in rows:  # a database written before the energy model
+            for column in ("energy_pj", "area_mm2"):
+                row.setdefault(column, 0)
     except sqlite3.Error as error:
         print(f"sweep_plot: cannot read the sweep database {database}: {error}", file=sys.stderr)
         return 2
@@ -122,10 +182,11 @@ def main(argv):
         return 2
     def draw(staging):
         pareto(rows, os.path.join(staging, "pareto.png"))
+        pareto_json(rows, os.path.join(staging, "pareto.json"))
         sensitivity(rows, os.path.join(staging, "sensitivity.png"))
 
     try:
-        publish_plots(out, draw, ("pareto.png", "sensitivity.png"))
+        publish_plots(out, draw, ("pareto.png", "pareto.json", "sensitivity.png"))
     except NotAPlotDirectory as error:
         print(f"sweep_plot: {error}", file=sys.stderr)
         return 2

@@ -10,7 +10,11 @@ namespace {
 constexpr const char* kColumns =
     "key, sweep_index, model, model_path, model_sha256, preset, params, config, compiler, npusim_version, status, "
     "error, total_cycles, time_seconds, utilization, tensor_utilization, dram_bytes, spills, reformats, findings, "
-    "findings_total, pe_count, sram_bytes, wall_seconds";
+    "findings_total, pe_count, sram_bytes, wall_seconds, energy_pj, average_w, peak_w, area_mm2";
+
+/// Columns added after the first databases were written: a database without them gains them
+/// (0 for its points) when opened to write, and reads them as 0 when opened to read.
+constexpr const char* kLaterColumns[] = {"energy_pj", "average_w", "peak_w", "area_mm2"};
 
 constexpr const char* kSchema = R"(
 CREATE TABLE IF NOT EXISTS points (
@@ -32,6 +36,8 @@ CREATE TABLE IF NOT EXISTS points (
     findings_total INTEGER NOT NULL,
     pe_count INTEGER NOT NULL, sram_bytes INTEGER NOT NULL,
     wall_seconds REAL NOT NULL,
+    energy_pj REAL NOT NULL DEFAULT 0, average_w REAL NOT NULL DEFAULT 0,
+    peak_w REAL NOT NULL DEFAULT 0, area_mm2 REAL NOT NULL DEFAULT 0,
     finished_at TEXT NOT NULL DEFAULT (datetime('now'))
 );
 )";
@@ -52,6 +58,7 @@ SweepDatabase::SweepDatabase(const std::filesystem::path& file, bool readOnly) :
             db_ = nullptr;
             throw InputError("'" + file.string() + "' is not a sweep database: " + message);
         }
+        missingColumns_ = missingColumns();
         return;
     }
     if (sqlite3_open(file.c_str(), &db_) != SQLITE_OK) {
@@ -66,6 +73,9 @@ SweepDatabase::SweepDatabase(const std::filesystem::path& file, bool readOnly) :
     // which Slurm workers on several nodes of a shared file system do not have.
     try {
         execute(kSchema);
+        for (const std::string& column : missingColumns()) {
+            execute("ALTER TABLE points ADD COLUMN " + column + " REAL NOT NULL DEFAULT 0");
+        }
     } catch (...) {
         sqlite3_close(db_);
         throw;
@@ -73,6 +83,17 @@ SweepDatabase::SweepDatabase(const std::filesystem::path& file, bool readOnly) :
 }
 
 SweepDatabase::~SweepDatabase() { sqlite3_close(db_); }
+
+std::set<std::string> SweepDatabase::missingColumns() const {
+    std::set<std::string> missing(std::begin(kLaterColumns), std::end(kLaterColumns));
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(db_, "PRAGMA table_info(points)", -1, &statement, nullptr) != SQLITE_OK) {
+        throw RunError("sweep database '" + file_.string() + "': " + sqlite3_errmsg(db_));
+    }
+    while (sqlite3_step(statement) == SQLITE_ROW) missing.erase(text(statement, 1));
+    sqlite3_finalize(statement);
+    return missing;
+}
 
 void SweepDatabase::execute(const std::string& sql) const {
     char* error = nullptr;
@@ -100,7 +121,11 @@ std::optional<SweepRow> SweepDatabase::row(const std::string& key) const {
 std::vector<SweepRow> SweepDatabase::rows() const { return select("", ""); }
 
 std::vector<SweepRow> SweepDatabase::select(const std::string& where, const std::string& key) const {
-    const std::string sql = std::string("SELECT ") + kColumns + " FROM points" + where + " ORDER BY sweep_index, key";
+    std::string columns = kColumns;
+    for (const std::string& column : missingColumns_) {
+        columns.replace(columns.find(column), column.size(), "0 AS " + column);
+    }
+    const std::string sql = "SELECT " + columns + " FROM points" + where + " ORDER BY sweep_index, key";
     sqlite3_stmt* statement = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
         throw RunError("sweep database '" + file_.string() + "': " + sqlite3_errmsg(db_));
@@ -135,6 +160,10 @@ std::vector<SweepRow> SweepDatabase::select(const std::string& where, const std:
         r.peCount = static_cast<uint64_t>(sqlite3_column_int64(statement, c++));
         r.sramBytes = static_cast<uint64_t>(sqlite3_column_int64(statement, c++));
         r.wallSeconds = sqlite3_column_double(statement, c++);
+        r.energyPj = sqlite3_column_double(statement, c++);
+        r.averageWatts = sqlite3_column_double(statement, c++);
+        r.peakWatts = sqlite3_column_double(statement, c++);
+        r.areaMm2 = sqlite3_column_double(statement, c++);
         rows.push_back(std::move(r));
     }
     sqlite3_finalize(statement);
@@ -145,7 +174,7 @@ std::vector<SweepRow> SweepDatabase::select(const std::string& where, const std:
 void SweepDatabase::insert(const SweepRow& r) {
     const std::string sql = std::string("INSERT OR REPLACE INTO points (") + kColumns +
                             ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                            "?18, ?19, ?20, ?21, ?22, ?23, ?24)";
+                            "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
     sqlite3_stmt* statement = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
         throw RunError("sweep database '" + file_.string() + "': " + sqlite3_errmsg(db_));
@@ -172,6 +201,7 @@ void SweepDatabase::insert(const SweepRow& r) {
     bindInt(r.peCount);
     bindInt(r.sramBytes);
     bindReal(r.wallSeconds);
+    for (double value : {r.energyPj, r.averageWatts, r.peakWatts, r.areaMm2}) bindReal(value);
     const int status = sqlite3_step(statement);  // one statement: its own transaction
     sqlite3_finalize(statement);
     if (status != SQLITE_DONE) throw RunError("sweep database '" + file_.string() + "': " + sqlite3_errmsg(db_));

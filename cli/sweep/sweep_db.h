@@ -31,7 +31,10 @@ struct SweepRow {
     uint64_t dramBytes = 0, spills = 0, reformats = 0;
     std::string findings;  ///< JSON: kind -> count
     uint64_t findingsTotal = 0;
-    uint64_t peCount = 0, sramBytes = 0;  ///< the design's area proxies
+    uint64_t peCount = 0, sramBytes = 0;  ///< the design's size
+    /// The run's energy (dynamic and leakage, pJ), its average and peak power, and the chip's
+    /// area (the arch config's area table; 0 in a database written before them).
+    double energyPj = 0, averageWatts = 0, peakWatts = 0, areaMm2 = 0;
     double wallSeconds = 0;  ///< host time to compile the point (from the imported model) and simulate it
 };
 
@@ -53,9 +56,12 @@ public:
 
 private:
     void execute(const std::string& sql) const;
+    /// Columns of kLaterColumns the database's table lacks.
+    std::set<std::string> missingColumns() const;
     std::vector<SweepRow> select(const std::string& where, const std::string& key) const;
     std::filesystem::path file_;
     sqlite3* db_ = nullptr;
+    std::set<std::string> missingColumns_;  ///< opened to read: read as 0
 };
 
 }  // namespace npusim::cli

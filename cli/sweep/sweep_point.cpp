@@ -7,6 +7,7 @@
 
 #include "arch/arch_config.h"
 #include "arch/checksum.h"
+#include "arch/chip_area.h"
 #include "arch/error.h"
 #include "compiler/frontend/onnx_import.h"
 #include "compiler/pipeline.h"
@@ -43,6 +44,9 @@ void summarise(SweepRow& row, const reports::Report& report) {
     for (const reports::Finding& f : report.findings) ++kinds[f.kind];
     row.findings = Json(kinds).dump();
     row.findingsTotal = report.findings.size();
+    row.energyPj = report.energy.totalPj();
+    row.averageWatts = report.energy.averageWatts;
+    row.peakWatts = report.energy.peakWatts;
 }
 
 }  // namespace
@@ -89,6 +93,7 @@ SweepRow runSweepPoint(const SweepPoint& point, bool timingOnly, ImportedModel m
     row.npusimVersion = NPUSIM_VERSION;
     row.peCount = static_cast<uint64_t>(config.tensor.rows) * config.tensor.cols;
     row.sramBytes = config.sram.sizeBytes;
+    row.areaMm2 = totalArea(chipArea(config));
     row.utilization = row.findings = "{}";
     try {
         if (!model.graph) throw InputError(model.error);

@@ -131,9 +131,51 @@ class LocalSweepTest(SweepTestCase):
         self.ok("sweep-plot", "s.sqlite", "-o", "plots")
         for name in ("pareto.png", "sensitivity.png"):
             self.assertEqual((self.tmp / "plots" / name).read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+        # Every point has its energy, power and area; a bigger array or SRAM has more area.
+        table = rows(self.tmp / "s.sqlite")
+        for r in table:
+            self.assertGreater(r["energy_pj"], 0)
+            self.assertGreaterEqual(r["peak_w"], r["average_w"] * 0.999)
+        area = {(json.loads(r["params"])["tensor.rows"], json.loads(r["params"])["sram.size_kib"]): r["area_mm2"] for r in table}
+        self.assertLess(area[(8, 256)], area[(16, 256)])
+        self.assertLess(area[(8, 256)], area[(8, 1024)])
+        # The fronts: no point of a model beats a front point on the front's costs, and every
+        # point left out is beaten by one.
+        fronts = json.loads((self.tmp / "plots" / "pareto.json").read_text())
+        self.assertEqual(sorted(fronts), ["mlp", "small_cnn"])
+        costs = {"cycles_area": ("area_mm2", "total_cycles"), "cycles_energy": ("energy_pj", "total_cycles"),
+                 "cycles_energy_area": ("total_cycles", "energy_pj", "area_mm2")}
+
+        def dominates(a, b, keys):
+            return all(a[k] <= b[k] for k in keys) and any(a[k] < b[k] for k in keys)
+
+        for model, sets in fronts.items():
+            points = [r for r in table if r["model"] == model]
+            for name, keys in costs.items():
+                with self.subTest(model=model, front=name):
+                    front = {p["key"] for p in sets[name]}
+                    self.assertTrue(front)
+                    for p in points:
+                        beaten = any(dominates(q, p, keys) for q in points)
+                        self.assertEqual(p["key"] not in front, beaten, p["params"])
         self.ok("sweep-plot", "s.sqlite", "-o", "plots")  # an earlier run's plots are replaced
         # A directory holding anything else is never replaced.
         self.assertFailsCleanly(["sweep-plot", "s.sqlite", "-o", "."], 2, ["other files", "choose another directory"])
+
+    def test_a_database_from_before_the_energy_model_still_reads_and_grows_its_columns(self):
+        self.write_spec({"models": ["mlp.onnx"], "axes": [{"sram.size_kib": [256, 1024]}]})
+        self.ok("sweep", "spec.json", "--db", "s.sqlite")
+        connection = sqlite3.connect(self.tmp / "s.sqlite")
+        for column in ("energy_pj", "average_w", "peak_w", "area_mm2"):
+            connection.execute(f"ALTER TABLE points DROP COLUMN {column}")
+        connection.commit()
+        connection.close()
+        self.ok("sweep-plot", "s.sqlite", "-o", "plots")  # area proxy, no energy front
+        fronts = json.loads((self.tmp / "plots" / "pareto.json").read_text())
+        self.assertEqual(list(fronts["mlp"]), ["cycles_area"])
+        out = self.ok("sweep", "spec.json", "--db", "s.sqlite")  # opened to write: the columns are added
+        self.assertIn("2 already in s.sqlite", out)
+        self.assertEqual([r["energy_pj"] for r in rows(self.tmp / "s.sqlite")], [0, 0])
 
     def test_a_point_that_cannot_compile_is_a_failed_row_not_a_failed_sweep(self):
         # 1 KiB of SRAM holds no GEMM block of the mlp's layers.
