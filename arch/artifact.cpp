@@ -55,7 +55,7 @@ Json opToJson(const OpRecord& op) {
             {"dtype", dtypeName(op.dtype)}, {"macs", op.macs}, {"min_dram_bytes", op.minDramBytes},
             {"unit_bounds", {{"array", op.bounds.array}, {"vector", op.bounds.vector}, {"load", op.bounds.load},
                              {"store", op.bounds.store}}},
-            {"estimate", {{"cycles", op.estimatedCycles}, {"largest", op.estimateLargest}}},
+            {"estimate", {{"cycles", op.estimatedCycles}, {"largest", op.estimateLargest}, {"energy_pj", op.estimatedEnergyPj}}},
             {"spills", spills}, {"sram_bytes", op.sramBytes}, {"note", op.note},
             {"commands", op.commands}, {"command_bytes", op.commandBytes}};
 }
@@ -75,7 +75,7 @@ TensorBinding bindingFromJson(const Json& j) {
 OpRecord opFromJson(const Json& j) {
     OpRecord op{j.at("op_id").get<uint32_t>(), j.at("name").get<std::string>(),
                 j.at("type").get<std::string>(), dtypeFromJson(j.at("dtype")),
-                j.at("macs").get<uint64_t>(), j.at("min_dram_bytes").get<uint64_t>(), {}, 0, "", {},
+                j.at("macs").get<uint64_t>(), j.at("min_dram_bytes").get<uint64_t>(), {}, 0, "", 0, {},
                 j.at("sram_bytes").get<uint64_t>(), j.at("note").get<std::string>(),
                 j.at("commands").get<uint64_t>(), j.at("command_bytes").get<uint64_t>()};
     const Json& bounds = j.at("unit_bounds");
@@ -83,6 +83,7 @@ OpRecord opFromJson(const Json& j) {
                  bounds.at("load").get<uint64_t>(), bounds.at("store").get<uint64_t>()};
     op.estimatedCycles = j.at("estimate").at("cycles").get<double>();
     op.estimateLargest = j.at("estimate").at("largest").get<std::string>();
+    op.estimatedEnergyPj = j.at("estimate").at("energy_pj").get<double>();
     for (const Json& spill : j.at("spills")) {
         op.spills.push_back({spill.at("tensor").get<std::string>(), spill.at("bytes").get<uint64_t>(),
                              spill.at("sram_to_keep").get<uint64_t>()});
@@ -136,6 +137,7 @@ Json manifestToJson(const ArtifactManifest& m) {
     j["model"] = {{"name", m.modelName}, {"sha256", m.modelHash}};
     j["arch"] = {{"name", m.archName}, {"hash", m.archHash}, {"config", m.archConfig}};
     j["precision"] = {{"default", m.precision}, {"overrides", m.precisionOverrides}, {"calibration", m.calibration}};
+    j["objective"] = m.objective;
     j["inputs"] = Json::array();
     for (const auto& b : m.inputs) j["inputs"].push_back(bindingToJson(b));
     j["outputs"] = Json::array();
@@ -177,6 +179,7 @@ ArtifactManifest manifestFromJson(const Json& j) {
     m.precision = j.at("precision").at("default").get<std::string>();
     m.precisionOverrides = j.at("precision").at("overrides").get<std::map<std::string, std::string>>();
     m.calibration = j.at("precision").at("calibration").get<std::string>();
+    m.objective = j.at("objective").get<std::string>();
     for (const auto& b : j.at("inputs")) m.inputs.push_back(bindingFromJson(b));
     for (const auto& b : j.at("outputs")) m.outputs.push_back(bindingFromJson(b));
     for (const auto& b : j.at("sizes")) m.sizes.push_back(bindingFromJson(b));

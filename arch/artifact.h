@@ -16,7 +16,7 @@
 
 namespace npusim {
 
-inline constexpr uint32_t kArtifactFormatVersion = 10;
+inline constexpr uint32_t kArtifactFormatVersion = 11;
 
 /// Device memory the runtime keeps beside a context's window for command buffers: a stream
 /// that does not fit runs as a chain of jobs of at most this many bytes each. A compiler that
@@ -68,6 +68,7 @@ struct OpRecord {
     /// (compute, memory, transfer, exposed, dispatch, per_block, per_op; "" without one).
     double estimatedCycles = 0;
     std::string estimateLargest;
+    double estimatedEnergyPj = 0;  ///< the cost model's dynamic energy for the schedule
     std::vector<SpillRecord> spills;  ///< spilled intermediates the op stores or reloads
     /// SRAM in use while the op runs: its buffer slots and the resident intermediates live across it.
     uint64_t sramBytes = 0;
@@ -131,6 +132,8 @@ struct ArtifactManifest {
     /// At int8, how the activation ranges were calibrated: "<method> <scheme>, N samples"
     /// ("minmax asymmetric, 8 samples"); empty otherwise.
     std::string calibration;
+    /// What the schedules were chosen for (`--objective`): "cycles", "energy" or "edp".
+    std::string objective = "cycles";
     std::vector<TensorBinding> inputs, outputs;
     /// Data-dependent sizes: int64 scalars the runtime reads back after a run; an output dim whose
     /// symbol names one is cut to its value (the compiler pads it to its largest size).

@@ -26,7 +26,7 @@ private:
 };
 
 /// Compiler options shared by compile and run: --no-fusion, --no-loops, --max-memory SIZE,
-/// --dim NAME=SIZE, --cost-params FILE, --precision P, --precision-override OP=P.
+/// --dim NAME=SIZE, --cost-params FILE, --objective O, --precision P, --precision-override OP=P.
 struct CompilerFlags {
     bool noFusion = false;
     bool noLoops = false;
@@ -40,6 +40,7 @@ struct CompilerFlags {
     uint64_t maxMemoryBytes() const;
     std::vector<std::string> dims;  ///< NAME=SIZE for symbolic input dims
     std::string costParams;         ///< a file of npusim calibrate
+    std::string objective;          ///< --objective cycles|energy|edp (empty: cycles)
     void addTo(CLI::App& command);
     compiler::CompileOptions options() const;
     /// The int8 options (`--calibrate-inputs`...), checked against the precision.

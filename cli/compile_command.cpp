@@ -42,18 +42,20 @@ const char* irLevelName(compiler::IrLevel level) {
 /// Each op's estimate under the memory plan: transfers of resident intermediates are on chip.
 void printEstimates(const compiler::Compilation& c, const ArchConfig& config, const compiler::CostParams& params) {
     const compiler::CostModel model(config, params, c.memory.residentValues());
-    double total = 0;
-    std::printf("%-24s %-14s %14s\n", "op", "type", "est. cycles");
+    double total = 0, energy = 0;
+    std::printf("%-24s %-14s %14s %16s\n", "op", "type", "est. cycles", "est. energy pJ");
     for (const compiler::TileOp& op : c.tiles.ops) {
         const uint32_t opId = compiler::tileOpId(op);
-        const double cycles = model.estimateTileOp(op).totalCycles;
+        const compiler::CostEstimate estimate = model.estimateTileOp(op);
         for (const OpRecord& record : c.artifact.manifest.ops) {
             if (record.opId != opId) continue;
-            std::printf("%-24s %-14s %14.0f\n", record.name.c_str(), record.type.c_str(), cycles);
+            std::printf("%-24s %-14s %14.0f %16.0f\n", record.name.c_str(), record.type.c_str(), estimate.totalCycles,
+                        estimate.energyPj);
         }
-        total += cycles;
+        total += estimate.totalCycles;
+        energy += estimate.energyPj;
     }
-    std::printf("%-24s %-14s %14.0f\n", "total", "", total);
+    std::printf("%-24s %-14s %14.0f %16.0f\n", "total", "", total, energy);
 }
 
 /// --mapping of a model that does not import because of ops npusim lacks: its ops, which ones,
@@ -106,6 +108,8 @@ void CompilerFlags::addTo(CLI::App& command) {
                        "host memory the compilation and simulation may take, e.g. 8G or 512M (default: 3/4 of this machine's RAM); a larger plan is refused");
     command.add_option("--dim", dims, "NAME=SIZE: the size of a symbolic input dim")->take_all();
     command.add_option("--cost-params", costParams, "the cost model's weights, fitted by npusim calibrate");
+    command.add_option("--objective", objective,
+                       "what the tile schedules minimise in the cost model: cycles (default), energy, or edp (energy x cycles)");
     command.add_option("--precision", precision,
                        "the GEMMs' and convolutions' precision: fp32 (as the model declares), bf16, fp16, int8 (with --calibrate-inputs)");
     command.add_option("--precision-override", precisionOverrides,
@@ -124,6 +128,7 @@ std::vector<std::string> CompilerFlags::given() const {
     if (noFusion) flags.push_back("--no-fusion");
     if (noLoops) flags.push_back("--no-loops");
     if (!costParams.empty()) flags.push_back("--cost-params");
+    if (!objective.empty()) flags.push_back("--objective");
     if (!precision.empty()) flags.push_back("--precision");
     if (!precisionOverrides.empty()) flags.push_back("--precision-override");
     if (!calibrateInputs.empty()) flags.push_back("--calibrate-inputs");
@@ -183,6 +188,11 @@ compiler::CompileOptions CompilerFlags::options() const {
     options.loops = !noLoops;
     options.maxMemoryBytes = maxMemoryBytes();
     if (!costParams.empty()) options.costParams = compiler::readCostParams(costParams);
+    if (!objective.empty()) {
+        const std::optional<compiler::Objective> o = compiler::parseObjective(objective);
+        if (!o) throw InputError("--objective '" + objective + "' is not an objective (cycles, energy, edp)");
+        options.costParams.objective = *o;
+    }
     const auto precisionOf = [](const std::string& name, const std::string& where) {
         const std::optional<compiler::Precision> p = compiler::parsePrecision(name);
         if (!p || *p == compiler::Precision::Int8) {
@@ -218,7 +228,7 @@ void addCompileCommand(CLI::App& app) {
     compile->add_option("-o,--output", options->output, "artifact file to write (.npuart)");
     compile->add_option("--emit", options->emit, "print the IR at one level: graph, tile, mem, isa")
         ->check(CLI::IsMember({"graph", "tile", "mem", "isa"}));
-    compile->add_flag("--estimate", options->estimate, "print the cost model's cycles per op");
+    compile->add_flag("--estimate", options->estimate, "print the cost model's cycles and energy per op");
     compile->add_option("--bucket", options->bucket,
                         "NAME=S1,S2,...: compile for each size of the symbolic dim NAME (shape buckets)");
     compile->add_option("--dump-ir", options->dumpIr,

@@ -23,6 +23,7 @@ void printManifest(const Artifact& artifact) {
     std::printf("artifact format %u, compiler %s\n", m.formatVersion, m.compilerVersion.c_str());
     std::printf("model     %s (sha256 %s)\n", m.modelName.c_str(), m.modelHash.c_str());
     std::printf("arch      %s (config %s)\n", m.archName.c_str(), m.archHash.c_str());
+    std::printf("compiled  at %s, schedules chosen for %s\n", m.precision.c_str(), m.objective.c_str());
     std::printf("dram      %llu bytes window, %llu bytes of resident weights at +%llu\n",
                 static_cast<unsigned long long>(m.dramBytes), static_cast<unsigned long long>(m.residentWeightBytes),
                 static_cast<unsigned long long>(m.weightsOffset));

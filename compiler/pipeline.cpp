@@ -70,6 +70,7 @@ OpRecord opRecord(const Graph& graph, const MemoryPlan& plan, const CostModel& m
     const CostEstimate estimate = model.estimateTileOp(tiles);
     record.estimatedCycles = estimate.totalCycles;
     record.estimateLargest = largestTerm(estimate, model.params());
+    record.estimatedEnergyPj = estimate.energyPj;
     const std::map<ValueId, uint64_t> reached = reachedByDirection.either(graph);
     std::set<ValueId> storage, values;
     std::map<ValueId, uint64_t> covered;  ///< by storage: the bytes of it the op reaches
@@ -246,6 +247,7 @@ Compilation compileGraph(Graph source, const ArchConfig& config, const std::stri
     m.archConfig = archConfigFileToJson(toArchConfigFile(config));
     m.precision = precisionName(options.precision.precision);
     for (const auto& [op, precision] : options.precision.overrides) m.precisionOverrides[op] = precisionName(precision);
+    m.objective = objectiveName(options.costParams.objective);
     for (ValueId id : c.graph.inputs) m.inputs.push_back(binding(c.graph, c.memory, id));
     for (ValueId id : c.graph.outputs) m.outputs.push_back(binding(c.graph, c.memory, id));
     for (const Node& node : c.graph.nodes) {

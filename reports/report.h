@@ -210,6 +210,7 @@ struct FaultUse {
 struct Report {
     std::string model, arch;
     std::string precision = "fp32";  ///< the artifact's (`compile --precision`)
+    std::string objective = "cycles";  ///< what its schedules were chosen for (`compile --objective`)
     uint64_t totalCycles = 0;
     double clockHz = 0;
     std::vector<UnitReport> units;

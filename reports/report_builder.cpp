@@ -54,6 +54,7 @@ Report buildReport(const RunRecord& run) {
     report.model = run.manifest.modelName;
     report.arch = run.config.name;
     report.precision = run.manifest.precision;
+    report.objective = run.manifest.objective;
     report.totalCycles = run.jobCycles;
     report.clockHz = run.config.clockHz;
     const uint64_t start = run.jobStartCycle, end = run.jobStartCycle + run.jobCycles;

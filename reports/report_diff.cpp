@@ -72,6 +72,7 @@ ReportDiff diffReports(const Report& a, const std::string& labelA, const Report&
                            r.model,
                            r.arch,
                            r.precision,
+                           r.objective,
                            r.totalCycles,
                            r.dramBytesRead + r.dramBytesWritten,
                            {},
@@ -137,7 +138,8 @@ ReportDiff diffReports(const Report& a, const std::string& labelA, const Report&
 std::string diffToText(const ReportDiff& d) {
     std::ostringstream out;
     const auto name = [](const ReportDiff::Side& s) {
-        return s.model + " on " + s.arch + (s.precision == "fp32" ? "" : " at " + s.precision);
+        return s.model + " on " + s.arch + (s.precision == "fp32" ? "" : " at " + s.precision) +
+               (s.objective == "cycles" ? "" : ", schedules for " + s.objective);
     };
     out << "A: " << d.a.label << " (" << name(d.a) << ")\n";
     out << "B: " << d.b.label << " (" << name(d.b) << ")\n";
@@ -202,6 +204,7 @@ std::string diffToJson(const ReportDiff& d) {
     auto side = [](const ReportDiff::Side& s) {
         return Json{{"label", s.label},         {"model", s.model},
                     {"arch", s.arch},           {"precision", s.precision},
+                    {"objective", s.objective},
                     {"total_cycles", s.totalCycles}, {"dram_bytes", s.dramBytes},
                     {"max_rel_error", optionalJson(s.maxRelError)}, {"cosine", optionalJson(s.cosine)},
                     {"energy_pj", s.energyPj}, {"average_w", s.averageWatts},

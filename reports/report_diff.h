@@ -14,7 +14,7 @@ namespace npusim::reports {
 
 struct ReportDiff {
     struct Side {
-        std::string label, model, arch, precision;
+        std::string label, model, arch, precision, objective;
         uint64_t totalCycles = 0;
         uint64_t dramBytes = 0;  ///< read and written during the job
         /// With a --check: the largest relative error of an output against the reference

@@ -46,6 +46,7 @@ std::string reportToJson(const Report& r) {
     j["model"] = r.model;
     j["arch"] = r.arch;
     j["precision"] = r.precision;
+    j["objective"] = r.objective;
     j["total_cycles"] = r.totalCycles;
     j["clock_hz"] = r.clockHz;
     j["timing_only"] = r.timingOnly;

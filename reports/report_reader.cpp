@@ -79,6 +79,7 @@ Report fromJson(const Json& j) {
     r.model = j.at("model").get<std::string>();
     r.arch = j.at("arch").get<std::string>();
     r.precision = j.value("precision", std::string("fp32"));
+    r.objective = j.value("objective", std::string("cycles"));
     r.totalCycles = j.at("total_cycles").get<uint64_t>();
     r.clockHz = j.at("clock_hz").get<double>();
     r.timingOnly = j.at("timing_only").get<bool>();

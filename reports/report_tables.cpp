@@ -53,7 +53,8 @@ std::vector<std::string> summaryLines(const Report& r) {
             merit = ", " + fixedText(e.totalPj() / static_cast<double>(macs), 2) + " pJ/MAC, " +
                     fixedText(2.0 * static_cast<double>(macs) / e.totalPj(), 2) + " TOPS/W";
         }
-        lines.push_back("energy: " + energyText(e.totalPj()) + " (dynamic " + energyText(e.dynamicPj) + ", leakage " +
+        lines.push_back(std::string(r.objective == "cycles" ? "" : "schedules chosen for " + r.objective + "; ") + "energy: " +
+                        energyText(e.totalPj()) + " (dynamic " + energyText(e.dynamicPj) + ", leakage " +
                         energyText(e.leakagePj) + "); power " + fixedText(e.averageWatts, 3) + " W average, " +
                         fixedText(e.peakWatts, 3) + " W peak over " + std::to_string(e.windowCycles) + "-cycle windows; area " +
                         fixedText(e.areaMm2, 2) + " mm2 at " + wholeText(e.technologyNm) + " nm" + merit);

@@ -255,6 +255,8 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     };
     SlotCache biasSlots(slots), operandSlots(slots);
     const EpilogueStep* operandStep = epilogueOperandStep(p);
+    double tensorBytes = 0;
+    uint64_t macs = 0;
     // The part of a bias-like vector a block reads, loaded by the store engine after the array.
     const auto vectorLoad = [&](BiasMode mode, const GemmBlock& block, StageTimes& t) {
         const BiasExtent part = gemmBiasExtent(mode, block);
@@ -318,6 +320,13 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
         const uint64_t loadedBytes = e.dramBytes;
         const GemmBlock onArray = arrayBlock(block, s);
         const ArrayTime array = arrayBlockTime(p.operandType, onArray);
+        // The array's SRAM traffic as the tensor unit counts it: each tile streams its rows of A
+        // and holds its block of B, and its results pass through the accumulator memory.
+        const auto kTiles = static_cast<double>(ceilDiv(onArray.k, config_.tensor.rows));
+        const auto nTiles = static_cast<double>(ceilDiv(onArray.n, config_.tensor.cols));
+        const auto m = static_cast<double>(onArray.m), n = static_cast<double>(onArray.n), k = static_cast<double>(onArray.k);
+        tensorBytes += (m * k * nTiles + k * n) * static_cast<double>(elem) + m * n * 4 * kTiles;
+        macs += static_cast<uint64_t>(onArray.m * onArray.n * onArray.k);
         e.tensorCycles += array.occupancy;
         t.compute = array.occupancy;
         t.latency = array.latency;
@@ -366,7 +375,45 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     feature(e, CostFeature::Blocks) = static_cast<double>(blocks.size());
     feature(e, CostFeature::Op) = 1;
     e.totalCycles = total(e.features);
+    e.energyPj = energyPj(e, macs, p.operandType, tensorBytes);
     return e;
+}
+
+double CostModel::energyPj(const CostEstimate& e, uint64_t macs, DType macType, double tensorBytes) const {
+    const EnergyConfig& c = config_.energy;
+    const auto mac = c.macPj.find(macType);
+    const double laneCycles = e.vectorCycles * config_.vector.lanes;
+    constexpr double kVectorBytesPerLaneCycle = 8;  // a 4-byte element read and one written
+    const double dynamic = static_cast<double>(macs) * (mac == c.macPj.end() ? c.macPj.at(DType::Fp32) : mac->second) +
+                           (tensorBytes + laneCycles * kVectorBytesPerLaneCycle) * c.sramPjPerByte +
+                           static_cast<double>(e.dramBytes) * (c.dramPjPerByte + c.dmaPjPerByte + c.sramPjPerByte) +
+                           laneCycles * c.vectorLane(DType::Fp32) + e.overheadCycles * c.controlCorePjPerCycle;
+    return dynamic * params_.energyScale;
+}
+
+double CostModel::score(const CostEstimate& e) const {
+    switch (params_.objective) {
+        case Objective::Cycles: return e.totalCycles;
+        case Objective::Energy: return e.energyPj;
+        case Objective::Edp: return e.totalCycles * e.energyPj;
+    }
+    return e.totalCycles;
+}
+
+std::optional<Objective> parseObjective(std::string_view name) {
+    if (name == "cycles") return Objective::Cycles;
+    if (name == "energy") return Objective::Energy;
+    if (name == "edp") return Objective::Edp;
+    return std::nullopt;
+}
+
+std::string_view objectiveName(Objective objective) {
+    switch (objective) {
+        case Objective::Cycles: return "cycles";
+        case Objective::Energy: return "energy";
+        case Objective::Edp: return "edp";
+    }
+    return "cycles";
 }
 
 double CostModel::stridedDmaCycles(uint64_t rows, uint64_t elements, uint64_t elementBytes, uint64_t elementStride,
@@ -541,6 +588,7 @@ CostEstimate CostModel::estimateVector(const VectorProblem& p, const VectorSched
     feature(e, CostFeature::Blocks) = b.full.count + b.tail.count;
     feature(e, CostFeature::Op) = 1;
     e.totalCycles = total(e.features);
+    e.energyPj = energyPj(e, 0, DType::Fp32, 0);
     return e;
 }
 
@@ -559,6 +607,7 @@ CostEstimate CostModel::estimateTileOp(const TileOp& op) const {
         sum.totalCycles += e.totalCycles;
         sum.dramBytes += e.dramBytes;
         sum.commands += e.commands;
+        sum.energyPj += e.energyPj;
         for (size_t i = 0; i < kCostFeatures; ++i) sum.features[i] += e.features[i];
     }
     return sum;

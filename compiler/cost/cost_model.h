@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,6 +17,12 @@
 
 namespace npusim::compiler {
 
+/// What the schedule search minimises (`--objective`): the estimate's cycles, its energy, or
+/// their product (energy-delay).
+enum class Objective : uint8_t { Cycles, Energy, Edp };
+std::optional<Objective> parseObjective(std::string_view name);
+std::string_view objectiveName(Objective objective);
+
 /// Weights of an estimate's features (CostFeature): total = sum of weight * feature. The
 /// defaults are the analytical model (compute + memory + transfer + exposed + dispatch); `npusim
 /// calibrate` fits them against the simulator for one architecture.
@@ -24,7 +31,11 @@ struct CostParams {
     /// The DMA's timing: the fraction of the DRAM's bandwidth a DMA stream attains, and the
     /// cycles a DMA channel takes per burst it issues.
     double dmaBandwidth = 1, burstCycles = 1;
+    /// The simulator's dynamic energy over the analytical estimate's (fitted by calibrate).
+    double energyScale = 1;
     std::string archHash;  ///< the config they were fitted for; empty for the defaults
+    /// What schedules are chosen for (not fitted: the compiler's `--objective`).
+    Objective objective = Objective::Cycles;
 };
 
 /// What a gathered GEMM operand's B block's copies cost (GemmOperand::gather): its DMAs from
@@ -122,10 +133,18 @@ public:
     double sramReadCycles(uint64_t offset, uint64_t rows, uint64_t rowBytes, uint64_t strideBytes) const;
     /// The control core's cost of fetching, validating and dispatching `commands` commands.
     double commandOverheadCycles(uint64_t commands) const;
+    /// The dynamic energy of an estimate's work (its other figures filled): `macs` MACs of
+    /// `macType`, `tensorBytes` of the tensor unit's operand and result traffic in SRAM, its
+    /// DRAM bytes through a DMA engine and SRAM, the vector unit's lane cycles (each reading
+    /// and writing a 4-byte element) and the control core's cycles, at the arch config's
+    /// energy per action, times the fitted scale.
+    double energyPj(const CostEstimate& e, uint64_t macs, DType macType, double tensorBytes) const;
+    /// What the search minimises for an estimate, by the objective.
+    double score(const CostEstimate& e) const;
 
     const CostParams& params() const { return params_; }
     const ArchConfig& config() const { return config_; }
-    /// Whether the weights are fitted rather than the analytical defaults.
+    /// Whether the cycle weights are fitted rather than the analytical defaults.
     bool calibrated() const {
         const CostParams defaults;
         return params_.weights != defaults.weights || params_.dmaBandwidth != defaults.dmaBandwidth ||

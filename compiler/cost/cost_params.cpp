@@ -47,6 +47,11 @@ CostParams readCostParams(const std::filesystem::path& file) {
             !std::isfinite(params.burstCycles)) {
             throw InputError(origin + ": dma.bandwidth_fraction and dma.burst_cycles must be positive numbers");
         }
+        // Files fitted before the energy estimate have no scale: the analytical one.
+        params.energyScale = j.value("energy", Json::object()).value("scale", 1.0);
+        if (!(params.energyScale > 0) || !std::isfinite(params.energyScale)) {
+            throw InputError(origin + ": energy.scale must be a positive number");
+        }
     } catch (const Json::exception& e) {
         throw InputError(origin + " is not what npusim calibrate writes: " + e.what());
     }
@@ -60,6 +65,7 @@ std::string costParamsToJson(const CostParams& params, const std::string& archNa
     j["weights"] = Json::object();
     for (size_t i = 0; i < kCostFeatures; ++i) j["weights"][std::string(costFeatureName(static_cast<CostFeature>(i)))] = params.weights[i];
     j["dma"] = {{"bandwidth_fraction", params.dmaBandwidth}, {"burst_cycles", params.burstCycles}};
+    j["energy"] = {{"scale", params.energyScale}};
     j["calibration"] = Json::parse(extra);
     return j.dump(2) + "\n";
 }

@@ -24,6 +24,9 @@ struct CostEstimate {
     double totalCycles = 0;
     uint64_t dramBytes = 0, commands = 0;
     std::array<double, kCostFeatures> features{};
+    /// Dynamic energy of the schedule's work at the arch config's energy per action, pJ
+    /// (CostModel::energyPj).
+    double energyPj = 0;
 };
 
 }  // namespace npusim::compiler

@@ -273,7 +273,7 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
         const CostEstimate& e = tiles->schedule.estimate;
         if (e.vectorCycles < kHeavyEpilogue * e.tensorCycles) continue;
         const std::optional<GemmSchedule> schedule = chooseGemmSchedule(tiles->problem, config, model);
-        if (schedule && schedule->estimate.totalCycles < tiles->schedule.estimate.totalCycles) tiles->schedule = *schedule;
+        if (schedule && model.score(schedule->estimate) < model.score(tiles->schedule.estimate)) tiles->schedule = *schedule;
     }
     return fusions;
 }

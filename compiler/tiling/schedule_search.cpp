@@ -26,7 +26,9 @@ std::vector<int64_t> blockSizes(int64_t extent, int64_t unit) {
 }
 
 
-bool better(const CostEstimate& candidate, const CostEstimate& best) {
+/// By the model's objective, then cycles, then commands.
+bool better(const CostModel& model, const CostEstimate& candidate, const CostEstimate& best) {
+    if (const double a = model.score(candidate), b = model.score(best); a != b) return a < b;
     if (candidate.totalCycles != best.totalCycles) return candidate.totalCycles < best.totalCycles;
     return candidate.commands < best.commands;
 }
@@ -89,9 +91,11 @@ std::optional<GemmSchedule> searchGemmSchedules(const GemmProblem& p, const Arch
     std::optional<GemmSchedule> best;
     GatherCosts gathers;
     forEachGemmSchedule(p, config, kBlocks, mBlocks, [&](GemmSchedule& schedule) {
-        if (best && !model.calibrated() && model.gemmLowerBound(p, schedule) >= best->estimate.totalCycles) return;
+        // The lower bound is of the analytical cycles: it prunes that search alone.
+        const bool cycles = model.params().objective == Objective::Cycles && !model.calibrated();
+        if (best && cycles && model.gemmLowerBound(p, schedule) >= best->estimate.totalCycles) return;
         schedule.estimate = model.estimateGemm(p, schedule, &gathers);
-        if (!best || better(schedule.estimate, best->estimate)) best = schedule;
+        if (!best || better(model, schedule.estimate, best->estimate)) best = schedule;
     });
     return best;
 }
@@ -134,7 +138,7 @@ std::optional<VectorSchedule> chooseVectorSchedule(const VectorProblem& p, const
     std::optional<VectorSchedule> best;
     forEachVectorSchedule(p, config, [&](VectorSchedule& schedule) {
         schedule.estimate = model.estimateVector(p, schedule);
-        if (!best || better(schedule.estimate, best->estimate)) best = schedule;
+        if (!best || better(model, schedule.estimate, best->estimate)) best = schedule;
     });
     return best;
 }

@@ -24,7 +24,7 @@ Artifact sampleArtifact() {
     m.outputs = {testing::binding("y", DType::Int32, {4, 2}, 0x400)};
     m.dramBytes = 0x1000;
     m.weightsOffset = 0x200;
-    m.ops = {{0, "matmul_0", "MatMul", DType::Fp32, 64, 256, {40, 3, 2, 1}, 52.5, "compute", {{"t", 32, 96}}, 4096, "note"}};
+    m.ops = {{0, "matmul_0", "MatMul", DType::Fp32, 64, 256, {40, 3, 2, 1}, 52.5, "compute", 1250.5, {{"t", 32, 96}}, 4096, "note"}};
     artifact.sections[kCommandsSection] = std::vector<std::byte>(64 * 3, std::byte{7});
     m.residentWeightBytes = 16;
     artifact.manifest.segments = {testing::npuSegment(kCommandsSection, {{16, 0x300, 17, 0}})};

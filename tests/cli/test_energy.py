@@ -70,6 +70,25 @@ class EnergyTest(NpusimTestCase):
         op = next(op for op in r["ops"] if op["macs"] > 0)
         self.assertGreater(op["pj_per_mac"], edge["energy"]["mac_pj"]["int8"])
 
+    def test_the_energy_objective_changes_a_tiling_and_lowers_the_energy(self):
+        model = example("mlp.onnx")
+        tiles = {o: self.ok("compile", model, "--arch", "edge", "--emit", "tile", "--objective", o) for o in ("cycles", "energy")}
+        blocks = {o: [line for line in text.splitlines() if "gemm.block" in line] for o, text in tiles.items()}
+        self.assertNotEqual(blocks["cycles"], blocks["energy"])
+        cycles = self.report("mlp.onnx", name="cycles")
+        energy = self.report("mlp.onnx", "--objective", "energy", name="energy")
+        edp = self.report("mlp.onnx", "--objective", "edp", name="edp")
+        self.assertEqual((cycles["objective"], energy["objective"], edp["objective"]), ("cycles", "energy", "edp"))
+        self.assertLess(energy["energy"]["total_pj"], 0.9 * cycles["energy"]["total_pj"])
+        self.assertLess(edp["energy"]["total_pj"] * edp["total_cycles"], cycles["energy"]["total_pj"] * cycles["total_cycles"])
+        self.assertIn("schedules chosen for energy", (self.tmp / "energy" / "report.md").read_text())
+        self.assertIn("schedules for energy", self.ok("diff", "cycles", "energy"))
+        # The estimate prints each op's energy; an artifact records the objective.
+        self.assertIn("est. energy pJ", self.ok("compile", model, "--arch", "edge", "--estimate", "--objective", "energy"))
+        self.ok("compile", model, "--arch", "edge", "--objective", "edp", "-o", "m.npuart")
+        self.ok("run", "m.npuart", "--report", "artifact")
+        self.assertEqual(json.loads((self.tmp / "artifact" / "report.json").read_text())["objective"], "edp")
+
     def test_bad_energy_fields_are_one_line_errors(self):
         model = example("mlp.onnx")
         self.assertFailsCleanly(["run", model, "--arch", "edge", "--set", "energy.mac_pj.int4=0.1"], 2,
@@ -78,6 +97,7 @@ class EnergyTest(NpusimTestCase):
                                 ["energy.sram_pj_per_byte"])
         self.assertFailsCleanly(["arch", "show", "edge", "--set", "area.vector_lane_um2=\"big\""], 2,
                                 ["area.vector_lane_um2"])
+        self.assertFailsCleanly(["run", model, "--arch", "edge", "--objective", "power"], 2, ["--objective 'power'", "edp"])
 
 
 if __name__ == "__main__":

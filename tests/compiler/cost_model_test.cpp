@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <optional>
 
 #include "arch/arch_config.h"
 #include "compiler/cost/cost_model.h"
+#include "compiler/tiling/tiling.h"
 
 namespace npusim::compiler {
 namespace {
@@ -92,6 +95,61 @@ TEST(CostModel, LowerBoundNeverExceedsTheEstimate) {
             }
         }
     }
+}
+
+/// A 512 x 1024 x 512 fp32 GEMM, operands in DRAM.
+GemmProblem largeGemm() {
+    GemmProblem p;
+    p.operandType = DType::Fp32;
+    p.accumulatorType = DType::Fp32;
+    p.m = 512;
+    p.n = 1024;
+    p.k = 512;
+    p.a.batchOffsets = p.b.batchOffsets = {0};
+    return p;
+}
+
+TEST(CostModel, EnergyCountsTheMacsAndGrowsWithTheDramBytes) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    const CostModel model(config);
+    const GemmProblem p = largeGemm();
+    const double macPj = config.energy.macPj.at(DType::Fp32) * static_cast<double>(p.m * p.n * p.k);
+    std::optional<CostEstimate> fewest, most;
+    for (int64_t mBlock : {16, 64, 256}) {
+        const GemmSchedule s{mBlock, 64, 64, GemmLoopOrder::MOuter, true, false, {}};
+        const CostEstimate e = model.estimateGemm(p, s);
+        EXPECT_GT(e.energyPj, macPj);
+        if (!fewest || e.dramBytes < fewest->dramBytes) fewest = e;
+        if (!most || e.dramBytes > most->dramBytes) most = e;
+    }
+    ASSERT_LT(fewest->dramBytes, most->dramBytes);
+    // Each DRAM byte costs at least the DRAM's energy per byte.
+    EXPECT_GE(most->energyPj - fewest->energyPj,
+              static_cast<double>(most->dramBytes - fewest->dramBytes) * config.energy.dramPjPerByte);
+}
+
+TEST(CostModel, EachObjectiveChoosesTheScheduleBestByIt) {
+    const ArchConfig config = loadArchConfig("edge", {});
+    const GemmProblem p = largeGemm();
+    std::map<Objective, GemmSchedule> chosen;
+    for (Objective objective : {Objective::Cycles, Objective::Energy, Objective::Edp}) {
+        CostParams params;
+        params.objective = objective;
+        const std::optional<GemmSchedule> s = chooseGemmSchedule(p, config, CostModel(config, params));
+        ASSERT_TRUE(s);
+        chosen.emplace(objective, *s);
+    }
+    const CostEstimate& cycles = chosen.at(Objective::Cycles).estimate;
+    const CostEstimate& energy = chosen.at(Objective::Energy).estimate;
+    const CostEstimate& edp = chosen.at(Objective::Edp).estimate;
+    EXPECT_LE(cycles.totalCycles, energy.totalCycles);
+    EXPECT_LE(cycles.totalCycles, edp.totalCycles);
+    EXPECT_LT(energy.energyPj, cycles.energyPj);  // this GEMM has a cheaper schedule for energy
+    EXPECT_LE(energy.energyPj, edp.energyPj);
+    EXPECT_LE(edp.totalCycles * edp.energyPj, cycles.totalCycles * cycles.energyPj);
+    EXPECT_LE(edp.totalCycles * edp.energyPj, energy.totalCycles * energy.energyPj);
+    EXPECT_EQ(parseObjective("edp"), Objective::Edp);
+    EXPECT_EQ(parseObjective("power"), std::nullopt);
 }
 
 }  // namespace
