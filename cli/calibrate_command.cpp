@@ -23,12 +23,13 @@ struct CalibrateOptions {
 
 nlohmann::ordered_json scoreJson(const CalibrationScore& s) {
     return {{"mape", s.mape}, {"max_error", s.maxError}, {"kendall_tau", s.tau}, {"samples", s.samples},
-            {"rankings", s.rankings}};
+            {"rankings", s.rankings}, {"energy_mape", s.energyMape}, {"energy_max_error", s.energyMaxError}};
 }
 
 void printScore(const char* label, const CalibrationScore& s) {
-    std::printf("  %-28s MAPE %6.2f%%   max error %6.2f%%   Kendall tau %.3f  (%zu ops, %zu candidate rankings)\n",
-                label, s.mape * 100, s.maxError * 100, s.tau, s.samples, s.rankings);
+    std::printf("  %-28s MAPE %6.2f%%   max error %6.2f%%   Kendall tau %.3f  (%zu ops, %zu candidate rankings); "
+                "energy MAPE %6.2f%%, max error %6.2f%%\n",
+                label, s.mape * 100, s.maxError * 100, s.tau, s.samples, s.rankings, s.energyMape * 100, s.energyMaxError * 100);
 }
 
 /// The samples as CSV: each op's features (under the fitted DMA timing), what either model
@@ -40,13 +41,16 @@ std::string samplesCsv(const std::vector<CalibrationSample>& samples, const Arch
         csv += ',';
         csv += compiler::costFeatureName(static_cast<compiler::CostFeature>(i));
     }
-    csv += ",estimate_before,estimate_after,simulated\n";
+    csv += ",estimate_before,estimate_after,simulated,energy_estimate_before,energy_estimate_after,energy_simulated\n";
     for (const CalibrationSample& s : samples) {
         std::vector<std::string> fields{s.bench, s.op, std::to_string(s.problem), s.heldOut ? "1" : "0"};
         for (double f : estimateFeatures(s, config, after)) fields.push_back(std::to_string(f));
         fields.push_back(std::to_string(estimateCycles(s, config, before)));
         fields.push_back(std::to_string(estimateCycles(s, config, after)));
         fields.push_back(std::to_string(s.simulated));
+        fields.push_back(std::to_string(estimateEnergy(s, config, before)));
+        fields.push_back(std::to_string(estimateEnergy(s, config, after)));
+        fields.push_back(std::to_string(s.simulatedEnergy));
         for (size_t i = 0; i < fields.size(); ++i) {
             if (i > 0) csv += ',';
             csv += fields[i];
@@ -76,8 +80,8 @@ void calibrate(const CalibrateOptions& o) {
         std::printf(" %s %.4g", std::string(compiler::costFeatureName(static_cast<compiler::CostFeature>(i))).c_str(),
                     after.weights[i]);
     }
-    std::printf("; DMA: %.3g of the DRAM bandwidth, %.3g cycles per burst\ntraining split:\n", after.dmaBandwidth,
-                after.burstCycles);
+    std::printf("; DMA: %.3g of the DRAM bandwidth, %.3g cycles per burst; energy scale %.3g\ntraining split:\n",
+                after.dmaBandwidth, after.burstCycles, after.energyScale);
     printScore("analytical model", trainBefore);
     printScore("calibrated", trainAfter);
     std::printf("held-out split:\n");

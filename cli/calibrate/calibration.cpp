@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
 #include <sstream>
 
 #include "arch/error.h"
@@ -10,6 +11,7 @@
 #include "compiler/pipeline.h"
 #include "compiler/tiling/tiling.h"
 #include "reports/op_spans.h"
+#include "reports/report.h"
 #include "runtime/runtime.h"
 #include "cli/child_process.h"
 #include "sim/cosim.h"
@@ -95,7 +97,8 @@ std::vector<Run> compileBench(const Microbenchmark& bench, const ArchConfig& con
 }
 
 /// In the child: simulates every run timing-only, one after the other on one system; a line
-/// "<run> <op id> <cycles>" per op that executed.
+/// "<run> <op id> <cycles> <energy pJ>" per op that executed (its dynamic energy as reports
+/// count it over the run's events).
 std::string simulateRuns(const ArchConfig& config, const std::vector<Run>& runs) {
     trace::Recorder recorder;
     std::ostringstream out;
@@ -107,7 +110,26 @@ std::string simulateRuns(const ArchConfig& config, const std::vector<Run>& runs)
             for (const TensorBinding& b : runs[r].artifact.manifest.inputs) inputs[b.name] = Tensor::zeros(b.dtype, b.shape);
             const size_t first = recorder.events().size();
             runtime.run(model, inputs);
-            for (const auto& [opId, span] : reports::opSpans(recorder, first)) out << r << " " << opId << " " << span.cycles() << "\n";
+            const ArtifactManifest& manifest = runs[r].artifact.manifest;
+            const auto events = std::span(recorder.events()).subspan(first);
+            uint64_t start = UINT64_MAX, end = 0;
+            for (const trace::Event& e : events) {
+                start = std::min(start, e.start);
+                end = std::max(end, e.end);
+            }
+            std::vector<reports::OpReport> ops;
+            for (const OpRecord& record : manifest.ops) {
+                reports::OpReport op;
+                op.opId = record.opId;
+                op.commandBytes = record.commandBytes;
+                ops.push_back(op);
+            }
+            if (start < end) reports::measureEnergy({config, manifest, recorder, start, end - start}, ops);
+            std::map<uint32_t, double> energy;
+            for (const reports::OpReport& op : ops) energy[op.opId] = op.energyPj;
+            for (const auto& [opId, span] : reports::opSpans(recorder, first)) {
+                out << r << " " << opId << " " << span.cycles() << " " << energy[opId] << "\n";
+            }
             runtime.unload(model);
         }
     });
@@ -237,6 +259,14 @@ std::array<double, compiler::kCostFeatures> estimateFeatures(const CalibrationSa
     return model.estimateTileOp(*s.tiles).features;
 }
 
+double estimateEnergy(const CalibrationSample& s, const ArchConfig& config, const compiler::CostParams& params) {
+    const compiler::CostModel model(config, params, s.resident);
+    if (const auto* gemm = std::get_if<compiler::GemmTiles>(s.tiles.get())) {
+        return model.estimateGemm(gemm->problem, gemm->schedule).energyPj;
+    }
+    return model.estimateTileOp(*s.tiles).energyPj;
+}
+
 double estimateCycles(const CalibrationSample& s, const ArchConfig& config, const compiler::CostParams& params) {
     const std::array<double, compiler::kCostFeatures> features = estimateFeatures(s, config, params);
     double total = 0;
@@ -259,9 +289,12 @@ std::vector<CalibrationSample> measureSuite(const ArchConfig& config, const std:
     size_t run = 0;
     uint32_t opId = 0;
     uint64_t cycles = 0;
-    while (lines >> run >> opId >> cycles) {
+    double energy = 0;
+    while (lines >> run >> opId >> cycles >> energy) {
         const auto sample = runs.at(run).samples.find(opId);
-        if (sample != runs[run].samples.end()) sample->second.simulated = static_cast<double>(cycles);
+        if (sample == runs[run].samples.end()) continue;
+        sample->second.simulated = static_cast<double>(cycles);
+        sample->second.simulatedEnergy = energy;
     }
     std::vector<CalibrationSample> samples;
     for (const Run& r : runs) {
@@ -304,6 +337,27 @@ compiler::CostParams fitCostParams(const std::vector<CalibrationSample>& samples
             }
         }
     }
+    // The energy scale minimising the training samples' absolute relative error
+    // sum |scale * r - 1| with r = estimate / simulated, which is sum r |scale - 1/r|: the
+    // median of 1/r weighted by r.
+    std::vector<std::pair<double, double>> inverses;  // (1/r, r)
+    double weights = 0;
+    for (const CalibrationSample& s : samples) {
+        if (s.heldOut || s.simulatedEnergy <= 0) continue;
+        const double ratio = estimateEnergy(s, config, {}) / s.simulatedEnergy;
+        if (ratio <= 0) continue;
+        inverses.emplace_back(1 / ratio, ratio);
+        weights += ratio;
+    }
+    std::sort(inverses.begin(), inverses.end());
+    double below = 0;
+    for (const auto& [inverse, weight] : inverses) {
+        below += weight;
+        if (below >= weights / 2) {
+            best.energyScale = inverse;
+            break;
+        }
+    }
     best.archHash = archConfigHash(config);
     return best;
 }
@@ -319,10 +373,18 @@ CalibrationScore scoreCostParams(const std::vector<CalibrationSample>& samples, 
         score.mape += error;
         score.maxError = std::max(score.maxError, error);
         ++score.samples;
+        if (s.simulatedEnergy > 0) {
+            const double energyError = std::abs(estimateEnergy(s, config, params) - s.simulatedEnergy) / s.simulatedEnergy;
+            score.energyMape += energyError;
+            score.energyMaxError = std::max(score.energyMaxError, energyError);
+        }
         rankings[s.problem].first.push_back(e);
         rankings[s.problem].second.push_back(s.simulated);
     }
-    if (score.samples) score.mape /= static_cast<double>(score.samples);
+    if (score.samples) {
+        score.mape /= static_cast<double>(score.samples);
+        score.energyMape /= static_cast<double>(score.samples);
+    }
     for (const auto& [problem, ranking] : rankings) {
         if (ranking.first.size() < 2) continue;
         score.tau += kendallTau(ranking.first, ranking.second);

@@ -26,6 +26,7 @@ struct CalibrationSample {
     std::shared_ptr<const compiler::TileOp> tiles;
     std::set<compiler::ValueId> resident;  ///< the intermediates its compilation keeps in SRAM
     double simulated = 0;  ///< the op's cycles in the simulator (first command to last)
+    double simulatedEnergy = 0;  ///< the op's dynamic energy in the simulator's report, pJ
     bool heldOut = false;
 };
 
@@ -38,6 +39,8 @@ struct CalibrationScore {
     double maxError = 0;  ///< the largest such error
     double tau = 0;       ///< Kendall's tau-b per problem with two or more candidates, averaged
     size_t samples = 0, rankings = 0;
+    /// The energy estimate's mean and largest |estimate - simulated| / simulated.
+    double energyMape = 0, energyMaxError = 0;
 };
 
 /// Compiles the suite (up to `candidates` tile candidates per op, spread over the estimate's
@@ -48,10 +51,13 @@ std::vector<CalibrationSample> measureSuite(const ArchConfig& config, const std:
 
 /// The sample's estimate under `params`.
 double estimateCycles(const CalibrationSample& sample, const ArchConfig& config, const compiler::CostParams& params);
+/// The sample's energy estimate under `params`, pJ.
+double estimateEnergy(const CalibrationSample& sample, const ArchConfig& config, const compiler::CostParams& params);
 
 /// The parameters minimising the absolute relative error of the training samples' estimates:
 /// for each DMA timing tried (a search over the bandwidth fraction and the cycles per burst),
-/// the feature weights by iteratively reweighted least squares; the best pair wins.
+/// the feature weights by iteratively reweighted least squares; the best pair wins. The energy
+/// scale minimises the training samples' absolute relative energy error.
 compiler::CostParams fitCostParams(const std::vector<CalibrationSample>& samples, const ArchConfig& config);
 
 /// The score of `params` on the samples with heldOut == `heldOut`.

@@ -387,6 +387,7 @@ double CostModel::energyPj(const CostEstimate& e, uint64_t macs, DType macType, 
     const double dynamic = static_cast<double>(macs) * (mac == c.macPj.end() ? c.macPj.at(DType::Fp32) : mac->second) +
                            (tensorBytes + laneCycles * kVectorBytesPerLaneCycle) * c.sramPjPerByte +
                            static_cast<double>(e.dramBytes) * (c.dramPjPerByte + c.dmaPjPerByte + c.sramPjPerByte) +
+                           static_cast<double>(e.commands * isa::kCommandBytes) * c.dramPjPerByte +
                            laneCycles * c.vectorLane(DType::Fp32) + e.overheadCycles * c.controlCorePjPerCycle;
     return dynamic * params_.energyScale;
 }

@@ -135,9 +135,9 @@ public:
     double commandOverheadCycles(uint64_t commands) const;
     /// The dynamic energy of an estimate's work (its other figures filled): `macs` MACs of
     /// `macType`, `tensorBytes` of the tensor unit's operand and result traffic in SRAM, its
-    /// DRAM bytes through a DMA engine and SRAM, the vector unit's lane cycles (each reading
-    /// and writing a 4-byte element) and the control core's cycles, at the arch config's
-    /// energy per action, times the fitted scale.
+    /// DRAM bytes through a DMA engine and SRAM, its commands' fetch from DRAM, the vector
+    /// unit's lane cycles (each reading and writing a 4-byte element) and the control core's
+    /// cycles, at the arch config's energy per action, times the fitted scale.
     double energyPj(const CostEstimate& e, uint64_t macs, DType macType, double tensorBytes) const;
     /// What the search minimises for an estimate, by the objective.
     double score(const CostEstimate& e) const;

@@ -56,6 +56,14 @@ class CalibrateTest(NpusimTestCase):
                 self.assertGreater(float(s["estimate_before"]), 0)
         errors = [abs(float(s["estimate_after"]) - float(s["simulated"])) / float(s["simulated"]) for s in held]
         self.assertAlmostEqual(sum(errors) / len(errors), held_out["mape"], places=4)
+        # The energy estimate against the simulator's per-op energy: fitted scale, held-out error.
+        self.assertGreater(params["energy"]["scale"], 0)
+        self.assertLessEqual(held_out["energy_mape"], 0.10)
+        for s in samples:
+            self.assertGreater(float(s["energy_simulated"]), 0, s["bench"])
+        energy_errors = [abs(float(s["energy_estimate_after"]) - float(s["energy_simulated"])) / float(s["energy_simulated"])
+                         for s in held]
+        self.assertAlmostEqual(sum(energy_errors) / len(energy_errors), held_out["energy_mape"], places=4)
 
     def test_larger_presets_calibrate_to_a_better_model_that_meets_the_targets(self):
         for arch in ("mobile", "server"):
