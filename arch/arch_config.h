@@ -71,7 +71,7 @@ struct HostFile {
 
 /// Energy per action, in pJ, and leakage (docs/ARCH_CONFIG.md gives each preset's sources).
 struct EnergyFile {
-    std::optional<double> technologyNm;
+    std::optional<double> technologyNm, nominalVoltageV, voltageV;
     std::optional<std::map<std::string, double>> macPj, vectorLanePj;
     std::optional<double> sramPjPerByte, dmaPjPerByte, dramPjPerByte, dramActivatePj, controlCorePjPerCycle,
         leakageMwPerMm2;
@@ -192,9 +192,13 @@ struct HostConfig {
     double cpuOpsPerCycle = 0;                                 ///< derived, per NPU cycle
 };
 
-/// Energy per action in pJ (dynamic) and leakage per mm², for a technology node.
+/// Energy per action in pJ (dynamic) and leakage per mm², for a technology node, at its nominal
+/// voltage; the operating point's voltage scales them (DVFS).
 struct EnergyConfig {
     double technologyNm = 0;
+    /// The voltage the table's figures hold at, and the one the NPU runs at (with clock_mhz, its
+    /// operating point): dynamic energy scales as V^2, leakage power as V.
+    double nominalVoltageV = 0, voltageV = 0;
     /// One multiply-accumulate on the array, by operand dtype (every tensor operand dtype).
     std::map<DType, double> macPj;
     /// One vector lane busy one cycle, by the type it computes in: int32 (integers are
@@ -207,8 +211,13 @@ struct EnergyConfig {
     double controlCorePjPerCycle = 0;              ///< the control core busy one cycle
     double leakageMwPerMm2 = 0;
 
+    /// A MAC of `dtype` operands (a type the array does not list: fp32's).
+    double mac(DType dtype) const;
     /// A vector lane cycle computing `dtype` (an integer type: int32's).
     double vectorLane(DType dtype) const;
+    /// What the operating voltage makes of the table's dynamic energies and leakage power.
+    double dynamicScale() const { return (voltageV / nominalVoltageV) * (voltageV / nominalVoltageV); }
+    double leakageScale() const { return voltageV / nominalVoltageV; }
 };
 
 /// Silicon area of each block's unit, from which chipArea() follows.

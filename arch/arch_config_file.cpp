@@ -61,6 +61,8 @@ template <class V> void visitFields(HostFile& s, V& v) {
 }
 template <class V> void visitFields(EnergyFile& s, V& v) {
     v("technology_nm", s.technologyNm);
+    v("nominal_voltage_v", s.nominalVoltageV);
+    v("voltage_v", s.voltageV);
     v("mac_pj", s.macPj);
     v("vector_lane_pj", s.vectorLanePj);
     v("sram_pj_per_byte", s.sramPjPerByte);

@@ -46,6 +46,7 @@ constexpr DType kVectorComputeTypes[] = {DType::Int32, DType::Fp16, DType::Bf16,
 // Energy and area defaults: Horowitz, "Computing's energy problem", ISSCC 2014, 45 nm at 0.9 V
 // (docs/ARCH_CONFIG.md derives each value; the presets scale them to their nodes).
 constexpr double kDefaultTechnologyNm = 45;
+constexpr double kDefaultNominalVoltageV = 0.9;
 /// A multiply and an add at the accumulator's width (int32 for integers, fp32 for floats).
 constexpr std::pair<DType, double> kDefaultMacPj[] = {
     {DType::Int8, 0.3}, {DType::UInt8, 0.3}, {DType::Fp16, 2.0}, {DType::Bf16, 2.0}, {DType::Fp32, 4.6}};
@@ -150,6 +151,11 @@ uint32_t nsToCycles(double ns, double clockHz) {
 
 std::string_view dataflowName(Dataflow dataflow) {
     return dataflow == Dataflow::WeightStationary ? "weight_stationary" : "output_stationary";
+}
+
+double EnergyConfig::mac(DType dtype) const {
+    const auto it = macPj.find(dtype);
+    return it == macPj.end() ? macPj.at(DType::Fp32) : it->second;
 }
 
 double EnergyConfig::vectorLane(DType dtype) const {
@@ -282,6 +288,9 @@ ArchConfig validateArchConfig(const ArchConfigFile& file) {
         return check.inRange(path, value, fallback, 0.0, kMaxFigure);
     };
     config.energy.technologyNm = check.inRange("energy.technology_nm", energy.technologyNm, kDefaultTechnologyNm, 1.0, 1000.0);
+    config.energy.nominalVoltageV =
+        check.inRange("energy.nominal_voltage_v", energy.nominalVoltageV, kDefaultNominalVoltageV, 0.3, 2.0);
+    config.energy.voltageV = check.inRange("energy.voltage_v", energy.voltageV, config.energy.nominalVoltageV, 0.3, 2.0);
     config.energy.macPj = check.table("energy.mac_pj", energy.macPj, kDefaultMacPj, kTensorOperandTypes);
     config.energy.vectorLanePj = check.table("energy.vector_lane_pj", energy.vectorLanePj, kDefaultVectorLanePj, kVectorComputeTypes);
     config.energy.sramPjPerByte = figure("energy.sram_pj_per_byte", energy.sramPjPerByte, kDefaultSramPjPerByte);
@@ -356,9 +365,10 @@ ArchConfigFile toArchConfigFile(const ArchConfig& config) {
         return named;
     };
     const EnergyConfig& e = config.energy;
-    file.energy = EnergyFile{e.technologyNm,     table(e.macPj),          table(e.vectorLanePj),
-                             e.sramPjPerByte,    e.dmaPjPerByte,          e.dramPjPerByte,
-                             e.dramActivatePj,   e.controlCorePjPerCycle, e.leakageMwPerMm2};
+    file.energy = EnergyFile{e.technologyNm,   e.nominalVoltageV,       e.voltageV,
+                             table(e.macPj),   table(e.vectorLanePj),   e.sramPjPerByte,
+                             e.dmaPjPerByte,   e.dramPjPerByte,         e.dramActivatePj,
+                             e.controlCorePjPerCycle, e.leakageMwPerMm2};
     const AreaConfig& a = config.area;
     file.area = AreaFile{table(a.macUm2), a.sramMm2PerMib, a.vectorLaneUm2, a.dmaChannelMm2, a.controlCoreMm2};
     return file;

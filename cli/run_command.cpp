@@ -15,6 +15,7 @@
 #include "compiler/graph/interpreter.h"
 #include "compiler/pipeline.h"
 #include "reports/report.h"
+#include "reports/text_format.h"
 #include "runtime/buckets.h"
 #include "runtime/runtime.h"
 #include "cli/commands.h"
@@ -139,6 +140,14 @@ void printSummary(const reports::Report& report) {
     std::printf("  DRAM: %llu bytes read, %llu written (%.2f GB/s)\n",
                 static_cast<unsigned long long>(report.dramBytesRead),
                 static_cast<unsigned long long>(report.dramBytesWritten), report.dramGbps);
+    uint64_t macs = 0;
+    for (const reports::OpReport& op : report.ops) macs += op.macs;
+    const reports::EnergyReport& energy = report.energy;
+    const std::string merit = macs && energy.totalPj() > 0
+                                  ? ", " + reports::fixedText(2.0 * static_cast<double>(macs) / energy.totalPj(), 2) + " TOPS/W"
+                                  : "";
+    std::printf("  energy: %s (%.3f W average, %.3f W peak)%s\n", reports::energyText(energy.totalPj()).c_str(),
+                energy.averageWatts, energy.peakWatts, merit.c_str());
     if (report.rtl) {
         for (const reports::RtlUse::Block& block : report.rtl->blocks) {
             std::printf("  RTL %s: %llu commands on the RTL, %llu left to the model\n", block.name.c_str(),

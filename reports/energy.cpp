@@ -57,6 +57,8 @@ public:
                 command(e, busy, cost);
                 break;
         }
+        // The chip's energies at its operating voltage; DRAM's are its own.
+        for (double& pj : cost.pj) pj *= c.dynamicScale();
         cost.pj[Dram] = static_cast<double>(cost.dramBytes) * c.dramPjPerByte;
         return cost;
     }
@@ -70,12 +72,10 @@ private:
             case trace::UnitKind::ControlCore:
                 cost.pj[ControlCore] = busy * c.controlCorePjPerCycle;
                 break;
-            case trace::UnitKind::Tensor: {
-                const auto mac = c.macPj.find(dtype);
-                cost.pj[Tensor] = operations * (mac == c.macPj.end() ? c.macPj.at(DType::Fp32) : mac->second);
+            case trace::UnitKind::Tensor:
+                cost.pj[Tensor] = operations * c.mac(dtype);
                 cost.pj[Sram] = bytes * c.sramPjPerByte;
                 break;
-            }
             case trace::UnitKind::Vector:
                 cost.pj[Vector] = operations * c.vectorLane(dtype);
                 cost.pj[Sram] = bytes * c.sramPjPerByte;
@@ -178,9 +178,10 @@ uint64_t windowCyclesOf(const RunRecord& run) {
     return std::max(microsecond, (run.jobCycles + kMaxWindows - 1) / kMaxWindows);
 }
 
-double leakageWatts(const ArchConfig& config) {
-    return totalArea(chipArea(config)) * config.energy.leakageMwPerMm2 * 1e-3;
-}
+/// A unit's leakage power per mm2 at the operating voltage, W.
+double leakageWattsPerMm2(const EnergyConfig& energy) { return energy.leakageMwPerMm2 * 1e-3 * energy.leakageScale(); }
+
+double leakageWatts(const ArchConfig& config) { return totalArea(chipArea(config)) * leakageWattsPerMm2(config.energy); }
 
 std::vector<double> watts(const Tally& t, const RunRecord& run, uint64_t start, uint64_t end, uint64_t windowCycles) {
     std::vector<double> power(t.windowPj.size());
@@ -220,8 +221,7 @@ EnergyReport measureEnergy(const RunRecord& run, std::vector<OpReport>& ops) {
         const auto area = std::find_if(areas.begin(), areas.end(), [&](const UnitArea& a) { return a.unit == unit.unit; });
         if (area != areas.end()) {
             unit.areaMm2 = area->mm2;
-            // mm2 x mW/mm2 x s = mJ = 1e9 pJ
-            unit.leakagePj = area->mm2 * run.config.energy.leakageMwPerMm2 * seconds * 1e9;
+            unit.leakagePj = area->mm2 * leakageWattsPerMm2(run.config.energy) * seconds * 1e12;
         }
         r.dynamicPj += unit.dynamicPj;
         r.leakagePj += unit.leakagePj;

@@ -379,44 +379,6 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
     return e;
 }
 
-double CostModel::energyPj(const CostEstimate& e, uint64_t macs, DType macType, double tensorBytes) const {
-    const EnergyConfig& c = config_.energy;
-    const auto mac = c.macPj.find(macType);
-    const double laneCycles = e.vectorCycles * config_.vector.lanes;
-    constexpr double kVectorBytesPerLaneCycle = 8;  // a 4-byte element read and one written
-    const double dynamic = static_cast<double>(macs) * (mac == c.macPj.end() ? c.macPj.at(DType::Fp32) : mac->second) +
-                           (tensorBytes + laneCycles * kVectorBytesPerLaneCycle) * c.sramPjPerByte +
-                           static_cast<double>(e.dramBytes) * (c.dramPjPerByte + c.dmaPjPerByte + c.sramPjPerByte) +
-                           static_cast<double>(e.commands * isa::kCommandBytes) * c.dramPjPerByte +
-                           laneCycles * c.vectorLane(DType::Fp32) + e.overheadCycles * c.controlCorePjPerCycle;
-    return dynamic * params_.energyScale;
-}
-
-double CostModel::score(const CostEstimate& e) const {
-    switch (params_.objective) {
-        case Objective::Cycles: return e.totalCycles;
-        case Objective::Energy: return e.energyPj;
-        case Objective::Edp: return e.totalCycles * e.energyPj;
-    }
-    return e.totalCycles;
-}
-
-std::optional<Objective> parseObjective(std::string_view name) {
-    if (name == "cycles") return Objective::Cycles;
-    if (name == "energy") return Objective::Energy;
-    if (name == "edp") return Objective::Edp;
-    return std::nullopt;
-}
-
-std::string_view objectiveName(Objective objective) {
-    switch (objective) {
-        case Objective::Cycles: return "cycles";
-        case Objective::Energy: return "energy";
-        case Objective::Edp: return "edp";
-    }
-    return "cycles";
-}
-
 double CostModel::stridedDmaCycles(uint64_t rows, uint64_t elements, uint64_t elementBytes, uint64_t elementStride,
                                    uint64_t rowStrideBytes) const {
     if (elementStride >= config_.dma.burstBytes) return dmaCycles(rows * elements, elementBytes, elementStride);

@@ -6,7 +6,8 @@ compiles it with `npusim compile` (at each of --precisions; int8 calibrated on 8
 of the model's own distribution) and runs the artifact with torch's
 inputs, comparing with torch's outputs. Prints per model, preset and precision: compile seconds
 and peak RSS, commands and command bytes, cycles, efficiency against the roofline and against
-the shape-aware bound (report.json's `roofline`), DRAM bytes moved, run host seconds and peak
+the shape-aware bound (report.json's `roofline`), DRAM bytes moved, energy per inference and
+TOPS/W (report.json's `energy`, the preset's energy table), run host seconds and peak
 RSS, the max error against torch (relative to the output's largest magnitude) and the lowest
 cosine similarity of an output with torch's. Each row also says whether the run beat a bound, and with --per-op
 (each run's report is written) which ops did (`bound_violations` in --json; a bound no schedule
@@ -114,6 +115,11 @@ def measure(npusim, model_path, preset, precision, work, timing_only, timeout, p
     row["shape_efficiency"] = float(summary.group(3)) / 100
     dram = re.search(r"DRAM: (\d+) bytes read, (\d+) written", out)
     row["dram_bytes"] = int(dram.group(1)) + int(dram.group(2))
+    energy = re.search(r"energy: ([\d.]+) (pJ|nJ|uJ|mJ|J) \(([\d.]+) W average.*?(?:, ([\d.]+) TOPS/W)?$", out, re.M)
+    scale = {"pJ": 1e-6, "nJ": 1e-3, "uJ": 1, "mJ": 1e3, "J": 1e6}
+    row["energy_uj"] = float(energy.group(1)) * scale[energy.group(2)]
+    row["average_w"] = float(energy.group(3))
+    row["tops_per_watt"] = float(energy.group(4)) if energy.group(4) else None
     # Ops and runs that took fewer cycles than a bound allows: a bound that is wrong.
     row["bound_violations"] = ["the run"] if max(row["efficiency"], row["shape_efficiency"]) > 1 else []
     if per_op:
@@ -134,8 +140,8 @@ def print_row(name, row):
     error = f"{row['max_error']:9.1e} {row['cosine']:9.6f}" if "max_error" in row else "        -         -"
     print(f"{name:<20} {row['preset']:<7} {row['precision']:<5} {row['compile_s']:7.1f} {row['compile_rss_mib']:7.0f} "
           f"{row['commands']:>9} {row['command_bytes'] / 2**20:8.2f} {row['cycles']:>12} {row['efficiency']:6.1%} "
-          f"{row['shape_efficiency']:6.1%} {row['dram_bytes'] / 2**20:9.1f} "
-          f"{row['run_s']:6.1f} {row['run_rss_mib']:6.0f} {error}", flush=True)
+          f"{row['shape_efficiency']:6.1%} {row['dram_bytes'] / 2**20:9.1f} {row['energy_uj']:10.1f} "
+          f"{row['tops_per_watt'] or 0:6.2f} {row['run_s']:6.1f} {row['run_rss_mib']:6.0f} {error}", flush=True)
 
 
 def main():
@@ -158,7 +164,8 @@ def main():
     if unknown:
         parser.error(f"unknown model {unknown[0]}; the zoo has {', '.join(zoo_models.MODELS)}")
     print(f"{'model':<20} {'preset':<7} {'prec':<5} {'comp s':>7} {'c MiB':>7} {'commands':>9} {'cmd MiB':>8} "
-          f"{'cycles':>12} {'eff':>6} {'shape':>6} {'DRAM MiB':>9} {'run s':>6} {'r MiB':>6} {'max err':>9} {'cosine':>9}")
+          f"{'cycles':>12} {'eff':>6} {'shape':>6} {'DRAM MiB':>9} {'energy uJ':>10} {'TOPS/W':>6} {'run s':>6} {'r MiB':>6} "
+          f"{'max err':>9} {'cosine':>9}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="npusim_zoo_") as tmp:
         for name in names:

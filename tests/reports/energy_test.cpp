@@ -155,10 +155,25 @@ TEST(Energy, DoublingAMacEnergyChangesTheTensorUnitsEnergyAlone) {
     }
 }
 
+TEST(Energy, TheOperatingVoltageScalesTheChipsEnergyNotTheDrams) {
+    const Trace t;
+    const ArchConfig nominal = loadArchConfig("edge", {});
+    const double volts = 0.75 * nominal.energy.nominalVoltageV;
+    const Report a = t.report(nominal);
+    const Report b = t.report(loadArchConfig("edge", std::vector{"energy.voltage_v=" + std::to_string(volts)}));
+    for (size_t u = 0; u < a.energy.units.size(); ++u) {
+        const UnitEnergy &x = a.energy.units[u], &y = b.energy.units[u];
+        // DRAM's row activations are its own too.
+        EXPECT_NEAR(y.dynamicPj, x.dynamicPj * (x.unit == "dram" ? 1 : 0.75 * 0.75), 1e-9 * x.dynamicPj) << x.unit;
+        EXPECT_NEAR(y.leakagePj, x.leakagePj * 0.75, 1e-9 * x.leakagePj + 1e-12) << x.unit;
+    }
+}
+
 TEST(Energy, AnEnergyTableEntryMustBeAKnownTypeAndNotNegative) {
     EXPECT_THROW(loadArchConfig("edge", std::vector<std::string>{"energy.mac_pj.int4=0.1"}), InputError);
     EXPECT_THROW(loadArchConfig("edge", std::vector<std::string>{"energy.sram_pj_per_byte=-1"}), InputError);
     EXPECT_THROW(loadArchConfig("edge", std::vector<std::string>{"area.mac_um2.int32=10"}), InputError);
+    EXPECT_THROW(loadArchConfig("edge", std::vector<std::string>{"energy.voltage_v=0"}), InputError);
 }
 
 }  // namespace
