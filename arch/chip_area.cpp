@@ -1,3 +1,4 @@
+// The area model: each unit's mm2 from its size and the arch config's area table.
 #include "arch/chip_area.h"
 
 #include <algorithm>

@@ -262,7 +262,7 @@ void writeGenerationReport(const std::filesystem::path& directory, const Generat
     const trace::Recorder stepTrace = window(result.trace, step.startCycle, step.startCycle + step.cycles);
     reports::Report report = reports::buildReport({config, planOf(step).artifact.manifest, stepTrace, step.job.startCycle,
                                                    step.job.cycles, step.dramRead, step.dramWritten, step.dramRowHits,
-                                                   step.dramRowMisses});
+                                                   step.dramRowMisses, {}, step.dramRowMisses});
     report.generation = generationJson(request, config, plans, result, metrics);
     if (std::optional<reports::Finding> f = decodeFinding(plans, metrics, result, config)) {
         const auto at = std::find_if(report.findings.begin(), report.findings.end(),

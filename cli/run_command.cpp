@@ -140,12 +140,8 @@ void printSummary(const reports::Report& report) {
     std::printf("  DRAM: %llu bytes read, %llu written (%.2f GB/s)\n",
                 static_cast<unsigned long long>(report.dramBytesRead),
                 static_cast<unsigned long long>(report.dramBytesWritten), report.dramGbps);
-    uint64_t macs = 0;
-    for (const reports::OpReport& op : report.ops) macs += op.macs;
     const reports::EnergyReport& energy = report.energy;
-    const std::string merit = macs && energy.totalPj() > 0
-                                  ? ", " + reports::fixedText(2.0 * static_cast<double>(macs) / energy.totalPj(), 2) + " TOPS/W"
-                                  : "";
+    const std::string merit = energy.topsPerWatt() > 0 ? ", " + reports::fixedText(energy.topsPerWatt(), 2) + " TOPS/W" : "";
     std::printf("  energy: %s (%.3f W average, %.3f W peak)%s\n", reports::energyText(energy.totalPj()).c_str(),
                 energy.averageWatts, energy.peakWatts, merit.c_str());
     if (report.rtl) {

@@ -169,10 +169,10 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
     }
     // A counter track: the NPU's power, each window's dynamic energy over its time plus leakage
     // (reports' energy model, docs/REPORTS.md), in 256 windows of the whole trace or more.
-    if (runEndOf(run) > 0) {
-        const uint64_t end = runEndOf(run);
-        const uint64_t window = std::max<uint64_t>(64, (end + 255) / 256);
-        const std::vector<double> watts = powerWindows(run, 0, end, window);
+    const uint64_t runEnd = runEndOf(run);
+    if (runEnd > 0) {
+        const uint64_t window = std::max<uint64_t>(64, (runEnd + 255) / 256);
+        const std::vector<double> watts = powerWindows(run, 0, runEnd, window);
         for (size_t w = 0; w <= watts.size(); ++w) {
             emit({{"ph", "C"},
                   {"pid", 1},
@@ -183,7 +183,6 @@ void writeChromeTrace(std::ostream& out, const RunRecord& run) {
     }
     // A counter track: SRAM in use, stepping to each op's planned occupancy as its first command
     // starts (ops overlap in a pipeline: the op that started last sets the value).
-    const uint64_t runEnd = runEndOf(run);
     const std::map<uint32_t, OpSpan> spans = opSpans(run.trace);
     std::vector<std::pair<uint64_t, uint64_t>> occupancy;  // (cycle, bytes)
     for (const OpRecord& op : run.manifest.ops) {

@@ -3,6 +3,7 @@
 // unit, by op and over time, and leakage from each unit's area (docs/REPORTS.md).
 #include <algorithm>
 #include <array>
+#include <span>
 
 #include "arch/chip_area.h"
 #include "reports/op_spans.h"
@@ -30,10 +31,13 @@ struct EventCost {
 class EnergyModel {
 public:
     explicit EnergyModel(const RunRecord& run) : run_(run) {
+        // Priced once per op, by the dtype it computes in (a vector op's: its result's).
+        const EnergyConfig& c = run.config.energy;
         for (const OpRecord& op : run.manifest.ops) {
-            if (dtypes_.size() <= op.opId) dtypes_.resize(op.opId + 1, DType::Fp32);
-            dtypes_[op.opId] = op.dtype;
+            if (prices_.size() <= op.opId) prices_.resize(op.opId + 1, {c.mac(DType::Fp32), c.vectorLane(DType::Fp32)});
+            prices_[op.opId] = {c.mac(op.dtype), c.vectorLane(op.dtype)};
         }
+        for (const trace::UnitInfo& unit : run.trace.units()) kinds_.push_back(unit.kind);
     }
 
     EventCost cost(const trace::Event& e) const {
@@ -66,18 +70,18 @@ public:
 private:
     void command(const trace::Event& e, double busy, EventCost& cost) const {
         const EnergyConfig& c = run_.config.energy;
-        const DType dtype = e.opId < dtypes_.size() ? dtypes_[e.opId] : DType::Fp32;
+        const Prices price = e.opId < prices_.size() ? prices_[e.opId] : Prices{c.mac(DType::Fp32), c.vectorLane(DType::Fp32)};
         const double bytes = static_cast<double>(e.bytes), operations = static_cast<double>(e.operations);
-        switch (run_.trace.units()[e.unit].kind) {
+        switch (kinds_[e.unit]) {
             case trace::UnitKind::ControlCore:
                 cost.pj[ControlCore] = busy * c.controlCorePjPerCycle;
                 break;
             case trace::UnitKind::Tensor:
-                cost.pj[Tensor] = operations * c.mac(dtype);
+                cost.pj[Tensor] = operations * price.mac;
                 cost.pj[Sram] = bytes * c.sramPjPerByte;
                 break;
             case trace::UnitKind::Vector:
-                cost.pj[Vector] = operations * c.vectorLane(dtype);
+                cost.pj[Vector] = operations * price.lane;
                 cost.pj[Sram] = bytes * c.sramPjPerByte;
                 break;
             case trace::UnitKind::Dma:
@@ -91,8 +95,12 @@ private:
         }
     }
 
+    struct Prices {
+        double mac = 0, lane = 0;  ///< pJ per MAC and per vector lane cycle
+    };
     const RunRecord& run_;
-    std::vector<DType> dtypes_;  ///< each op's dtype, by op id
+    std::vector<Prices> prices_;  ///< by op id
+    std::vector<trace::UnitKind> kinds_;  ///< by unit
 };
 
 /// Every event of the window [start, end) once: dynamic energy by unit, by op (job-level work
@@ -115,7 +123,7 @@ Tally tally(const RunRecord& run, uint64_t start, uint64_t end, uint64_t windowC
     const size_t windows = end > start ? (end - start + windowCycles - 1) / windowCycles : 0;
     t.windowPj.assign(windows, 0);
     t.windowDram.assign(windows, 0);
-    for (const trace::Event& e : run.trace.events()) {
+    for (const trace::Event& e : std::span(run.trace.events()).subspan(std::min(run.firstEvent, run.trace.events().size()))) {
         if (!inWindow(e, start, end)) continue;
         const EventCost cost = model.cost(e);
         const double pj = cost.total();
@@ -199,20 +207,21 @@ EnergyReport measureEnergy(const RunRecord& run, std::vector<OpReport>& ops) {
     const uint64_t start = run.jobStartCycle, end = run.jobStartCycle + run.jobCycles;
     const uint64_t windowCycles = windowCyclesOf(run);
     Tally t = tally(run, start, end, windowCycles);
-    spreadActivations(t, static_cast<double>(run.dramRowMisses) * run.config.energy.dramActivatePj);
+    spreadActivations(t, static_cast<double>(run.inferenceRowMisses) * run.config.energy.dramActivatePj);
 
     // The job's own work (command fetches) belongs to the ops by the command bytes they take.
     uint64_t commandBytes = 0;
     for (const OpReport& op : ops) commandBytes += op.commandBytes;
+    EnergyReport r;
     for (OpReport& op : ops) {
+        r.macs += op.macs;
         const double jobShare = commandBytes ? static_cast<double>(op.commandBytes) / static_cast<double>(commandBytes)
                                              : 1.0 / static_cast<double>(ops.size());
         op.energyPj = (op.opId < t.opPj.size() ? t.opPj[op.opId] : 0) + t.jobPj * jobShare;
     }
 
-    EnergyReport r;
     r.technologyNm = run.config.energy.technologyNm;
-    r.dramActivates = run.dramRowMisses;
+    r.dramActivates = run.inferenceRowMisses;
     r.windowCycles = windowCycles;
     const double seconds = static_cast<double>(run.jobCycles) / run.config.clockHz;
     const std::vector<UnitArea> areas = chipArea(run.config);
@@ -230,14 +239,16 @@ EnergyReport measureEnergy(const RunRecord& run, std::vector<OpReport>& ops) {
     }
     r.leakageWatts = leakageWatts(run.config);
     r.averageWatts = seconds > 0 ? r.totalPj() * 1e-12 / seconds : 0;
-    const std::vector<double> power = watts(t, run, start, end, windowCycles);
+    // The peak over whole windows (a last, shorter one only when it is the only one).
+    std::vector<double> power = watts(t, run, start, end, windowCycles);
+    if (power.size() > 1 && run.jobCycles % windowCycles != 0) power.pop_back();
     r.peakWatts = power.empty() ? r.averageWatts : *std::max_element(power.begin(), power.end());
     return r;
 }
 
 std::vector<double> powerWindows(const RunRecord& run, uint64_t start, uint64_t end, uint64_t windowCycles) {
     Tally t = tally(run, start, end, windowCycles);
-    spreadActivations(t, static_cast<double>(run.dramRowMisses) * run.config.energy.dramActivatePj);
+    spreadActivations(t, static_cast<double>(run.inferenceRowMisses) * run.config.energy.dramActivatePj);
     return watts(t, run, start, end, windowCycles);
 }
 

@@ -34,6 +34,11 @@ struct RunRecord {
     uint64_t dramBytesRead = 0, dramBytesWritten = 0;
     uint64_t dramRowHits = 0, dramRowMisses = 0;
     std::span<const TraceSlice> slices = {};  ///< on the "steps" track of trace.json
+    /// DRAM row misses of the inference itself (the row activations its energy counts;
+    /// dramRowMisses may include the model's load).
+    uint64_t inferenceRowMisses = 0;
+    /// Where the run's events start in `trace` (earlier ones are other runs').
+    size_t firstEvent = 0;
 };
 
 /// Outcome of comparing outputs with a reference: within tolerance, and the largest errors.
@@ -151,8 +156,13 @@ struct EnergyReport {
     /// dynamic energy over its time, plus leakage).
     double averageWatts = 0, peakWatts = 0, leakageWatts = 0;
     uint64_t windowCycles = 0;
+    uint64_t macs = 0;  ///< the run's, for the figures of merit
 
     double totalPj() const { return dynamicPj + leakagePj; }
+    /// The whole energy per MAC, and two operations per MAC over it (ops / pJ = TOPS / W); 0
+    /// without MACs.
+    double pjPerMac() const { return macs ? totalPj() / static_cast<double>(macs) : 0; }
+    double topsPerWatt() const { return macs && totalPj() > 0 ? 2.0 * static_cast<double>(macs) / totalPj() : 0; }
 };
 
 /// A performance failure named at the op that caused it.

@@ -103,17 +103,19 @@ ReportDiff diffReports(const Report& a, const std::string& labelA, const Report&
         if (fresh) diff.ops.push_back({op.name, op.type, std::nullopt, std::nullopt, "", "", std::nullopt, std::nullopt});
         return diff.ops[it->second];
     };
+    // Op energies are compared when both reports have them (not one older than the energy model).
+    const bool energies = !a.energy.units.empty() && !b.energy.units.empty();
     for (const OpReport& op : a.ops) {
         ReportDiff::OpChange& change = opChange(op);
         change.cyclesA = change.cyclesA.value_or(0) + op.cycles;
         change.boundA = op.bound;
-        change.energyA = change.energyA.value_or(0) + op.energyPj;
+        if (energies) change.energyA = change.energyA.value_or(0) + op.energyPj;
     }
     for (const OpReport& op : b.ops) {
         ReportDiff::OpChange& change = opChange(op);
         change.cyclesB = change.cyclesB.value_or(0) + op.cycles;
         change.boundB = op.bound;
-        change.energyB = change.energyB.value_or(0) + op.energyPj;
+        if (energies) change.energyB = change.energyB.value_or(0) + op.energyPj;
     }
     std::stable_sort(diff.ops.begin(), diff.ops.end(),
                      [](const auto& x, const auto& y) { return std::llabs(x.delta()) > std::llabs(y.delta()); });
@@ -147,7 +149,7 @@ std::string diffToText(const ReportDiff& d) {
         << changeText<uint64_t>(d.a.totalCycles, d.b.totalCycles) << "\n";
     out << "DRAM bytes: " << d.a.dramBytes << " -> " << d.b.dramBytes << "  "
         << changeText<uint64_t>(d.a.dramBytes, d.b.dramBytes) << "\n";
-    if (d.a.energyPj > 0 || d.b.energyPj > 0) {
+    if (d.a.energyPj > 0 && d.b.energyPj > 0) {
         out << "energy: " << energyChangeText(d.a.energyPj, d.b.energyPj) << "\n";
         out << "power: average " << fixedText(d.a.averageWatts, 3) << " W -> " << fixedText(d.b.averageWatts, 3) << " W, peak "
             << fixedText(d.a.peakWatts, 3) << " W -> " << fixedText(d.b.peakWatts, 3) << " W\n";
@@ -207,8 +209,10 @@ std::string diffToJson(const ReportDiff& d) {
                     {"objective", s.objective},
                     {"total_cycles", s.totalCycles}, {"dram_bytes", s.dramBytes},
                     {"max_rel_error", optionalJson(s.maxRelError)}, {"cosine", optionalJson(s.cosine)},
-                    {"energy_pj", s.energyPj}, {"average_w", s.averageWatts},
-                    {"peak_w", s.peakWatts},   {"area_mm2", s.areaMm2}};
+                    {"energy_pj", s.energyPj > 0 ? Json(s.energyPj) : Json()},
+                    {"average_w", s.energyPj > 0 ? Json(s.averageWatts) : Json()},
+                    {"peak_w", s.energyPj > 0 ? Json(s.peakWatts) : Json()},
+                    {"area_mm2", s.energyPj > 0 ? Json(s.areaMm2) : Json()}};
     };
     Json j;
     j["a"] = side(d.a);

@@ -21,7 +21,7 @@ struct ReportDiff {
         /// interpreter, and the lowest cosine similarity of one.
         std::optional<double> maxRelError, cosine;
         /// The run's energy (dynamic and leakage), average and peak power, and chip area
-        /// (0 in a report older than the energy model).
+        /// (0 in a report older than the energy model: left out of the diff).
         double energyPj = 0, averageWatts = 0, peakWatts = 0, areaMm2 = 0;
     };
     struct UnitChange {
@@ -32,7 +32,7 @@ struct ReportDiff {
         std::string op, type;
         std::optional<uint64_t> cyclesA, cyclesB;  ///< absent in a run without the op
         std::string boundA, boundB;
-        std::optional<double> energyA, energyB;  ///< dynamic energy, pJ
+        std::optional<double> energyA, energyB;  ///< dynamic energy, pJ (absent unless both reports have it)
         int64_t delta() const { return static_cast<int64_t>(cyclesB.value_or(0)) - static_cast<int64_t>(cyclesA.value_or(0)); }
     };
     struct FindingChange {

@@ -21,22 +21,17 @@ Json stallsJson(const std::array<uint64_t, trace::kStallReasonCount>& stalls) {
 }
 
 /// The energy section: totals, by unit, and the figures of merit (pJ per MAC, TOPS/W).
-Json energyJson(const Report& r) {
-    const EnergyReport& e = r.energy;
-    uint64_t macs = 0;
-    for (const OpReport& op : r.ops) macs += op.macs;
+Json energyJson(const EnergyReport& e) {
     Json units = Json::object();
     for (const UnitEnergy& u : e.units) units[u.unit] = {{"dynamic_pj", u.dynamicPj}, {"leakage_pj", u.leakagePj}};
-    const double total = e.totalPj();
     return {{"technology_nm", e.technologyNm},
-            {"total_pj", total},
+            {"total_pj", e.totalPj()},
             {"dynamic_pj", e.dynamicPj},
             {"leakage_pj", e.leakagePj},
             {"units", std::move(units)},
             {"dram_activates", e.dramActivates},
-            {"pj_per_mac", macs ? Json(total / static_cast<double>(macs)) : Json()},
-            // Two operations per MAC over the joules: ops / pJ is TOPS / W.
-            {"tops_per_watt", macs && total > 0 ? Json(2.0 * static_cast<double>(macs) / total) : Json()}};
+            {"pj_per_mac", e.macs ? Json(e.pjPerMac()) : Json()},
+            {"tops_per_watt", e.topsPerWatt() > 0 ? Json(e.topsPerWatt()) : Json()}};
 }
 
 }  // namespace
@@ -129,7 +124,7 @@ std::string reportToJson(const Report& r) {
                      {"attainable_cycles", r.attainableCycles},
                      {"efficiency", r.efficiency},
                      {"shape_aware", {{"attainable_cycles", r.shapeAttainableCycles}, {"efficiency", r.shapeEfficiency}}}};
-    j["energy"] = energyJson(r);
+    j["energy"] = energyJson(r.energy);
     j["power"] = {{"average_w", r.energy.averageWatts},
                   {"peak_w", r.energy.peakWatts},
                   {"leakage_w", r.energy.leakageWatts},

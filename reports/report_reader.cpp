@@ -139,6 +139,7 @@ Report fromJson(const Json& j) {
         e.peakWatts = power.at("peak_w").get<double>();
         e.leakageWatts = power.at("leakage_w").get<double>();
         e.windowCycles = power.at("window_cycles").get<uint64_t>();
+        for (const OpReport& op : r.ops) e.macs += op.macs;
     }
     if (const Json& rtl = j.at("rtl"); !rtl.is_null()) {
         RtlUse use;

@@ -46,18 +46,12 @@ std::vector<std::string> summaryLines(const Report& r) {
                     fixedText(r.dramGbps, 2) + " GB/s achieved");
     if (!r.energy.units.empty()) {
         const EnergyReport& e = r.energy;
-        uint64_t macs = 0;
-        for (const OpReport& op : r.ops) macs += op.macs;
-        std::string merit;
-        if (macs > 0 && e.totalPj() > 0) {
-            merit = ", " + fixedText(e.totalPj() / static_cast<double>(macs), 2) + " pJ/MAC, " +
-                    fixedText(2.0 * static_cast<double>(macs) / e.totalPj(), 2) + " TOPS/W";
-        }
+        const std::string merit = e.macs ? ", " + fixedText(e.pjPerMac(), 2) + " pJ/MAC, " + fixedText(e.topsPerWatt(), 2) + " TOPS/W" : "";
         lines.push_back(std::string(r.objective == "cycles" ? "" : "schedules chosen for " + r.objective + "; ") + "energy: " +
-                        energyText(e.totalPj()) + " (dynamic " + energyText(e.dynamicPj) + ", leakage " +
-                        energyText(e.leakagePj) + "); power " + fixedText(e.averageWatts, 3) + " W average, " +
-                        fixedText(e.peakWatts, 3) + " W peak over " + std::to_string(e.windowCycles) + "-cycle windows; area " +
-                        fixedText(e.areaMm2, 2) + " mm2 at " + wholeText(e.technologyNm) + " nm" + merit);
+                        energyText(e.totalPj()) + " (dynamic " + energyText(e.dynamicPj) + ", leakage " + energyText(e.leakagePj) +
+                        "); power " + fixedText(e.averageWatts, 3) + " W average, " + fixedText(e.peakWatts, 3) + " W peak over " +
+                        std::to_string(e.windowCycles) + "-cycle windows; area " + fixedText(e.areaMm2, 2) + " mm2 at " +
+                        wholeText(e.technologyNm) + " nm" + merit);
     }
     uint64_t lost = 0;
     for (const Finding& f : r.findings) lost += f.cycles;

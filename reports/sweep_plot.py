@@ -9,14 +9,15 @@ pareto.png       per model: every design point's cycles against its area and aga
                  faster and more frugal) drawn and labelled, the points no other point beats on
                  all three (cycles, energy, area) ringed
 pareto.json      per model, those fronts: `cycles_area`, `cycles_energy`, `cycles_energy_area`,
-                 each a list of points (key, params, total_cycles, energy_pj, area_mm2)
+                 each a list of points (key, params, total_cycles, energy_pj, area_mm2), and
+                 `area`: "mm2", or "proxy" when area_mm2 holds the proxy below
 sensitivity.png  per axis of the sweep: each model's cycles at each value of the axis (the
                  mean over the other axes), relative to the model's mean over the sweep
 
 Area is the arch config's chip area in mm2 (docs/ARCH_CONFIG.md), energy the run's (dynamic
-and leakage). A database written before npusim recorded them holds 0 for both: its area is then
-a proxy in PE equivalents (a processing element counts 1, a KiB of SRAM AREA_PER_SRAM_KIB) and
-it has no energy front.
+and leakage). Points written before npusim recorded them hold 0 for both: a model with such a
+point is ranked by a proxy area in PE equivalents (a processing element counts 1, a KiB of SRAM
+AREA_PER_SRAM_KIB), and by energy over its points that have one (none: no energy front).
 
 Only points with status ok are plotted. Exit status 2 with one line on stderr when the
 database cannot be read; the PNGs are written into a temporary directory and renamed
@@ -71,33 +72,37 @@ def label(row):
 
 
 def fronts(rows):
-    """Per model: the cycles x area, cycles x energy and cycles x energy x area fronts."""
-    measured = has_area(rows)
-    size = lambda p: area(p, measured)  # noqa: E731
+    """Per model: whether its area is measured, and its cycles x area, cycles x energy and
+    cycles x energy x area fronts. A model some of whose points predate the energy model is
+    ranked by the area proxy, and by energy over the points that have one."""
     result = {}
     for model in sorted({r["model"] for r in rows}):
         points = [r for r in rows if r["model"] == model]
-        result[model] = {"cycles_area": pareto_front(points, (size, cycles))}
-        if all(energy(p) > 0 for p in points):
-            result[model]["cycles_energy"] = pareto_front(points, (energy, cycles))
-            result[model]["cycles_energy_area"] = pareto_front(points, (cycles, energy, size))
+        measured = has_area(points)
+        size = lambda p, measured=measured: area(p, measured)  # noqa: E731
+        sets = {"cycles_area": pareto_front(points, (size, cycles))}
+        with_energy = [p for p in points if energy(p) > 0]
+        if with_energy:
+            sets["cycles_energy"] = pareto_front(with_energy, (energy, cycles))
+            sets["cycles_energy_area"] = pareto_front(with_energy, (cycles, energy, size))
+        result[model] = (measured, sets)
     return result
 
 
 def pareto_json(rows, path):
-    def point(p):
+    def point(p, measured):
         return {"key": p["key"], "params": json.loads(p["params"]), "total_cycles": p["total_cycles"],
-                "energy_pj": p["energy_pj"], "area_mm2": p["area_mm2"]}
+                "energy_pj": p["energy_pj"], "area_mm2": area(p, measured)}
     with open(path, "w") as out:
-        json.dump({model: {name: [point(p) for p in front] for name, front in sets.items()}
-                   for model, sets in fronts(rows).items()}, out, indent=1)
+        json.dump({model: {"area": "mm2" if measured else "proxy",
+                           **{name: [point(p, measured) for p in front] for name, front in sets.items()}}
+                   for model, (measured, sets) in fronts(rows).items()}, out, indent=1)
 
 
 def pareto(rows, path):
-    measured = has_area(rows)
     models = fronts(rows)
     fig, axes = plt.subplots(2, len(models), figsize=(6.5 * len(models), 9), squeeze=False)
-    for column, (model, sets) in enumerate(models.items()):
+    for column, (model, (measured, sets)) in enumerate(models.items()):
         points = [r for r in rows if r["model"] == model]
         everywhere = {p["key"] for p in sets.get("cycles_energy_area", [])}
         panels = [("cycles_area", lambda p: area(p, measured),

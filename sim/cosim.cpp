@@ -162,11 +162,13 @@ CoSimResult runCoSimulation(const ArchConfig& config, const Artifact& given,
             };
             const Stopwatch cold{driver};
             const runtime::LoadedModel model = runtime.load(artifact);
+            const uint64_t loadedMisses = dramTraffic().rowMisses;
             runtime::RunResult run = runtime.run(model, inputs);
             noteFailures(run);
             result.timing.cold = cold.elapsed();
             if (result.rtl) firstRunRtl = *result.rtl;  // the report describes the first run
             result.dram = dramTraffic();
+            result.inferenceRowMisses = result.dram.rowMisses - loadedMisses;
             result.outputs = std::move(run.outputs);
             result.job = run.job;
             if (options.repeat > 0) {

@@ -72,6 +72,9 @@ struct CoSimResult {
     driver::JobResult job;
     trace::Recorder trace;
     DramTraffic dram;  ///< bytes moved by the NPU during the first run
+    /// DRAM row misses of the first inference alone (its copies and its job, not the model's
+    /// load): the row activations its energy counts.
+    uint64_t inferenceRowMisses = 0;
     RunTiming timing;
     std::optional<rtl::RtlLog> rtl;  ///< what the RTL blocks did, when any ran
     std::optional<FaultOutcome> faults;  ///< when faults were injected

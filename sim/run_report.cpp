@@ -36,7 +36,9 @@ reports::RunRecord runRecord(const ArchConfig& config, const CoSimResult& result
             result.dram.bytesRead,
             result.dram.bytesWritten,
             result.dram.rowHits,
-            result.dram.rowMisses};
+            result.dram.rowMisses,
+            {},
+            result.inferenceRowMisses};
 }
 
 reports::Report buildRunReport(const ArchConfig& config, const CoSimResult& result, bool timingOnly) {

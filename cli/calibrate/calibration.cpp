@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
-#include <span>
 #include <sstream>
 
 #include "arch/error.h"
@@ -102,37 +102,39 @@ std::vector<Run> compileBench(const Microbenchmark& bench, const ArchConfig& con
 std::string simulateRuns(const ArchConfig& config, const std::vector<Run>& runs) {
     trace::Recorder recorder;
     std::ostringstream out;
-    sim::runSystem(config, &recorder, true, [&](driver::Driver& driver) {
-        runtime::Runtime runtime(driver, runtime::kDefaultJobTimeoutCycles, {config.host.cpuOpsPerCycle});
-        for (size_t r = 0; r < runs.size(); ++r) {
-            const runtime::LoadedModel model = runtime.load(runs[r].artifact);
-            std::map<std::string, Tensor> inputs;
-            for (const TensorBinding& b : runs[r].artifact.manifest.inputs) inputs[b.name] = Tensor::zeros(b.dtype, b.shape);
-            const size_t first = recorder.events().size();
-            runtime.run(model, inputs);
-            const ArtifactManifest& manifest = runs[r].artifact.manifest;
-            const auto events = std::span(recorder.events()).subspan(first);
-            uint64_t start = UINT64_MAX, end = 0;
-            for (const trace::Event& e : events) {
-                start = std::min(start, e.start);
-                end = std::max(end, e.end);
+    std::function<sim::DramTraffic()> dram;
+    sim::runSystem(
+        config, &recorder, true,
+        [&](driver::Driver& driver) {
+            runtime::Runtime runtime(driver, runtime::kDefaultJobTimeoutCycles, {config.host.cpuOpsPerCycle});
+            for (size_t r = 0; r < runs.size(); ++r) {
+                const ArtifactManifest& manifest = runs[r].artifact.manifest;
+                const runtime::LoadedModel model = runtime.load(runs[r].artifact);
+                std::map<std::string, Tensor> inputs;
+                for (const TensorBinding& b : manifest.inputs) inputs[b.name] = Tensor::zeros(b.dtype, b.shape);
+                const size_t first = recorder.events().size();
+                const uint64_t misses = dram().rowMisses;
+                const runtime::RunResult result = runtime.run(model, inputs);
+                std::vector<reports::OpReport> ops;
+                for (const OpRecord& record : manifest.ops) {
+                    reports::OpReport op;
+                    op.opId = record.opId;
+                    op.commandBytes = record.commandBytes;
+                    ops.push_back(op);
+                }
+                reports::RunRecord run{config, manifest, recorder, result.job.startCycle, result.job.cycles};
+                run.inferenceRowMisses = dram().rowMisses - misses;
+                run.firstEvent = first;
+                reports::measureEnergy(run, ops);
+                std::map<uint32_t, double> energy;
+                for (const reports::OpReport& op : ops) energy[op.opId] = op.energyPj;
+                for (const auto& [opId, span] : reports::opSpans(recorder, first)) {
+                    out << r << " " << opId << " " << span.cycles() << " " << energy[opId] << "\n";
+                }
+                runtime.unload(model);
             }
-            std::vector<reports::OpReport> ops;
-            for (const OpRecord& record : manifest.ops) {
-                reports::OpReport op;
-                op.opId = record.opId;
-                op.commandBytes = record.commandBytes;
-                ops.push_back(op);
-            }
-            if (start < end) reports::measureEnergy({config, manifest, recorder, start, end - start}, ops);
-            std::map<uint32_t, double> energy;
-            for (const reports::OpReport& op : ops) energy[op.opId] = op.energyPj;
-            for (const auto& [opId, span] : reports::opSpans(recorder, first)) {
-                out << r << " " << opId << " " << span.cycles() << " " << energy[opId] << "\n";
-            }
-            runtime.unload(model);
-        }
-    });
+        },
+        &dram);
     return out.str();
 }
 
@@ -365,6 +367,7 @@ compiler::CostParams fitCostParams(const std::vector<CalibrationSample>& samples
 CalibrationScore scoreCostParams(const std::vector<CalibrationSample>& samples, const ArchConfig& config,
                                  const compiler::CostParams& params, bool heldOut) {
     CalibrationScore score;
+    size_t energySamples = 0;
     std::map<size_t, std::pair<std::vector<double>, std::vector<double>>> rankings;
     for (const CalibrationSample& s : samples) {
         if (s.heldOut != heldOut) continue;
@@ -377,14 +380,13 @@ CalibrationScore scoreCostParams(const std::vector<CalibrationSample>& samples, 
             const double energyError = std::abs(estimateEnergy(s, config, params) - s.simulatedEnergy) / s.simulatedEnergy;
             score.energyMape += energyError;
             score.energyMaxError = std::max(score.energyMaxError, energyError);
+            ++energySamples;
         }
         rankings[s.problem].first.push_back(e);
         rankings[s.problem].second.push_back(s.simulated);
     }
-    if (score.samples) {
-        score.mape /= static_cast<double>(score.samples);
-        score.energyMape /= static_cast<double>(score.samples);
-    }
+    if (score.samples) score.mape /= static_cast<double>(score.samples);
+    if (energySamples) score.energyMape /= static_cast<double>(energySamples);
     for (const auto& [problem, ranking] : rankings) {
         if (ranking.first.size() < 2) continue;
         score.tau += kendallTau(ranking.first, ranking.second);

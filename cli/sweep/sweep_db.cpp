@@ -73,8 +73,14 @@ SweepDatabase::SweepDatabase(const std::filesystem::path& file, bool readOnly) :
     // which Slurm workers on several nodes of a shared file system do not have.
     try {
         execute(kSchema);
-        for (const std::string& column : missingColumns()) {
-            execute("ALTER TABLE points ADD COLUMN " + column + " REAL NOT NULL DEFAULT 0");
+        // Workers may open an older database at once: one adds the columns, the others wait
+        // for its transaction and find them there.
+        if (!missingColumns().empty()) {
+            execute("BEGIN IMMEDIATE");
+            for (const std::string& column : missingColumns()) {
+                execute("ALTER TABLE points ADD COLUMN " + column + " REAL NOT NULL DEFAULT 0");
+            }
+            execute("COMMIT");
         }
     } catch (...) {
         sqlite3_close(db_);

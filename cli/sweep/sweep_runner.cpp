@@ -19,6 +19,7 @@
 
 #include "arch/checksum.h"
 #include "arch/error.h"
+#include "reports/text_format.h"
 #include "cli/sweep/sweep_db.h"
 #include "cli/sweep/sweep_point.h"
 
@@ -50,7 +51,8 @@ public:
         } else if (row->status != "ok") {
             what += "failed: " + row->error;
         } else {
-            what += std::to_string(row->totalCycles) + " cycles";
+            what += std::to_string(row->totalCycles) + " cycles, " + reports::energyText(row->energyPj) + ", " +
+                    reports::fixedText(row->areaMm2, 2) + " mm2";
         }
         if (terminal_) std::printf("\r\033[K");
         std::printf("[%zu/%zu] %s (ETA %s)\n", done_, total_, what.c_str(), duration(eta()).c_str());

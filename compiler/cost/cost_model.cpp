@@ -561,18 +561,7 @@ CostEstimate CostModel::estimateTileOp(const TileOp& op) const {
     // An op's kernels start their buffers at the same offset: each waits for the previous
     // one's stores, so their times add up.
     CostEstimate sum;
-    for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) {
-        const CostEstimate e = estimateVector(kernel.problem, kernel.schedule);
-        sum.tensorCycles += e.tensorCycles;
-        sum.vectorCycles += e.vectorCycles;
-        sum.dmaCycles += e.dmaCycles;
-        sum.overheadCycles += e.overheadCycles;
-        sum.totalCycles += e.totalCycles;
-        sum.dramBytes += e.dramBytes;
-        sum.commands += e.commands;
-        sum.energyPj += e.energyPj;
-        for (size_t i = 0; i < kCostFeatures; ++i) sum.features[i] += e.features[i];
-    }
+    for (const VectorKernel& kernel : std::get<VectorTiles>(op).kernels) sum += estimateVector(kernel.problem, kernel.schedule);
     return sum;
 }
 

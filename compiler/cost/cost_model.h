@@ -135,9 +135,12 @@ public:
     double commandOverheadCycles(uint64_t commands) const;
     /// The dynamic energy of an estimate's work (its other figures filled): `macs` MACs of
     /// `macType`, `tensorBytes` of the tensor unit's operand and result traffic in SRAM, its
-    /// DRAM bytes through a DMA engine and SRAM, its commands' fetch from DRAM, the vector
-    /// unit's lane cycles (each reading and writing a 4-byte element) and the control core's
-    /// cycles, at the arch config's energy per action, times the fitted scale.
+    /// DRAM bytes through a DMA engine and SRAM, its commands' fetch from DRAM with the row
+    /// activations of both (a burst's under a closed page, a row's under an open one), the
+    /// vector unit's cycles on every lane (each cycle a 4-byte element read and one written),
+    /// and the control core's cycles, at the arch config's energy per action and operating
+    /// voltage, times the fitted scale. An approximation of what reports count (their lane
+    /// cycles leave out the pipeline's fill, their vector work is priced at the op's dtype).
     double energyPj(const CostEstimate& e, uint64_t macs, DType macType, double tensorBytes) const;
     /// What the search minimises for an estimate, by the objective.
     double score(const CostEstimate& e) const;

@@ -14,7 +14,10 @@ double CostModel::energyPj(const CostEstimate& e, uint64_t macs, DType macType, 
                         (tensorBytes + laneCycles * kVectorBytesPerLaneCycle) * c.sramPjPerByte +
                         static_cast<double>(e.dramBytes) * (c.dmaPjPerByte + c.sramPjPerByte) +
                         laneCycles * c.vectorLane(DType::Fp32) + e.overheadCycles * c.controlCorePjPerCycle;
-    return (chip * c.dynamicScale() + dramBytes * c.dramPjPerByte) * params_.energyScale;
+    // A closed page opens a row for every burst; an open one about once per row streamed.
+    const double activations = dramBytes / (config_.dram.pagePolicy == PagePolicy::Closed ? config_.dma.burstBytes
+                                                                                          : config_.dram.rowBytes);
+    return (chip * c.dynamicScale() + dramBytes * c.dramPjPerByte + activations * c.dramActivatePj) * params_.energyScale;
 }
 
 double CostModel::score(const CostEstimate& e) const {

@@ -27,6 +27,20 @@ struct CostEstimate {
     /// Dynamic energy of the schedule's work at the arch config's energy per action, pJ
     /// (CostModel::energyPj).
     double energyPj = 0;
+
+    /// Adds `other`'s work, run after this one's: every figure summed.
+    CostEstimate& operator+=(const CostEstimate& other) {
+        tensorCycles += other.tensorCycles;
+        vectorCycles += other.vectorCycles;
+        dmaCycles += other.dmaCycles;
+        overheadCycles += other.overheadCycles;
+        totalCycles += other.totalCycles;
+        dramBytes += other.dramBytes;
+        commands += other.commands;
+        for (size_t i = 0; i < kCostFeatures; ++i) features[i] += other.features[i];
+        energyPj += other.energyPj;
+        return *this;
+    }
 };
 
 }  // namespace npusim::compiler

@@ -74,8 +74,9 @@ int fuseGatheredOperands(TileProgram& program, const Graph& graph, const ArchCon
         for (const VectorKernel& k : im2col->kernels) working = std::max(working, vectorFootprint(k.problem, k.schedule, config));
         const bool resident = residentFootprint(graph.value(b.value), config.sram) + sourceBytes + working <= config.sram.sizeBytes;
         const CostModel apartModel(config, model.params(), resident ? std::set<ValueId>{b.value} : std::set<ValueId>{});
-        const double apart = gemm->schedule.estimate.totalCycles + apartModel.estimateTileOp(TileOp(*im2col)).totalCycles;
-        if (!schedule || schedule->estimate.totalCycles >= apart) continue;
+        CostEstimate apart = gemm->schedule.estimate;
+        apart += apartModel.estimateTileOp(TileOp(*im2col));
+        if (!schedule || model.score(schedule->estimate) >= model.score(apart)) continue;
         gemm->problem = std::move(gathered);
         gemm->schedule = *schedule;
         im2col->kernels.clear();

@@ -90,10 +90,10 @@ std::optional<GemmSchedule> searchGemmSchedules(const GemmProblem& p, const Arch
                                                 const std::vector<int64_t>& kBlocks, const std::vector<int64_t>& mBlocks) {
     std::optional<GemmSchedule> best;
     GatherCosts gathers;
+    // The lower bound is of the analytical cycles: it prunes that search alone.
+    const bool pruned = model.params().objective == Objective::Cycles && !model.calibrated();
     forEachGemmSchedule(p, config, kBlocks, mBlocks, [&](GemmSchedule& schedule) {
-        // The lower bound is of the analytical cycles: it prunes that search alone.
-        const bool cycles = model.params().objective == Objective::Cycles && !model.calibrated();
-        if (best && cycles && model.gemmLowerBound(p, schedule) >= best->estimate.totalCycles) return;
+        if (best && pruned && model.gemmLowerBound(p, schedule) >= best->estimate.totalCycles) return;
         schedule.estimate = model.estimateGemm(p, schedule, &gathers);
         if (!best || better(model, schedule.estimate, best->estimate)) best = schedule;
     });

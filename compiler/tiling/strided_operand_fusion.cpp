@@ -107,8 +107,9 @@ int fuseStridedOperands(TileProgram& program, const Graph& graph, const ArchConf
             GemmProblem candidate = p;
             (isA ? candidate.a : candidate.b) = *folded;
             const std::optional<GemmSchedule> schedule = chooseGemmSchedule(candidate, config, model);
-            const double apart = gemm->schedule.estimate.totalCycles + copy->kernels[0].schedule.estimate.totalCycles;
-            if (!schedule || schedule->estimate.totalCycles >= apart) continue;
+            CostEstimate apart = gemm->schedule.estimate;
+            apart += copy->kernels[0].schedule.estimate;
+            if (!schedule || model.score(schedule->estimate) >= model.score(apart)) continue;
             p = std::move(candidate);
             gemm->schedule = *schedule;
             copy->kernels.clear();

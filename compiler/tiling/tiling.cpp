@@ -56,10 +56,11 @@ std::variant<std::vector<VectorKernel>, std::string> scheduleKernels(std::vector
     return kernels;
 }
 
-double estimatedCycles(const std::vector<VectorKernel>& kernels) {
-    double cycles = 0;
-    for (const VectorKernel& kernel : kernels) cycles += kernel.schedule.estimate.totalCycles;
-    return cycles;
+/// The kernels' estimates, one after the other.
+CostEstimate summed(const std::vector<VectorKernel>& kernels) {
+    CostEstimate sum;
+    for (const VectorKernel& kernel : kernels) sum += kernel.schedule.estimate;
+    return sum;
 }
 
 TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const ArchConfig& config,
@@ -73,12 +74,13 @@ TileOp lowerVector(const Graph& graph, const Node& node, uint32_t opId, const Ar
     }
     if (problems.empty()) opError(node, "the NPU has no lowering for this op");
     auto kernels = scheduleKernels(std::move(problems), config, model, fixed);
-    // A window kernel over padded planes replaces the box kernels where the cost model expects it faster.
+    // A window kernel over padded planes replaces the box kernels where the cost model expects it
+    // better by the objective.
     for (VectorProblem& window : windows) {
         auto windowed = scheduleKernels({std::move(window)}, config, model, fixed);
         const auto* chosen = std::get_if<std::vector<VectorKernel>>(&windowed);
         const auto* best = std::get_if<std::vector<VectorKernel>>(&kernels);
-        if (chosen && (!best || estimatedCycles(*chosen) < estimatedCycles(*best))) kernels = std::move(windowed);
+        if (chosen && (!best || model.score(summed(*chosen)) < model.score(summed(*best)))) kernels = std::move(windowed);
     }
     if (const auto* error = std::get_if<std::string>(&kernels)) opError(node, *error);
     return VectorTiles{opId, std::move(std::get<std::vector<VectorKernel>>(kernels)), std::nullopt};

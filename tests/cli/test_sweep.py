@@ -150,6 +150,7 @@ class LocalSweepTest(SweepTestCase):
             return all(a[k] <= b[k] for k in keys) and any(a[k] < b[k] for k in keys)
 
         for model, sets in fronts.items():
+            self.assertEqual(sets["area"], "mm2")
             points = [r for r in table if r["model"] == model]
             for name, keys in costs.items():
                 with self.subTest(model=model, front=name):
@@ -172,7 +173,8 @@ class LocalSweepTest(SweepTestCase):
         connection.close()
         self.ok("sweep-plot", "s.sqlite", "-o", "plots")  # area proxy, no energy front
         fronts = json.loads((self.tmp / "plots" / "pareto.json").read_text())
-        self.assertEqual(list(fronts["mlp"]), ["cycles_area"])
+        self.assertEqual(list(fronts["mlp"]), ["area", "cycles_area"])
+        self.assertEqual(fronts["mlp"]["area"], "proxy")
         out = self.ok("sweep", "spec.json", "--db", "s.sqlite")  # opened to write: the columns are added
         self.assertIn("2 already in s.sqlite", out)
         self.assertEqual([r["energy_pj"] for r in rows(self.tmp / "s.sqlite")], [0, 0])
