@@ -29,6 +29,13 @@ void BankedMemory::bankLoad(uint64_t address, uint64_t rows, uint64_t rowBytes, 
         addRow(address, rowBytes, 1);
         return;
     }
+    // Rows at most a bank word apart (a strided burst's elements) leave no word between the
+    // first's start and the last's end untouched, and one access reads each word once, however
+    // many of its bytes it takes.
+    if (stride <= config_.bankWidthBytes) {
+        addRow(address, (rows - 1) * stride + rowBytes, 1);
+        return;
+    }
     // A row's banks depend only on its start modulo the interleave period, which repeats
     // every `cycle` rows: count those rows once, weighted by how often each recurs.
     const uint64_t period = uint64_t{config_.banks} * config_.bankWidthBytes;

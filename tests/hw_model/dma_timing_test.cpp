@@ -134,6 +134,26 @@ TEST_F(UnitTiming, AStridedRowGathersInBurstsOfItsSpan) {
     EXPECT_EQ(elementwise, 101u);
 }
 
+TEST_F(UnitTiming, AStridedOnchipReadTakesEachBankWordOnce) {
+    std::vector<int8_t> data(64);
+    std::iota(data.begin(), data.end(), -32);
+    std::vector<int8_t> even(32);
+    for (size_t i = 0; i < even.size(); ++i) even[i] = data[2 * i];
+    uint64_t cycles = 0;
+    harness.run([&] {
+        harness.write(Memory::Sram, 0x800, bytesOf(data));
+        // Every other int8 element of 64 bytes in SRAM (an im2col tap of a stride-2
+        // convolution), moved on chip into 32 contiguous bytes.
+        isa::Command move = dma(isa::Opcode::DmaLoad, 0x800, 0, 1, 32);
+        cycles = harness.execute({move.set(Field::OnchipMove, 1).set(Field::ElemBytes, 1).set(Field::ElemStride, 2)});
+    });
+    EXPECT_EQ(valuesOf<int8_t>(harness.read(Memory::Sram, 0, 32)), even);
+    // One burst: its 32 elements lie in the 4 bank words (16 B each, 4 banks) of their 63 B
+    // span, each read once in cycle 0, not a word per element (8 cycles in each bank); the 32 B
+    // land in 2 banks in cycle 1: done at 2.
+    EXPECT_EQ(cycles, 2u);
+}
+
 TEST_F(UnitTiming, ALoadRepeatingOneRowReadsItOnce) {
     std::vector<int32_t> data(16);
     std::iota(data.begin(), data.end(), 5);
