@@ -293,12 +293,13 @@ bool vectorSupports(VectorOp op, DType dtype, DType out) {
         case VectorOp::Requantize: return dtype == DType::Int32 && quantised;
         case VectorOp::Dequantize: return integerIn && out == DType::Fp32;
         case VectorOp::Fill: return out == dtype && dtypeSize(dtype) <= 4;
+        // Order alone: int8 and uint8 values compare as they are, nothing to widen.
         case VectorOp::Copy:
+        case VectorOp::Max:
+        case VectorOp::Min: return out == dtype && (dtype == DType::Fp32 || dtype == DType::Int32 || dtype == DType::Int8 || dtype == DType::UInt8);
         case VectorOp::Add:
         case VectorOp::Sub:
         case VectorOp::Mul:
-        case VectorOp::Max:
-        case VectorOp::Min:
         case VectorOp::Relu:
         case VectorOp::Clip:
         case VectorOp::ReduceSum:

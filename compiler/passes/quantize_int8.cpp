@@ -10,8 +10,8 @@
 // The calibrated ranges: activation_ranges.cpp.
 //
 // The rewrite keeps results int8 between quantised ops: a quantised op's result is stored int8
-// and its int8 readers (quantised ops, and reshapes and transposes, which move it unchanged)
-// take it as it is; a Relu, or a Clip from 0, that alone reads it is absorbed into its range
+// and its int8 readers (quantised ops, reshapes and transposes, which move it unchanged, and max
+// pools, which pick among its values by order) take it as it is; a Relu, or a Clip from 0, that alone reads it is absorbed into its range
 // (zero point -128 holds no negative value). Only fp32 readers read it through a
 // DequantizeLinear. A value an fp32 op computes and both a quantised op and fp32 ops read (a
 // residual block's sum) is quantised once, and its fp32 readers take the dequantised int8
@@ -45,8 +45,12 @@ constexpr int64_t kOnnxFloat = 1;
 /// range, an op moving int8 values unchanged, or an fp32 op as before.
 enum class Role { Fp32, Gemm, Absorbed, Passthrough };
 
-bool movesUnchanged(OpKind kind) {
-    switch (kind) {
+/// Whether the op computes on int8 values as it does on the fp32 values they stand for: it moves
+/// them unchanged, or (a max pool without indices) picks among them by order, which quantising
+/// keeps.
+bool movesUnchanged(const Node& node) {
+    if (node.kind == OpKind::MaxPool) return node.outputs.size() == 1;
+    switch (node.kind) {
         case OpKind::Reshape:
         case OpKind::Flatten:
         case OpKind::Squeeze:
@@ -237,7 +241,7 @@ void Quantizer::decideRoles() {
             continue;
         }
         const ValueId in = node.inputs.empty() ? kNoValue : node.inputs[0];
-        if (in != kNoValue && int8.contains(in) && movesUnchanged(node.kind)) {
+        if (in != kNoValue && int8.contains(in) && movesUnchanged(node)) {
             roles_[n] = Role::Passthrough;
             int8.insert(node.outputs.begin(), node.outputs.end());
         }
@@ -276,7 +280,7 @@ std::optional<size_t> Quantizer::absorbingGemm(const Node& node, size_t n) const
             const bool int8Reader = std::any_of(readers_[out].begin(), readers_[out].end(), [&](const auto& reader) {
                 const Node& next = graph_.nodes[reader.first];
                 if (keptWide(next)) return false;
-                if (movesUnchanged(next.kind)) return reader.second == 0;
+                if (movesUnchanged(next)) return reader.second == 0;
                 const std::vector<size_t> slots = dataSlots(graph_, next);
                 return quantizable(graph_, next) && std::find(slots.begin(), slots.end(), reader.second) != slots.end();
             });

@@ -116,10 +116,12 @@ uint32_t VectorBuilder::widened(uint32_t buffer) {
 uint32_t VectorBuilder::step(isa::VectorOp op, uint32_t dst, uint32_t src0,
                              std::optional<uint32_t> src1, std::optional<uint32_t> imm,
                              uint32_t imm2) {
-    // int8, uint8 and bool are computed in int32, fp16 and bf16 in fp32: narrow operands are
-    // widened, and a result of their type is wide too (the kernel narrows what it stores).
+    // int8, uint8 and bool are computed in int32, fp16 and bf16 in fp32 (but where the unit
+    // takes them as they are: a max of two int8 values): narrow operands are widened, and a
+    // result of their type is wide too (the kernel narrows what it stores).
     const DType wide = wideType(dtypeOf(src0));
-    if (wide != dtypeOf(src0) && !isa::vectorSupports(op, dtypeOf(src0), dtypeOf(dst))) {
+    const bool wideOperand = src1 && dtypeOf(*src1) == wide;
+    if (wide != dtypeOf(src0) && (wideOperand || !isa::vectorSupports(op, dtypeOf(src0), dtypeOf(dst)))) {
         const DType wideOut = dtypeOf(dst) == dtypeOf(src0) ? wide : dtypeOf(dst);
         if (isa::vectorSupports(op, wide, wideOut)) {
             src0 = widened(src0);

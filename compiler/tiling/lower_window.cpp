@@ -63,6 +63,7 @@ struct WindowLayout {
 /// cannot hold the planes.
 struct WindowFrame {
     Shape dims;
+    DType dtype = DType::Fp32;  ///< X's, which the plane holds
     int colDims = 0;
     PlaneLayout plane;  ///< where each row's plane of X lands
     TensorView rows;    ///< X's row dims, [N, C]
@@ -75,8 +76,8 @@ struct WindowFrame {
 /// A plane buffer's width, widened to an odd number of SRAM bank widths: a window command's
 /// rows are block rows, a width apart, and at a power-of-two pitch they would all start in the
 /// few banks the pitch reaches and wait on each other; at an odd pitch they start in every bank.
-int64_t conflictFreeWidth(int64_t width, const MemoryConfig& sram) {
-    const auto chunk = static_cast<int64_t>(sram.bankWidthBytes) / static_cast<int64_t>(dtypeSize(DType::Fp32));
+int64_t conflictFreeWidth(int64_t width, DType dtype, const MemoryConfig& sram) {
+    const auto chunk = static_cast<int64_t>(sram.bankWidthBytes) / static_cast<int64_t>(dtypeSize(dtype));
     if (chunk == 0 || sram.banks < 2) return width;
     const int64_t chunks = ceilDiv(width, chunk);
     return (chunks % 2 == 0 ? chunks + 1 : chunks) * chunk;
@@ -84,17 +85,18 @@ int64_t conflictFreeWidth(int64_t width, const MemoryConfig& sram) {
 
 /// `outputRows`: whether to offer the layout whose command rows are output rows (only for
 /// kernels without one value per block row, which such rows would not line up with).
-std::optional<WindowFrame> windowFrame(const Shape& x, const ops::WindowGeometry& g, uint32_t padBits, bool outputRows,
-                                       const MemoryConfig& sram) {
+std::optional<WindowFrame> windowFrame(const Shape& x, DType dtype, const ops::WindowGeometry& g, uint32_t padBits,
+                                       bool outputRows, const MemoryConfig& sram) {
     const std::optional<PaddedPlane> padded = paddedPlane(g);
     const size_t spatial = g.input.size();
     if (!padded || spatial == 0) return std::nullopt;
     WindowFrame f;
+    f.dtype = dtype;
     f.dims = {x[0], x[1]};
     f.dims.insert(f.dims.end(), g.output.begin(), g.output.end());
     f.colDims = static_cast<int>(spatial);
     const int64_t outputPlane = elementCount(g.output);
-    const int64_t width = conflictFreeWidth(padded->size, sram);
+    const int64_t width = conflictFreeWidth(padded->size, dtype, sram);
     if (x[0] * x[1] > kMaxVectorField || width > kMaxVectorField || outputPlane > kMaxVectorField) return std::nullopt;
 
     const std::vector<int64_t> in = ops::rowMajorStrides(x);
@@ -149,7 +151,7 @@ VectorBuilder frameBuilder(uint32_t opId, std::string name, const WindowFrame& f
     VectorBuilder b(opId, std::move(name), f.dims, f.colDims);
     TensorView rows = f.rows;
     rows.value = x;
-    plane = b.loadPlane(rows, DType::Fp32, f.plane, layout.width);
+    plane = b.loadPlane(rows, f.dtype, f.plane, layout.width);
     return b;
 }
 
@@ -203,7 +205,7 @@ std::vector<VectorProblem> depthwiseWindows(const Graph& graph, const Node& node
     const ops::ConvShape conv = ops::convShape(node, x.shape, w.shape);
     if (conv.outChannels != conv.group) return {};  // a channel multiplier: the box kernels
     // Its weights and bias are one value per block row (channel).
-    std::optional<WindowFrame> f = windowFrame(x.shape, conv.window, 0, false, sram);
+    std::optional<WindowFrame> f = windowFrame(x.shape, DType::Fp32, conv.window, 0, false, sram);
     if (!f) return {};
     std::vector<VectorProblem> problems;
     for (const WindowLayout& layout : f->layouts) problems.push_back(depthwiseWindow(graph, node, opId, *f, layout));
@@ -212,11 +214,13 @@ std::vector<VectorProblem> depthwiseWindows(const Graph& graph, const Node& node
 
 std::vector<VectorProblem> poolWindows(const Graph& graph, const Node& node, uint32_t opId, const MemoryConfig& sram) {
     const Value& x = graph.value(node.inputs[0]);
-    if (x.dtype != DType::Fp32 || x.shape.size() < 3) return {};
+    const bool max = node.kind == OpKind::MaxPool;
+    // A max of int8 or uint8 values is taken as they are (the vector unit orders them).
+    const bool narrow = max && (x.dtype == DType::Int8 || x.dtype == DType::UInt8);
+    if ((x.dtype != DType::Fp32 && !narrow) || x.shape.size() < 3) return {};
     const Shape spatial(x.shape.begin() + 2, x.shape.end());
     const ops::WindowGeometry g =
         ops::windowGeometry(node, spatial, ops::intListAttr(node, "kernel_shape"), node.intAttr("ceil_mode", 0) != 0);
-    const bool max = node.kind == OpKind::MaxPool;
     if (!max) {
         // An average over a constant count: no padding, or padding that counts and no window
         // reaching past it (ceil_mode's last windows).
@@ -228,8 +232,14 @@ std::vector<VectorProblem> poolWindows(const Graph& graph, const Node& node, uin
             if (reach > g.padBegin[i] + g.input[i] + g.padEnd[i]) return {};
         }
     }
-    const std::optional<WindowFrame> f =
-        windowFrame(x.shape, g, max ? fp32Bits(-std::numeric_limits<float>::infinity()) : 0, true, sram);
+    // Padding never wins a max: the type's least value (-inf, -128 or 0).
+    uint32_t padBits = 0;
+    if (x.dtype == DType::Int8) {
+        padBits = static_cast<uint8_t>(std::numeric_limits<int8_t>::min());
+    } else if (max && x.dtype == DType::Fp32) {
+        padBits = fp32Bits(-std::numeric_limits<float>::infinity());
+    }
+    const std::optional<WindowFrame> f = windowFrame(x.shape, x.dtype, g, padBits, true, sram);
     if (!f) return {};
     std::vector<VectorProblem> problems;
     for (const WindowLayout& layout : f->layouts) {

@@ -97,10 +97,22 @@ bool isBinary(VectorOp op) {
            op == VectorOp::Max || op == VectorOp::Min || op == VectorOp::Less || op == VectorOp::Equal;
 }
 
-/// Same-type elementwise ops and reductions over T (float or int32_t).
+/// An immediate as a T: its bits for a 32-bit type, its low bits (two's complement) for a
+/// narrower one.
+template <class T>
+T immediateAs(uint32_t bits) {
+    if constexpr (sizeof(T) == sizeof(uint32_t)) {
+        return std::bit_cast<T>(bits);
+    } else {
+        return static_cast<T>(bits);
+    }
+}
+
+/// Same-type elementwise ops and reductions over T (float, int32_t, or int8_t and uint8_t for
+/// the ops that only order values).
 template <class T>
 void sameType(const VectorBlock& b) {
-    const T immediate = std::bit_cast<T>(b.immediate), immediate2 = std::bit_cast<T>(b.immediate2);
+    const T immediate = immediateAs<T>(b.immediate), immediate2 = immediateAs<T>(b.immediate2);
     auto operand1 = [&](uint32_t r, uint32_t c) -> T {
         switch (b.mode) {
             case isa::Operand1Mode::Full: return load<T>(b.src1, static_cast<size_t>(r) * b.cols + c);
@@ -216,8 +228,12 @@ void computeVectorBlock(const VectorBlock& block) {
         sameType<float>(block);
     } else if (block.dtype == DType::Int32) {
         sameType<int32_t>(block);
+    } else if (block.dtype == DType::Int8) {
+        sameType<int8_t>(block);  // copy, max and min only (isa::vectorSupports)
+    } else if (block.dtype == DType::UInt8) {
+        sameType<uint8_t>(block);
     } else {
-        throw std::logic_error("vector unit: dtype must be fp32 or int32");
+        throw std::logic_error("vector unit: dtype must be fp32, int32, int8 or uint8");
     }
 }
 

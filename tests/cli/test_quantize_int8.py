@@ -2,8 +2,8 @@
 """int8 post-training quantisation: `--precision int8 --calibrate-inputs DIR` quantises a float
 model's GEMMs and convolutions from activation ranges measured on calibration samples (weights per
 output channel), runs them as integer GEMMs whose requantisation is their epilogue, and computes
-exactly what a numpy reference of the same scales computes. Overrides keep ops fp32; int8 without
-calibration samples is refused in one line."""
+exactly what a numpy reference of the same scales computes. A max pool takes int8 values as they
+are. Overrides keep ops fp32; int8 without calibration samples is refused in one line."""
 import json
 import re
 import unittest
@@ -158,6 +158,39 @@ class QuantizeInt8Test(NpusimTestCase):
         out = self.ok("run", "block.onnx", "--precision", "int8", "--calibrate-inputs", "cal", "--check")
         self.assertIn("check against the compiled int8 program: passed (max abs error 0,", out)
         self.assertGreater(float(re.search(r"cosine ([0-9.]+)", out).group(1)), 0.99)
+
+    def test_a_max_pool_takes_int8_values_as_they_are(self):
+        # x -> stem (conv, relu) -> max pool 3x3 stride 2 -> conv_a, + pool (a residual add):
+        # the pool picks among the stem's int8 results (quantising keeps their order), so the
+        # stem stores int8 and nothing is quantised after the pool; the add reads the pool
+        # dequantised.
+        rng = np.random.RandomState(5)
+        weights = [numpy_helper.from_array((rng.randn(8, c, 3, 3) * 0.3).astype(np.float32), name)
+                   for name, c in (("stem.w", 3), ("conv_a.w", 8))]
+        nodes = [helper.make_node("Conv", ["x", "stem.w"], ["c0"], name="stem", pads=[1, 1, 1, 1]),
+                 helper.make_node("Relu", ["c0"], ["r0"], name="relu"),
+                 helper.make_node("MaxPool", ["r0"], ["p"], name="pool", kernel_shape=[3, 3], strides=[2, 2],
+                                  pads=[1, 1, 1, 1]),
+                 helper.make_node("Conv", ["p", "conv_a.w"], ["c1"], name="conv_a", pads=[1, 1, 1, 1]),
+                 helper.make_node("Add", ["c1", "p"], ["y"], name="add")]
+        graph = helper.make_graph(nodes, "stem", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 20, 20])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 10, 10])], weights)
+        save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "stem.onnx"))
+        for i in range(3):
+            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
+            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", rng.randn(1, 3, 20, 20).astype(np.float32))
+        args = ["stem.onnx", "--precision", "int8", "--calibrate-inputs", "cal"]
+        ir = self.ok("compile", *args, "--emit", "graph")
+        self.assertRegex(ir, r"= MaxPool\(%stem\.\S+\)")  # the stem's int8 result
+        self.assertEqual(re.findall(r"= QuantizeLinear\(%(p|r0)[,.]", ir), [])
+        self.assertRegex(ir, r"= DequantizeLinear\(%pool\.int8\S*, ")
+        mapping = self.ok("compile", *args, "--mapping")
+        self.assertRegex(mapping, r"pool\.int8 +MaxPool +int8 +vector unit")
+        self.assertRegex(mapping, r"stem\S* +MatMulInteger .*epilogue requantize")
+        for preset in ("edge", "server"):
+            out = self.ok("run", *args, "--arch", preset, "--check")
+            self.assertIn("check against the compiled int8 program: passed (max abs error 0,", out)
+            self.assertGreater(float(re.search(r"cosine ([0-9.]+)", out).group(1)), 0.99)
 
     def test_an_override_keeps_an_op_fp32(self):
         self.two_layer_model()

@@ -215,6 +215,22 @@ TEST(VectorBuilder, ComputesNarrowIntegersInInt32) {
     EXPECT_EQ(p.steps[3].op, VectorOp::Max);
 }
 
+TEST(VectorBuilder, OrdersNarrowIntegersAsTheyAreUnlessTheOtherOperandIsWide) {
+    VectorBuilder b(0, "int8 max", {4, 8}, 1);
+    const uint32_t x = b.load({1, 0, {8, 1}}, DType::Int8);
+    const uint32_t y = b.load({2, 0, {8, 1}}, DType::Int8);
+    const uint32_t m = b.binary(VectorOp::Max, x, y);
+    EXPECT_EQ(b.dtypeOf(m), DType::Int8);
+    const uint32_t sum = b.binary(VectorOp::Add, x, y);
+    EXPECT_EQ(b.dtypeOf(b.binary(VectorOp::Max, m, sum)), DType::Int32);
+    const VectorProblem p = b.finish();
+    ASSERT_EQ(p.steps.size(), 6u);  // max; widen x, y; add; widen m; max
+    EXPECT_EQ(p.steps[0].op, VectorOp::Max);
+    EXPECT_EQ(p.buffers[p.steps[0].dst].dtype, DType::Int8);
+    EXPECT_EQ(p.steps[4].op, VectorOp::Cast);
+    EXPECT_EQ(p.steps[5].op, VectorOp::Max);
+}
+
 TEST(VectorBuilder, ComputesSixteenBitFloatsInFp32) {
     VectorBuilder b(0, "fp16 max", {2, 8}, 1);
     const uint32_t m = b.binary(VectorOp::Max, b.load({1, 0, {8, 1}}, DType::Fp16), b.load({2, 0, {8, 1}}, DType::Fp16));

@@ -1,5 +1,6 @@
 // The vector ALU's functions against their definitions: elementwise math, broadcasting,
-// reductions, casts and (de)quantisation with ties-to-even rounding and saturation.
+// reductions, casts and (de)quantisation with ties-to-even rounding and saturation, and the
+// order-only ops on int8 and uint8.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -173,6 +174,23 @@ TEST(VectorAlu, SupportedTypePairs) {
     EXPECT_FALSE(isa::vectorSupports(VectorOp::Quantize, DType::Int32, DType::Int8));
     EXPECT_TRUE(isa::vectorSupports(VectorOp::Dequantize, DType::Int8, DType::Fp32));
     EXPECT_FALSE(isa::vectorSupports(VectorOp::Relu, DType::Int8, DType::Int8));
+    EXPECT_FALSE(isa::vectorSupports(VectorOp::Add, DType::Int8, DType::Int8));
+    EXPECT_TRUE(isa::vectorSupports(VectorOp::Max, DType::Int8, DType::Int8));
+    EXPECT_FALSE(isa::vectorSupports(VectorOp::Max, DType::Int8, DType::Int32));
+}
+
+TEST(VectorAlu, NarrowIntegersAreOrderedAsTheyAre) {
+    // A max pool of int8 values: signed order, the immediate's low byte an int8.
+    const std::vector<int8_t> a{-128, -3, 5, 127}, b{-127, -4, 5, -128};
+    EXPECT_EQ(run<int8_t>(VectorOp::Max, DType::Int8, DType::Int8, 1, 4, a, b, isa::Operand1Mode::Full),
+              (std::vector<int8_t>{-127, -3, 5, 127}));
+    EXPECT_EQ(run<int8_t>(VectorOp::Min, DType::Int8, DType::Int8, 1, 4, a, {}, isa::Operand1Mode::Immediate, bits(int32_t{-3})),
+              (std::vector<int8_t>{-128, -3, -3, -3}));
+    EXPECT_EQ(run<int8_t>(VectorOp::Copy, DType::Int8, DType::Int8, 2, 2, a), a);
+    // uint8: unsigned order.
+    EXPECT_EQ(run<uint8_t>(VectorOp::Max, DType::UInt8, DType::UInt8, 1, 3, std::vector<uint8_t>{0, 200, 7},
+                           std::vector<uint8_t>{255, 100, 7}, isa::Operand1Mode::Full),
+              (std::vector<uint8_t>{255, 200, 7}));
 }
 
 }  // namespace
