@@ -35,7 +35,10 @@ std::optional<BiasMode> vectorMode(const VectorProblem& p, const VectorLoad& vec
     const int64_t elements = elementCount(graph.value(vector.view.value).shape);
     const std::vector<int64_t>& strides = vector.view.strides;
     const BufferExtent extent = p.buffers[vector.buffer].extent;
-    if (extent == BufferExtent::Row && p.colDims == 1 && p.cols() == gemm.n && strides.back() == 1 && elements == gemm.n) {
+    // A kernel of one row (a GEMM of one result row: a batch-1 classifier, a decode step)
+    // loads what it broadcasts over its rows as a block.
+    const bool row = extent == BufferExtent::Row || (extent == BufferExtent::Block && p.rows() == 1);
+    if (row && p.colDims == 1 && p.cols() == gemm.n && strides.back() == 1 && elements == gemm.n) {
         return BiasMode::Row;
     }
     const bool walksRows = std::all_of(strides.begin() + 1, strides.end(), [](int64_t s) { return s == 0; });

@@ -105,6 +105,26 @@ class QuantizeInt8Test(NpusimTestCase):
         self.assertIn("%fc1.w_int8 = constant int8[64,48]", graph)
         self.assertNotIn("Clip", graph)  # absorbed into the range of fc1's int8 results
 
+    def test_a_batch_1_classifier_head_rescales_in_its_gemm_epilogue(self):
+        # A torchvision head: Gemm(x[1, 64], W[10, 64]^T) + b, the graph's output. One result
+        # row: the bias and the per-class rescale are broadcast over a kernel of one row, and
+        # still become the GEMM's row bias and dequantize step (no vector op after it).
+        rng = np.random.RandomState(2)
+        weights = [numpy_helper.from_array(rng.randn(10, 64).astype(np.float32), "w"),
+                   numpy_helper.from_array(rng.randn(10).astype(np.float32), "b")]
+        graph = helper.make_graph([helper.make_node("Gemm", ["x", "w", "b"], ["y"], name="fc", transB=1)], "head",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], weights)
+        save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "head.onnx"))
+        for i in range(3):
+            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
+            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", rng.randn(1, 64).astype(np.float32))
+        args = ["head.onnx", "--precision", "int8", "--calibrate-inputs", "cal"]
+        tile = self.ok("compile", *args, "--emit", "tile")
+        self.assertRegex(tile, r"tile\.gemm @fc\.product .* m=1 n=10 .*bias=row .*epilogue=dequantize\(%fc\.multiplier\S* row\) -> %y")
+        self.assertNotRegex(tile, r"tile\.vector @fc\.")
+        self.assertIn("check against the compiled int8 program: passed (max abs error 0,", self.ok("run", *args, "--check"))
+
     def test_convolutions_run_int8_and_match_their_program(self):
         (self.tmp / "cal").mkdir()
         for i in range(3):
