@@ -171,6 +171,9 @@ double CostModel::gemmLowerBound(const GemmProblem& p, const GemmSchedule& s) co
     return array + commandOverheadCycles(static_cast<uint64_t>(commands));
 }
 
+/// The last burst's SRAM read and write, after a move's issue.
+constexpr double kMoveAccessCycles = 2;
+
 GatherBlockCost CostModel::gatherBlockCost(const GemmProblem& p, const GemmBlock& block) const {
     // On-chip moves (from a resident source) take the engine's burst issue, not DRAM.
     const uint64_t elem = dtypeSize(p.operandType);
@@ -184,7 +187,8 @@ GatherBlockCost CostModel::gatherBlockCost(const GemmProblem& p, const GemmBlock
             move.dramPlaneStride = g.rowInStride;
             move.rowElements = g.length;
             move.elementStride = g.runInStride;
-            cost.moves += moveCycles(move, elem);
+            // The block's moves run back to back: the last one's SRAM access once (below).
+            cost.moves += moveIssueCycles(move, elem);
             return;
         }
         const auto elements = static_cast<uint64_t>(g.rows * g.length);
@@ -198,6 +202,7 @@ GatherBlockCost CostModel::gatherBlockCost(const GemmProblem& p, const GemmBlock
         }
         cost.bytes += elements * elem;
     });
+    if (cost.moves > 0) cost.moves += kMoveAccessCycles;
     return cost;
 }
 
@@ -407,6 +412,10 @@ double CostModel::transferCycles(const BlockTransfer& t, uint64_t elementBytes) 
 }
 
 double CostModel::moveCycles(const BlockTransfer& t, uint64_t elementBytes) const {
+    return kMoveAccessCycles + moveIssueCycles(t, elementBytes);
+}
+
+double CostModel::moveIssueCycles(const BlockTransfer& t, uint64_t elementBytes) const {
     // Bursts cover runs of the resident tensor's layout, as in DRAM; the channels each issue a
     // burst per cycle, and a burst reads and writes SRAM.
     const bool rowsAdjacent = t.rows == 1 || t.dramRowStride == t.rowElements;
@@ -426,8 +435,7 @@ double CostModel::moveCycles(const BlockTransfer& t, uint64_t elementBytes) cons
     } else {
         bursts = static_cast<double>(t.planes * t.rows) * std::ceil(rowBytes / burst);
     }
-    constexpr double kAccessCycles = 2;  // the last burst's read and write
-    return kAccessCycles + bursts * params_.burstCycles / config_.dma.channels;
+    return bursts * params_.burstCycles / config_.dma.channels;
 }
 
 double CostModel::indexedCycles(const BlockTransfer& t, uint64_t elementBytes, uint64_t indexBytes, bool onChip) const {

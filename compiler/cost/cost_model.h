@@ -115,8 +115,12 @@ public:
                             uint64_t rowStrideBytes) const;
     /// One DMA transfer of a vector block, between DRAM and SRAM.
     double transferCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
-    /// One DMA transfer of a vector block within SRAM: its bursts, issued by the DMA channels.
+    /// One DMA transfer of a vector block within SRAM: its bursts, issued by the DMA channels,
+    /// and the last one's SRAM read and write.
     double moveCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
+    /// The burst issue of a transfer within SRAM alone: transfers the engine runs back to back
+    /// overlap each one's last SRAM access with the next one's bursts.
+    double moveIssueCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
     /// One indexed load of a vector block (transfer.firstIndex): its index list of
     /// `indexBytes` elements, which its rows wait for, then each row a run of its own, from
     /// DRAM or, for a resident table, within SRAM.
