@@ -258,16 +258,18 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
         const uint64_t stride = packed ? rowBytes : static_cast<uint64_t>(storedRowStride(operand, rows, cols, col0)) * elem;
         return dmaCycles(static_cast<uint64_t>(blockRows), rowBytes, stride);
     };
-    SlotCache biasSlots(slots), operandSlots(slots);
-    const EpilogueStep* operandStep = epilogueOperandStep(p);
+    SlotCache biasSlots(slots);
+    const std::vector<const EpilogueStep*> operandSteps = epilogueOperandSteps(p);
+    std::vector<SlotCache> operandSlots(operandSteps.size(), SlotCache(slots));
     double tensorBytes = 0;
     uint64_t macs = 0;
-    // The part of a bias-like vector a block reads, loaded by the store engine after the array.
-    const auto vectorLoad = [&](BiasMode mode, const GemmBlock& block, StageTimes& t) {
+    // The part of a bias-like vector a block reads (elements of `bytes`), loaded by the store
+    // engine after the array.
+    const auto vectorLoad = [&](BiasMode mode, const GemmBlock& block, StageTimes& t, uint64_t bytes = 4) {
         const BiasExtent part = gemmBiasExtent(mode, block);
-        const auto row = static_cast<uint64_t>(part.rowElements) * 4;
+        const auto row = static_cast<uint64_t>(part.rowElements) * bytes;
         t.stores += dmaCycles(static_cast<uint64_t>(part.rows), row, part.rowElements == p.n ? row : 0);
-        e.dramBytes += static_cast<uint64_t>(part.rows * part.rowElements) * 4;
+        e.dramBytes += static_cast<uint64_t>(part.rows * part.rowElements) * bytes;
         ++e.commands;
     };
     SlotFills bFills(static_cast<size_t>(slots));
@@ -353,8 +355,15 @@ CostEstimate CostModel::estimateGemm(const GemmProblem& p, const GemmSchedule& s
                 ++e.commands;
                 if (biasSlots.use(gemmKeyBias(p.biasMode, block)).load) vectorLoad(p.biasMode, block, t);
             }
-            if (operandStep && operandSlots.use(gemmKeyBias(operandStep->operandMode, block)).load) {
-                vectorLoad(operandStep->operandMode, block, t);
+            for (size_t i = 0; i < operandSteps.size(); ++i) {
+                const EpilogueStep& step = *operandSteps[i];
+                if (!operandSlots[i].use(gemmKeyBias(step.operandMode, block)).load) continue;
+                vectorLoad(step.operandMode, block, t, dtypeSize(step.operandType));
+                if (step.operandType != DType::Fp32) {  // dequantised where it lands
+                    const BiasExtent part = gemmBiasExtent(step.operandMode, block);
+                    t.epilogue += vectorCycles(isa::VectorOp::Dequantize, part.rows * part.rowElements);
+                    ++e.commands;
+                }
             }
             if (epilogueResult(p) != p.outputType) {  // rounded to the stored type in place
                 t.epilogue += vectorCycles(isa::VectorOp::Cast, elements);

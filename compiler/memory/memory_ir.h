@@ -84,7 +84,9 @@ struct OnchipBuffer {
 
 /// The buffers an op uses, by role; each role has one or two slots.
 struct OpBuffers {
-    std::vector<uint32_t> a, b, bias, operand, accumulator;
+    std::vector<uint32_t> a, b, bias, accumulator;
+    /// Per GEMM epilogue step with an operand, in order, its slots.
+    std::vector<std::vector<uint32_t>> operands;
     /// Vector kernels: per kernel, per buffer of its problem, the slot ids.
     std::vector<std::vector<std::vector<uint32_t>>> vector;
     /// Row pitch in elements of the A and B slots (may exceed the block to avoid bank conflicts).

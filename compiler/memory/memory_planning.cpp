@@ -192,8 +192,9 @@ std::vector<uint64_t> Planner::allocateOpBuffers(MemoryPlan& plan) const {
             roles.a = allocate.slots(AddressSpace::Sram, "a", f.aSlot, f.slots, sramAlign);
             roles.b = allocate.slots(AddressSpace::Sram, "b", f.bSlot, f.slots, sramAlign);
             if (f.biasSlot) roles.bias = allocate.slots(AddressSpace::Sram, "bias", f.biasSlot, f.slots, sramAlign);
-            if (f.operandSlot) {
-                roles.operand = allocate.slots(AddressSpace::Sram, "operand", f.operandSlot, f.slots, sramAlign);
+            for (size_t i = 0; i < f.operandSlots.size(); ++i) {
+                roles.operands.push_back(allocate.slots(AddressSpace::Sram, i == 0 ? "operand" : "operand" + std::to_string(i),
+                                                        f.operandSlots[i], f.slots, sramAlign));
             }
             roles.accumulator = allocate.slots(AddressSpace::Accumulator, "acc", f.accumulatorSlot,
                                                f.slots, accAlign);

@@ -26,8 +26,9 @@ public:
           aSlots_(static_cast<int>(roles_.a.size())),
           bSlots_(static_cast<int>(roles_.b.size())),
           bFills_(roles_.b.size()),
-          biasSlots_(static_cast<int>(roles_.bias.size())),
-          operandSlots_(static_cast<int>(roles_.operand.size())) {}
+          biasSlots_(static_cast<int>(roles_.bias.size())) {
+        for (const std::vector<uint32_t>& slots : roles_.operands) operandSlots_.emplace_back(static_cast<int>(slots.size()));
+    }
 
     void run() {
         std::vector<GemmBlock> blocks;
@@ -322,6 +323,7 @@ private:
             emit(vectorCommand(scale, p_.opId, tile_), {{bufferResource(acc), true}});
         }
         if (p_.bias != kNoValue && !gemmBiasInAccumulator(p_)) addBias(block);
+        size_t operandIndex = 0;
         for (const EpilogueStep& step : p_.epilogue) {
             VectorSpec v = onAccumulator(block);
             v.op = step.op;
@@ -334,7 +336,7 @@ private:
             }
             std::vector<Access> accesses = {{bufferResource(acc), true}};
             if (step.operand != kNoValue) {
-                const uint32_t slot = vectorSlot(operandSlots_, roles_.operand, step.operand, step.operandMode, block);
+                const uint32_t slot = operandSlot(step, operandIndex++, block);
                 readSlot(v, slot, step.operandMode, block);
                 accesses.push_back({bufferResource(slot), false});
             }
@@ -379,6 +381,38 @@ private:
         return slot;
     }
 
+    /// The slot holding the block's part of the `index`th operand step's operand as fp32: a
+    /// narrower operand is loaded into the slot's tail and dequantised over the slot, each
+    /// element written at or before the bytes of those still to be read.
+    uint32_t operandSlot(const EpilogueStep& step, size_t index, const GemmBlock& block) {
+        const SlotCache::Use use = operandSlots_[index].use(gemmKeyBias(step.operandMode, block));
+        const uint32_t slot = roles_.operands[index][static_cast<size_t>(use.slot)];
+        if (!use.load) return slot;
+        if (step.operandType == DType::Fp32) {
+            loadVector(block, slot, step.operand, step.operandMode);
+            return slot;
+        }
+        const BiasExtent extent = gemmBiasExtent(step.operandMode, block);
+        const auto elements = static_cast<uint64_t>(extent.rows * extent.rowElements);
+        const uint64_t narrow = dtypeSize(step.operandType);
+        const uint64_t tail = buffer(slot).offset + elements * (4 - narrow);
+        loadVector(block, slot, step.operand, step.operandMode, narrow, tail);
+        VectorSpec dequantize;
+        dequantize.op = isa::VectorOp::Dequantize;
+        dequantize.dtype = step.operandType;
+        dequantize.outDType = DType::Fp32;
+        dequantize.mode = isa::Operand1Mode::Immediate;
+        dequantize.immediate = std::bit_cast<uint32_t>(step.operandScale);
+        dequantize.immediate2 = static_cast<uint32_t>(step.operandZeroPoint);
+        dequantize.src0 = tail;
+        dequantize.dst = buffer(slot).offset;
+        dequantize.rows = static_cast<uint64_t>(extent.rows);
+        dequantize.cols = static_cast<uint64_t>(extent.rowElements);
+        dequantize.dstStride = dequantize.src0Stride = dequantize.cols;
+        emit(vectorCommand(dequantize, p_.opId, tile_), {{bufferResource(slot), true}});
+        return slot;
+    }
+
     /// Adds the block's part of the bias, loaded (and scaled by beta) unless a slot holds it.
     void addBias(const GemmBlock& block) {
         const uint32_t slot = vectorSlot(biasSlots_, roles_.bias, p_.bias, p_.biasMode, block);
@@ -389,21 +423,24 @@ private:
              {{bufferResource(accumulator()), true}, {bufferResource(slot), false}});
     }
 
-    void loadVector(const GemmBlock& block, uint32_t slot, ValueId value, BiasMode mode) {
+    /// Loads the block's part of `value` (elements of `elementBytes`) into `slot`, at
+    /// `onchipAddress` when not the slot's start.
+    void loadVector(const GemmBlock& block, uint32_t slot, ValueId value, BiasMode mode, uint64_t elementBytes = 4,
+                    std::optional<uint64_t> onchipAddress = std::nullopt) {
         const BiasExtent extent = gemmBiasExtent(mode, block);
         DmaSpec load;
         load.dramOffset = homeOffset(value);
         switch (mode) {
             case BiasMode::Scalar: break;
-            case BiasMode::Row: load.dramOffset += block.n0 * 4; break;
-            case BiasMode::Column: load.dramOffset += block.m0 * 4; break;
-            case BiasMode::Full: load.dramOffset += (block.m0 * p_.n + block.n0) * 4; break;
+            case BiasMode::Row: load.dramOffset += block.n0 * elementBytes; break;
+            case BiasMode::Column: load.dramOffset += block.m0 * elementBytes; break;
+            case BiasMode::Full: load.dramOffset += (block.m0 * p_.n + block.n0) * elementBytes; break;
         }
-        load.onchipAddress = buffer(slot).offset;
+        load.onchipAddress = onchipAddress.value_or(buffer(slot).offset);
         load.rows = extent.rows;
-        load.rowBytes = extent.rowElements * 4;
-        load.dramStride = p_.n * 4;
-        load.onchipStride = extent.rowElements * 4;
+        load.rowBytes = extent.rowElements * elementBytes;
+        load.dramStride = p_.n * elementBytes;
+        load.onchipStride = extent.rowElements * elementBytes;
         markTensorTransfer(load, plan_, value);
         emit(dmaCommand(load, p_.opId, tile_),
              {{bufferResource(slot), true}, {tensorResource(plan_, value), false}});
@@ -429,7 +466,8 @@ private:
     const uint64_t elem_;
     SlotCache aSlots_, bSlots_;
     SlotFills bFills_;
-    SlotCache biasSlots_, operandSlots_;
+    SlotCache biasSlots_;
+    std::vector<SlotCache> operandSlots_;  ///< per operand step
     size_t accumulatorSlot_ = SIZE_MAX;
     std::vector<std::pair<isa::Command, uint32_t>> pendingFills_;  ///< fill commands and their slots
     std::vector<std::pair<isa::Command, std::vector<Access>>> pendingLoads_;

@@ -44,15 +44,16 @@ GemmFootprint gemmFootprint(const GemmProblem& p, const GemmSchedule& s, const A
         const BiasExtent bias = gemmBiasExtent(p.biasMode, fullBlock);
         f.biasSlot = static_cast<uint64_t>(bias.rows * bias.rowElements) * 4;
     }
-    if (const EpilogueStep* step = epilogueOperandStep(p)) {
+    for (const EpilogueStep* step : epilogueOperandSteps(p)) {
         const BiasExtent operand = gemmBiasExtent(step->operandMode, fullBlock);
-        f.operandSlot = static_cast<uint64_t>(operand.rows * operand.rowElements) * 4;
+        f.operandSlots.push_back(static_cast<uint64_t>(operand.rows * operand.rowElements) * 4);
     }
     f.accumulatorSlot = static_cast<uint64_t>(s.mBlock * s.nBlock) * 4;
     f.slots = s.doubleBuffer ? 2 : 1;
     const uint64_t period = config.sram.bankPeriod();
-    f.sramBytes = f.slots * (alignUp(f.aSlot, period) + alignUp(f.bSlot, period) +
-                             alignUp(f.biasSlot, period) + alignUp(f.operandSlot, period));
+    uint64_t operands = 0;
+    for (uint64_t slot : f.operandSlots) operands += alignUp(slot, period);
+    f.sramBytes = f.slots * (alignUp(f.aSlot, period) + alignUp(f.bSlot, period) + alignUp(f.biasSlot, period) + operands);
     f.accumulatorBytes = f.slots * alignUp(f.accumulatorSlot, config.accumulator.bankPeriod());
     return f;
 }

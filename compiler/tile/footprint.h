@@ -16,7 +16,10 @@ uint64_t valueBytes(const Value& value);
 /// On-chip footprint of one GEMM schedule (bytes per slot; pitches in elements).
 struct GemmFootprint {
     int64_t aPitch = 0, bPitch = 0;
-    uint64_t aSlot = 0, bSlot = 0, biasSlot = 0, operandSlot = 0, accumulatorSlot = 0;
+    uint64_t aSlot = 0, bSlot = 0, biasSlot = 0, accumulatorSlot = 0;
+    /// Per epilogue step with an operand (epilogueOperandSteps), in order: its block's part as
+    /// fp32 (a narrower operand is loaded into the slot's tail and dequantised over it).
+    std::vector<uint64_t> operandSlots;
     int slots = 1;
     uint64_t sramBytes = 0, accumulatorBytes = 0;  ///< totals, after bank alignment
 };

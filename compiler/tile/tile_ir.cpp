@@ -55,7 +55,10 @@ void printGemm(std::ostringstream& out, const GemmTiles& tiles, const Graph& gra
         for (size_t i = 0; i < p.epilogue.size(); ++i) {
             const EpilogueStep& step = p.epilogue[i];
             out << (i ? "+" : "") << isa::vectorOpName(step.op);
-            if (step.operand != kNoValue) out << "(%" << graph.value(step.operand).name << " " << biasModeName(step.operandMode) << ")";
+            if (step.operand == kNoValue) continue;
+            out << "(%" << graph.value(step.operand).name << " " << biasModeName(step.operandMode);
+            if (step.operandType != DType::Fp32) out << " " << dtypeName(step.operandType) << " dequantized";
+            out << ")";
         }
         out << " -> %" << graph.value(p.output).name;
     }

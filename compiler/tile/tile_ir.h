@@ -71,10 +71,16 @@ struct EpilogueStep {
     /// type the GEMM stores.
     DType in = DType::Fp32, out = DType::Fp32;
     /// A step whose second operand is a vector of one value per result row (BiasMode::Column)
-    /// or column (BiasMode::Row), a per-channel requantisation's multipliers: each block's part
-    /// is loaded into slots of its own, as a bias is. At most one step of a GEMM has one.
+    /// or column (BiasMode::Row), a per-channel requantisation's multipliers, or a tensor of the
+    /// result's shape (BiasMode::Full, a residual connection's other branch): each block's part
+    /// is loaded into slots of the step's own, as a bias is.
     ValueId operand = kNoValue;
     BiasMode operandMode = BiasMode::Column;
+    /// The operand as stored: fp32, or an int8 or uint8 tensor dequantised where its block
+    /// lands ((x - operandZeroPoint) * operandScale), before the step reads it as fp32.
+    DType operandType = DType::Fp32;
+    float operandScale = 1.0f;
+    int32_t operandZeroPoint = 0;
 };
 
 /// The math of one tensor-unit op: for each batch b, Y[b] = epilogue(alpha * (R[b] + (A[b] - za)
@@ -102,12 +108,13 @@ struct GemmProblem {
     ValueId output = kNoValue;
 };
 
-/// The epilogue step that takes a vector operand, or nullptr.
-inline const EpilogueStep* epilogueOperandStep(const GemmProblem& p) {
+/// The epilogue steps that take an operand, in order: each has slots of its own.
+inline std::vector<const EpilogueStep*> epilogueOperandSteps(const GemmProblem& p) {
+    std::vector<const EpilogueStep*> steps;
     for (const EpilogueStep& step : p.epilogue) {
-        if (step.operand != kNoValue) return &step;
+        if (step.operand != kNoValue) steps.push_back(&step);
     }
-    return nullptr;
+    return steps;
 }
 
 /// The type a GEMM's results have after its epilogue, before any rounding to outputType.

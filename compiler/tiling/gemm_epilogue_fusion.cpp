@@ -49,31 +49,104 @@ std::optional<BiasMode> vectorMode(const VectorProblem& p, const VectorLoad& vec
     return std::nullopt;
 }
 
+/// The operand a kernel's other load reads, as the GEMM's epilogue would load it: that load's
+/// value, or the int8 or uint8 tensor a lone kernel dequantised into it (the GEMM then
+/// dequantises it where its block lands, and that kernel goes).
+struct OperandSource {
+    const VectorLoad* load = nullptr;
+    ValueId value = kNoValue;
+    DType stored = DType::Fp32;
+    float scale = 1.0f;
+    int32_t zeroPoint = 0;
+    VectorTiles* dequantizer = nullptr;
+};
+
+/// The kernel `tiles` runs when it only dequantises an int8 or uint8 tensor into a tensor of the
+/// same shape, element for element (a DequantizeLinear before a residual Add): its source.
+std::optional<OperandSource> dequantizationBy(VectorTiles& tiles, const Graph& graph) {
+    if (tiles.kernels.size() != 1) return std::nullopt;
+    const VectorProblem& p = tiles.kernels[0].problem;
+    if (p.loads.size() != 1 || p.steps.size() != 1 || p.stores.size() != 1 || hasWindows(p) || hasIndexedLoads(p)) {
+        return std::nullopt;
+    }
+    const VectorLoad& load = p.loads[0];
+    const VectorStep& step = p.steps[0];
+    const DType type = p.buffers[load.buffer].dtype;
+    const int64_t elements = elementCount(graph.value(p.stores[0].view.value).shape);
+    if (step.op != isa::VectorOp::Dequantize || step.src0 != load.buffer || step.src1 || !step.immediate ||
+        (type != DType::Int8 && type != DType::UInt8) || p.stores[0].buffer != step.dst ||
+        elementCount(graph.value(load.view.value).shape) != elements || !denseWalk(p, load.view, elements) ||
+        !denseWalk(p, p.stores[0].view, elements)) {
+        return std::nullopt;
+    }
+    return OperandSource{nullptr, load.view.value, type, std::bit_cast<float>(*step.immediate),
+                         std::bit_cast<int32_t>(step.immediate2), &tiles};
+}
+
+/// How a kernel's load broadcasts over the GEMM's result, as vectorMode does, or, for one
+/// batch, walked element for element in the result's order (a residual connection's other
+/// branch): Full. nullopt otherwise.
+std::optional<BiasMode> operandMode(const VectorProblem& p, const VectorLoad& load, const GemmProblem& gemm, const Graph& graph,
+                                    int64_t elements) {
+    if (const std::optional<BiasMode> mode = vectorMode(p, load, gemm, graph)) return mode;
+    if (gemm.batch == 1 && p.buffers[load.buffer].extent == BufferExtent::Block && denseWalk(p, load.view, elements)) {
+        return BiasMode::Full;
+    }
+    return std::nullopt;
+}
+
 /// The kernel's steps as an epilogue on `dtype` results: a chain from the loaded buffer to the
 /// stored one, run in the accumulator, each step in its operand's type but a cast between int32
 /// and fp32 (in place: the same width) and a last step that narrows the results to the type the
 /// GEMM stores (a cast to fp16 or bf16, a quantise to int8 or uint8: an integer GEMM's
 /// requantisation); nullopt otherwise. Steps take one operand, but one step may take
-/// `operand`, a vector broadcast over the result's rows or columns, when the GEMM has no such
-/// step yet (a per-channel requantisation's multipliers).
+/// `operand` (operandMode: a per-channel requantisation's multipliers, a residual branch of the
+/// result's shape), as loaded or, an int8 or uint8 load, dequantised by a step of its own.
 std::optional<Epilogue> epilogueOf(const VectorProblem& p, const GemmProblem& gemm, const Graph& graph, uint32_t current,
-                                   size_t firstStep, const VectorLoad* operand) {
+                                   size_t firstStep, const std::optional<OperandSource>& source, int64_t elements) {
     using isa::VectorOp;
     Epilogue epilogue{{}, gemm.outputType};
     DType type = gemm.outputType;
-    const bool gemmHasOperand = epilogueOperandStep(gemm) != nullptr;
     bool operandTaken = false;
+    const VectorLoad* operand = source ? source->load : nullptr;
+    // The operand as the steps read it: its load, or the step dequantising it.
+    std::optional<uint32_t> operandBuffer;
+    EpilogueStep stored;  // its value, type, scale and zero point as stored
+    if (source) {
+        operandBuffer = operand->buffer;
+        stored.operand = source->value;
+        stored.operandType = source->stored;
+        stored.operandScale = source->scale;
+        stored.operandZeroPoint = source->zeroPoint;
+    }
     for (size_t i = firstStep; i < p.steps.size(); ++i) {
         const VectorStep& step = p.steps[i];
         const DType to = p.buffers[step.dst].dtype;
-        if (step.src0 != current || isa::isReduction(step.op) || step.op == VectorOp::Fill ||
+        const DType narrow = operand ? p.buffers[operand->buffer].dtype : DType::Fp32;
+        if (operand && !operandTaken && stored.operandType == DType::Fp32 && step.src0 == operand->buffer &&
+            step.op == VectorOp::Dequantize && !step.src1 &&
+            step.immediate && (narrow == DType::Int8 || narrow == DType::UInt8) && to == DType::Fp32 &&
+            p.buffers[step.dst].extent == BufferExtent::Block && step.dst != current) {
+            operandBuffer = step.dst;
+            stored.operandType = narrow;
+            stored.operandScale = std::bit_cast<float>(*step.immediate);
+            stored.operandZeroPoint = std::bit_cast<int32_t>(step.immediate2);
+            continue;
+        }
+        // A commutative step may read the results as its second operand.
+        uint32_t src0 = step.src0;
+        std::optional<uint32_t> src1 = step.src1;
+        const bool commutative = step.op == VectorOp::Add || step.op == VectorOp::Mul || step.op == VectorOp::Max ||
+                                 step.op == VectorOp::Min;
+        if (src1 && src0 != current && *src1 == current && commutative) std::swap(src0, *src1);
+        if (src0 != current || isa::isReduction(step.op) || step.op == VectorOp::Fill ||
             p.buffers[step.dst].extent != BufferExtent::Block) {
             return std::nullopt;
         }
         std::optional<BiasMode> mode;
-        if (step.src1) {
-            if (gemmHasOperand || operandTaken || !operand || *step.src1 != operand->buffer || p.buffers[operand->buffer].dtype != type ||
-                !(mode = vectorMode(p, *operand, gemm, graph))) {
+        if (src1) {
+            if (operandTaken || !operandBuffer || *src1 != *operandBuffer || p.buffers[*operandBuffer].dtype != type ||
+                !(mode = operandMode(p, *operand, gemm, graph, elements)) || (stored.operandType != DType::Fp32 && *mode != BiasMode::Full)) {
                 return std::nullopt;
             }
             operandTaken = true;
@@ -83,8 +156,15 @@ std::optional<Epilogue> epilogueOf(const VectorProblem& p, const GemmProblem& ge
                                ((step.op == VectorOp::Cast && (to == DType::Bf16 || to == DType::Fp16)) ||
                                 (step.op == VectorOp::Quantize && (to == DType::Int8 || to == DType::UInt8)));
         if (!isa::vectorSupports(step.op, type, to) || (to != type && !inPlace && !narrowing)) return std::nullopt;
-        epilogue.steps.push_back({step.op, step.immediate, step.immediate2, type, to,
-                                  mode ? operand->view.value : kNoValue, mode.value_or(BiasMode::Column)});
+        EpilogueStep fused{step.op, step.immediate, step.immediate2, type, to, kNoValue, BiasMode::Column};
+        if (mode) {
+            fused.operand = stored.operand;
+            fused.operandMode = *mode;
+            fused.operandType = stored.operandType;
+            fused.operandScale = stored.operandScale;
+            fused.operandZeroPoint = stored.operandZeroPoint;
+        }
+        epilogue.steps.push_back(fused);
         type = to;
         current = step.dst;
     }
@@ -239,7 +319,23 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
                 operand = &other;
             }
             if (firstStep == 1) current = p.steps[0].dst;
-            const std::optional<Epilogue> epilogue = epilogueOf(p, gemm, graph, current, firstStep, operand);
+            std::optional<OperandSource> source;
+            if (operand) {
+                source = OperandSource{operand, operand->view.value};
+                // A tensor of the result's shape only a lone dequantising kernel computes, for
+                // this kernel alone.
+                const ValueId other = storageOf(operand->view.value);
+                const int made = graph.value(other).producer;
+                auto* maker = made < 0 ? nullptr : std::get_if<VectorTiles>(&program.ops[position.at(static_cast<uint32_t>(made))]);
+                if (maker && readers[other] == 1 && !outputs.contains(other) && !program.views.contains(operand->view.value) &&
+                    operandMode(p, *operand, gemm, graph, elements) == BiasMode::Full) {
+                    if (std::optional<OperandSource> narrow = dequantizationBy(*maker, graph)) {
+                        narrow->load = operand;
+                        source = narrow;
+                    }
+                }
+            }
+            const std::optional<Epilogue> epilogue = epilogueOf(p, gemm, graph, current, firstStep, source, elements);
             if (!epilogue || graph.value(result).dtype != epilogue->stored) return false;
             fusedGemm.epilogue.insert(fusedGemm.epilogue.end(), epilogue->steps.begin(), epilogue->steps.end());
             foldConversions(fusedGemm.epilogue);
@@ -250,6 +346,12 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
                 return false;
             }
             gemm = std::move(fusedGemm);
+            if (source && source->dequantizer && std::any_of(gemm.epilogue.begin(), gemm.epilogue.end(), [&](const EpilogueStep& s) {
+                    return s.operand == source->value && s.operandType != DType::Fp32;
+                })) {
+                source->dequantizer->kernels.clear();  // the GEMM dequantises its source itself
+                source->dequantizer->fusedInto = gemm.opId;
+            }
             tiles->schedule.estimate = model.estimateGemm(gemm, tiles->schedule);
             fused.insert(tiles);
             gemm.output = result;

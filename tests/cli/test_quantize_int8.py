@@ -175,9 +175,17 @@ class QuantizeInt8Test(NpusimTestCase):
         self.assertEqual(len(re.findall(r"= QuantizeLinear\(%s, %out\.scale", ir)), 1)  # the sum, quantised once
         self.assertRegex(ir, r"%out\.zero_point = constant dense<int8\[\]: \[-128\]>")
         self.assertRegex(ir, r"%c2 = Mul\(%conv_b\.to_float\.0, %conv_b\.scales\)")  # conv_b's sums, scaled to fp32
-        out = self.ok("run", "block.onnx", "--precision", "int8", "--calibrate-inputs", "cal", "--check")
-        self.assertIn("check against the compiled int8 program: passed (max abs error 0,", out)
-        self.assertGreater(float(re.search(r"cosine ([0-9.]+)", out).group(1)), 0.99)
+        # The residual add runs in conv_b's epilogue: its sums dequantised per channel, h read
+        # int8 and dequantised where each block lands (its DequantizeLinear goes), the sum
+        # quantised: the block is GEMMs only.
+        tile = self.ok("compile", "block.onnx", "--precision", "int8", "--calibrate-inputs", "cal", "--emit", "tile")
+        self.assertRegex(tile, r"tile\.gemm @conv_b\S* .*int8 -> int32 -> int8 .*epilogue=dequantize\(%conv_b\.scales column\)"
+                               r"\+add\(%\S+ full int8 dequantized\)\+quantize -> %out\.quantize")
+        self.assertEqual(re.findall(r"tile\.vector @(\S+)", tile), ["x.quantize"])
+        for preset in ("edge", "server"):
+            out = self.ok("run", "block.onnx", "--arch", preset, "--precision", "int8", "--calibrate-inputs", "cal", "--check")
+            self.assertIn("check against the compiled int8 program: passed (max abs error 0,", out)
+            self.assertGreater(float(re.search(r"cosine ([0-9.]+)", out).group(1)), 0.99)
 
     def test_a_max_pool_takes_int8_values_as_they_are(self):
         # x -> stem (conv, relu) -> max pool 3x3 stride 2 -> conv_a, + pool (a residual add):
@@ -211,6 +219,25 @@ class QuantizeInt8Test(NpusimTestCase):
             out = self.ok("run", *args, "--arch", preset, "--check")
             self.assertIn("check against the compiled int8 program: passed (max abs error 0,", out)
             self.assertGreater(float(re.search(r"cosine ([0-9.]+)", out).group(1)), 0.99)
+
+    def test_an_fp32_residual_is_added_in_the_epilogue_of_an_int8_gemm(self):
+        # y = x @ W + x, the MatMul int8 and its sums scaled to fp32 per column: the Add of the
+        # fp32 input (a transformer's residual around a projection) is an epilogue step with a
+        # tensor of the result's shape as its operand.
+        rng = np.random.RandomState(4)
+        w = numpy_helper.from_array((rng.randn(K, K) * 0.1).astype(np.float32), "w")
+        graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["h"], name="proj"),
+                                   helper.make_node("Add", ["h", "x"], ["y"], name="residual")], "res",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [ROWS, K])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [ROWS, K])], [w])
+        save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "res.onnx"))
+        for i in range(3):
+            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
+            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", rng.uniform(-1, 1, (ROWS, K)).astype(np.float32))
+        args = ["res.onnx", "--precision", "int8", "--calibrate-inputs", "cal"]
+        tile = self.ok("compile", *args, "--emit", "tile")
+        self.assertRegex(tile, r"tile\.gemm @proj\.product .*epilogue=dequantize\(%proj\.multiplier\S* row\)\+add\(%x full\) -> %y")
+        self.assertIn("check against the compiled int8 program: passed (max abs error 0,", self.ok("run", *args, "--check"))
 
     def test_an_override_keeps_an_op_fp32(self):
         self.two_layer_model()
