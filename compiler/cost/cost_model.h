@@ -121,6 +121,9 @@ public:
     /// The burst issue of a transfer within SRAM alone: transfers the engine runs back to back
     /// overlap each one's last SRAM access with the next one's bursts.
     double moveIssueCycles(const BlockTransfer& transfer, uint64_t elementBytes) const;
+    /// Gathering B's block: its DMA cycles and bytes from DRAM, and its on-chip moves' cycles
+    /// (run back to back: their bursts' issue, and the last one's SRAM access once).
+    GatherBlockCost gatherBlockCost(const GemmProblem& problem, const GemmBlock& block) const;
     /// One indexed load of a vector block (transfer.firstIndex): its index list of
     /// `indexBytes` elements, which its rows wait for, then each row a run of its own, from
     /// DRAM or, for a resident table, within SRAM.
@@ -163,7 +166,6 @@ public:
     double total(const std::array<double, kCostFeatures>& features) const;
 
 private:
-    GatherBlockCost gatherBlockCost(const GemmProblem& problem, const GemmBlock& block) const;
     GatherBlockFills gatherBlockFills(const GemmProblem& problem, const GemmBlock& block) const;
 
     const ArchConfig& config_;

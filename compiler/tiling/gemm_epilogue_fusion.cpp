@@ -99,40 +99,18 @@ std::optional<BiasMode> operandMode(const VectorProblem& p, const VectorLoad& lo
 /// stored one, run in the accumulator, each step in its operand's type but a cast between int32
 /// and fp32 (in place: the same width) and a last step that narrows the results to the type the
 /// GEMM stores (a cast to fp16 or bf16, a quantise to int8 or uint8: an integer GEMM's
-/// requantisation); nullopt otherwise. Steps take one operand, but one step may take
-/// `operand` (operandMode: a per-channel requantisation's multipliers, a residual branch of the
-/// result's shape), as loaded or, an int8 or uint8 load, dequantised by a step of its own.
+/// requantisation); nullopt otherwise. Steps take one operand, but one step may take the
+/// `source` load's (operandMode: a per-channel requantisation's multipliers, a residual branch
+/// of the result's shape).
 std::optional<Epilogue> epilogueOf(const VectorProblem& p, const GemmProblem& gemm, const Graph& graph, uint32_t current,
                                    size_t firstStep, const std::optional<OperandSource>& source, int64_t elements) {
     using isa::VectorOp;
     Epilogue epilogue{{}, gemm.outputType};
     DType type = gemm.outputType;
     bool operandTaken = false;
-    const VectorLoad* operand = source ? source->load : nullptr;
-    // The operand as the steps read it: its load, or the step dequantising it.
-    std::optional<uint32_t> operandBuffer;
-    EpilogueStep stored;  // its value, type, scale and zero point as stored
-    if (source) {
-        operandBuffer = operand->buffer;
-        stored.operand = source->value;
-        stored.operandType = source->stored;
-        stored.operandScale = source->scale;
-        stored.operandZeroPoint = source->zeroPoint;
-    }
     for (size_t i = firstStep; i < p.steps.size(); ++i) {
         const VectorStep& step = p.steps[i];
         const DType to = p.buffers[step.dst].dtype;
-        const DType narrow = operand ? p.buffers[operand->buffer].dtype : DType::Fp32;
-        if (operand && !operandTaken && stored.operandType == DType::Fp32 && step.src0 == operand->buffer &&
-            step.op == VectorOp::Dequantize && !step.src1 &&
-            step.immediate && (narrow == DType::Int8 || narrow == DType::UInt8) && to == DType::Fp32 &&
-            p.buffers[step.dst].extent == BufferExtent::Block && step.dst != current) {
-            operandBuffer = step.dst;
-            stored.operandType = narrow;
-            stored.operandScale = std::bit_cast<float>(*step.immediate);
-            stored.operandZeroPoint = std::bit_cast<int32_t>(step.immediate2);
-            continue;
-        }
         // A commutative step may read the results as its second operand.
         uint32_t src0 = step.src0;
         std::optional<uint32_t> src1 = step.src1;
@@ -145,8 +123,9 @@ std::optional<Epilogue> epilogueOf(const VectorProblem& p, const GemmProblem& ge
         }
         std::optional<BiasMode> mode;
         if (src1) {
-            if (operandTaken || !operandBuffer || *src1 != *operandBuffer || p.buffers[*operandBuffer].dtype != type ||
-                !(mode = operandMode(p, *operand, gemm, graph, elements)) || (stored.operandType != DType::Fp32 && *mode != BiasMode::Full)) {
+            if (operandTaken || !source || *src1 != source->load->buffer || p.buffers[*src1].dtype != type ||
+                !(mode = operandMode(p, *source->load, gemm, graph, elements)) ||
+                (source->stored != DType::Fp32 && *mode != BiasMode::Full)) {
                 return std::nullopt;
             }
             operandTaken = true;
@@ -158,18 +137,18 @@ std::optional<Epilogue> epilogueOf(const VectorProblem& p, const GemmProblem& ge
         if (!isa::vectorSupports(step.op, type, to) || (to != type && !inPlace && !narrowing)) return std::nullopt;
         EpilogueStep fused{step.op, step.immediate, step.immediate2, type, to, kNoValue, BiasMode::Column};
         if (mode) {
-            fused.operand = stored.operand;
+            fused.operand = source->value;
             fused.operandMode = *mode;
-            fused.operandType = stored.operandType;
-            fused.operandScale = stored.operandScale;
-            fused.operandZeroPoint = stored.operandZeroPoint;
+            fused.operandType = source->stored;
+            fused.operandScale = source->scale;
+            fused.operandZeroPoint = source->zeroPoint;
         }
         epilogue.steps.push_back(fused);
         type = to;
         current = step.dst;
     }
     if (p.stores[0].buffer != current || p.buffers[current].dtype != type) return std::nullopt;
-    if (operand && !operandTaken) return std::nullopt;  // a load no step takes
+    if (source && !operandTaken) return std::nullopt;  // a load no step takes
     epilogue.stored = type;
     return epilogue;
 }
@@ -346,10 +325,8 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
                 return false;
             }
             gemm = std::move(fusedGemm);
-            if (source && source->dequantizer && std::any_of(gemm.epilogue.begin(), gemm.epilogue.end(), [&](const EpilogueStep& s) {
-                    return s.operand == source->value && s.operandType != DType::Fp32;
-                })) {
-                source->dequantizer->kernels.clear();  // the GEMM dequantises its source itself
+            if (source && source->dequantizer) {  // the GEMM dequantises its source itself
+                source->dequantizer->kernels.clear();
                 source->dequantizer->fusedInto = gemm.opId;
             }
             tiles->schedule.estimate = model.estimateGemm(gemm, tiles->schedule);

@@ -250,3 +250,46 @@ TEST(CostModel, StridedRowsAtTheBankPeriodWaitOnOneBank) {
 
 }  // namespace
 }  // namespace npusim::compiler
+
+namespace npusim::compiler {
+namespace {
+
+/// B (k = channels, n = rows x width) gathered from a resident [channels, rows, width] source,
+/// one on-chip move per image row of the block, each `width - 1` elements (a 3x3 tap).
+GemmProblem gatheredRows(int64_t channels, int64_t rows, int64_t width) {
+    GemmProblem p;
+    p.m = 64;
+    p.k = channels;
+    p.n = rows * width;
+    p.b.value = 1;
+    StridedCopy copy;
+    copy.dims = {channels, rows, width - 1};
+    copy.inputStrides = {rows * width, width, 1};
+    copy.outputStrides = {p.n, width, 1};
+    copy.outputOffset = 1;
+    p.b.gather.push_back({2, copy});
+    return p;
+}
+
+TEST(CostModel, AGatheredBlocksMovesPayTheLastSramAccessOnce) {
+    // The engine runs a block's moves back to back: each adds its bursts' issue, and only the
+    // last one's SRAM read and write is exposed.
+    const ArchConfig config = loadArchConfig("server", {});
+    const CostModel model(config, {}, {2});
+    BlockTransfer row;
+    row.planes = 256;
+    row.dramPlaneStride = 14 * 14;
+    row.rowElements = 13;
+    const double issue = model.moveIssueCycles(row, 1);
+    EXPECT_GT(model.moveCycles(row, 1), issue);  // a move alone: its issue and its SRAM access
+    const auto block = [&](int64_t rows) {
+        GemmProblem p = gatheredRows(256, 14, 14);
+        p.operandType = DType::Int8;
+        return model.gatherBlockCost(p, {0, 0, 0, 0, 64, rows * 14, 256, true, true}).moves;
+    };
+    EXPECT_DOUBLE_EQ(block(1), model.moveCycles(row, 1));
+    EXPECT_DOUBLE_EQ(block(14), model.moveCycles(row, 1) + 13 * issue);
+}
+
+}  // namespace
+}  // namespace npusim::compiler
