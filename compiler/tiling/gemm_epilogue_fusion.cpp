@@ -301,17 +301,19 @@ int fuseGemmEpilogues(TileProgram& program, const Graph& graph, const ArchConfig
             std::optional<OperandSource> source;
             if (operand) {
                 source = OperandSource{operand, operand->view.value};
-                // A tensor of the result's shape only a lone dequantising kernel computes, for
-                // this kernel alone.
+                // A block operand (of the result's shape, or a one-row kernel's) that a vector
+                // kernel computes for this kernel alone: vector-kernel fusion merges that kernel
+                // into this one, so that its result is never stored, unless it only dequantises
+                // an int8 tensor, which the GEMM then loads and dequantises itself.
                 const ValueId other = storageOf(operand->view.value);
                 const int made = graph.value(other).producer;
                 auto* maker = made < 0 ? nullptr : std::get_if<VectorTiles>(&program.ops[position.at(static_cast<uint32_t>(made))]);
-                if (maker && readers[other] == 1 && !outputs.contains(other) && !program.views.contains(operand->view.value) &&
-                    operandMode(p, *operand, gemm, graph, elements) == BiasMode::Full) {
-                    if (std::optional<OperandSource> narrow = dequantizationBy(*maker, graph)) {
-                        narrow->load = operand;
-                        source = narrow;
-                    }
+                if (maker && !maker->kernels.empty() && readers[other] == 1 && !outputs.contains(other) &&
+                    !program.views.contains(operand->view.value) && p.buffers[operand->buffer].extent == BufferExtent::Block) {
+                    std::optional<OperandSource> narrow = dequantizationBy(*maker, graph);
+                    if (!narrow || operandMode(p, *operand, gemm, graph, elements) != BiasMode::Full) return false;
+                    narrow->load = operand;
+                    source = narrow;
                 }
             }
             const std::optional<Epilogue> epilogue = epilogueOf(p, gemm, graph, current, firstStep, source, elements);

@@ -340,6 +340,35 @@ class LinearLayerTest(NpusimTestCase):
         ops = ops_of(report)
         self.assertEqual([name for name, op in ops.items() if op["commands"]], ["linear"])
 
+    def test_an_operand_a_kernel_makes_for_the_product_alone_stays_with_that_kernel(self):
+        # y = (x W) * sigmoid(gates)[:, n:]: the GEMM's result times a slice of a computed tensor
+        # (a GRU's reset gate, one row): the slice is read in place by the kernel that
+        # multiplies, not copied out for the GEMM's epilogue to load. A tensor of the result's
+        # shape that a graph input holds, by contrast, is added by the GEMM (one row: as a row
+        # bias).
+        x = RNG.standard_normal((1, 64)).astype(np.float32)
+        gate = RNG.standard_normal((1, 128)).astype(np.float32)
+        r = RNG.standard_normal((1, 64)).astype(np.float32)
+        w = (RNG.standard_normal((64, 64)) / 8).astype(np.float32)
+        starts, ends, axes = (numpy_helper.from_array(np.array(v, np.int64), n) for v, n in (([64], "s"), ([128], "e"), ([1], "a")))
+        nodes = [helper.make_node("Sigmoid", ["gate"], ["gates"], name="gates"),
+                 helper.make_node("Slice", ["gates", "s", "e", "a"], ["g"], name="slice"),
+                 helper.make_node("MatMul", ["x", "w"], ["xw"], name="linear"),
+                 helper.make_node("Mul", ["xw", "g"], ["y"], name="reset"),
+                 helper.make_node("MatMul", ["x", "w"], ["xw2"], name="linear2"),
+                 helper.make_node("Add", ["xw2", "r"], ["z"], name="residual")]
+        path = save(self.tmp, "gated", nodes, [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(a.shape))
+                                               for n, a in (("x", x), ("gate", gate), ("r", r))],
+                    [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 64]) for n in ("y", "z")],
+                    [numpy_helper.from_array(w, "w"), starts, ends, axes])
+        tile = self.ok("compile", path, "--arch", "server", "--emit", "tile", "-o", self.tmp / "gated.npuart")
+        self.assertRegex(tile, r"tile\.gemm @linear op=\d+ fp32 -> fp32 .*k=64 .*\{")
+        self.assertNotRegex(tile, r"tile\.gemm @linear .*epilogue")
+        self.assertNotRegex(tile, r"tile\.vector @slice ")
+        self.assertRegex(tile, r"tile\.gemm @linear2 .*bias=row ")
+        self.assertIn("tile.none @residual op=5: fused into @linear2", tile)
+        self.assertIn("passed", self.ok("run", path, "--arch", "server", "--check"))
+
     def test_a_row_bias_is_where_the_accumulators_start(self):
         # y = x W + b, a Linear layer on server: each result block's accumulator slot is first
         # loaded with b's part, one row read once and written to every row of the slot (a
