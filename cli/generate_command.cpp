@@ -42,7 +42,7 @@ void generate(GenerateOptions& o) {
         sim::checkSimulationMemory(prefill.artifact, o.compiler.maxMemoryBytes());
     }
     GenerationResult result = runGeneration(o.request, config, plans);
-    const GenerationMetrics metrics = measureGeneration(result, config, plans);
+    const GenerationMetrics metrics = measureGeneration(o.request, result, config, plans);
     printGeneration(o.request, config, result, metrics);
     if (!o.report.empty()) writeGenerationReport(o.report, o.request, config, plans, result, metrics);
     if (o.request.check && plans.decode.artifact.manifest.precision == "fp32") {

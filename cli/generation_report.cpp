@@ -47,6 +47,27 @@ std::string boundText(const PlanBound& b) {
                                  std::to_string(b.dram) + ")";
 }
 
+/// Each step's energy from the traced run's events, priced by its own plan's ops; nullopt when
+/// the run was not traced.
+std::optional<GenerationEnergy> generationEnergy(const GenerationRequest& request, const ArchConfig& config,
+                                                 const GenerationPlans& plans, const GenerationResult& result) {
+    if (result.trace.events().empty()) return std::nullopt;
+    GenerationEnergy energy;
+    for (const GenerationStep& s : result.steps) {
+        const compiler::Compilation& plan =
+            s.prefill ? plans.prefillFor(request.promptLength(static_cast<size_t>(s.request))) : plans.decode;
+        std::vector<reports::OpReport> ops;
+        const reports::RunRecord run{config,     plan.artifact.manifest, result.trace,  s.job.startCycle, s.job.cycles,
+                                     s.dramRead, s.dramWritten,          s.dramRowHits, s.dramRowMisses,  {},
+                                     s.dramRowMisses};
+        const double pj = reports::measureEnergy(run, ops).totalPj();
+        energy.stepPj.push_back(pj);
+        (s.prefill ? energy.prefillPj : energy.decodePj) += pj;
+        if (!s.prefill) energy.decodeTokens += s.tokens.size();
+    }
+    return energy;
+}
+
 nlohmann::json boundJson(const PlanBound& b) {
     return {{"array_cycles", b.array}, {"vector_cycles", b.vector}, {"dram_cycles", b.dram}, {"limit", b.limit},
             {"bound", b.memoryBound() ? "memory" : "compute"}};
@@ -54,8 +75,10 @@ nlohmann::json boundJson(const PlanBound& b) {
 
 }  // namespace
 
-GenerationMetrics measureGeneration(const GenerationResult& result, const ArchConfig& config, const GenerationPlans& plans) {
+GenerationMetrics measureGeneration(const GenerationRequest& request, const GenerationResult& result, const ArchConfig& config,
+                                    const GenerationPlans& plans) {
     GenerationMetrics m;
+    m.energy = generationEnergy(request, config, plans, result);
     m.prefill = planBound(plans.prefills.back().artifact.manifest, config);  // the longest prompt's
     m.decode = planBound(plans.decode.artifact.manifest, config);
     m.weightBytes = plans.decode.artifact.sectionBytes(kWeightsSection);
@@ -108,8 +131,15 @@ GenerationMetrics measureGeneration(const GenerationResult& result, const ArchCo
 
 std::string generationJson(const GenerationRequest& request, const ArchConfig& config, const GenerationPlans& plans,
                            const GenerationResult& result, const GenerationMetrics& m) {
+    nlohmann::json energy;
+    if (m.energy) {
+        energy = {{"total_uj", (m.energy->prefillPj + m.energy->decodePj) * 1e-6},
+                  {"prefill_uj", m.energy->prefillPj * 1e-6},
+                  {"decode_uj_per_token", m.energy->decodePjPerToken() * 1e-6}};
+    }
     nlohmann::json steps = nlohmann::json::array();
-    for (const GenerationStep& s : result.steps) {
+    for (size_t i = 0; i < result.steps.size(); ++i) {
+        const GenerationStep& s = result.steps[i];
         nlohmann::json step = {{"phase", s.prefill ? "prefill" : "decode"},
                                {"request", s.request >= 0 ? nlohmann::json(s.request) : nlohmann::json("all")},
                                {"cache_length", s.cacheLength}, {"start_cycle", s.startCycle}, {"cycles", s.cycles},
@@ -118,6 +148,7 @@ std::string generationJson(const GenerationRequest& request, const ArchConfig& c
                                {"bound", (s.prefill ? m.prefill : m.decode).memoryBound() ? "memory" : "compute"},
                                {"tokens", s.tokens}};
         step["logit_error"] = s.logitError ? nlohmann::json(*s.logitError) : nlohmann::json();
+        step["energy_uj"] = m.energy ? nlohmann::json(m.energy->stepPj[i] * 1e-6) : nlohmann::json();
         steps.push_back(step);
     }
     nlohmann::json requests = nlohmann::json::array();
@@ -162,6 +193,7 @@ std::string generationJson(const GenerationRequest& request, const ArchConfig& c
                                                                                  static_cast<double>(m.memoryRooflineCycles)
                                                                            : 0.0}}},
         {"plans", {{"prefill", boundJson(m.prefill)}, {"decode", boundJson(m.decode)}}},
+        {"energy", energy},
         {"check", check},
         {"requests", requests},
         {"steps", steps}};
@@ -195,6 +227,11 @@ void printGeneration(const GenerationRequest& request, const ArchConfig& config,
                 static_cast<unsigned long long>(m.memoryRooflineCycles));
     std::printf("  prefill               %s\n", boundText(m.prefill).c_str());
     std::printf("  decode                %s\n", boundText(m.decode).c_str());
+    if (m.energy) {
+        std::printf("  energy                %.1f uJ per decode token; prefill %.1f uJ; %.1f uJ in all\n",
+                    m.energy->decodePjPerToken() * 1e-6, m.energy->prefillPj * 1e-6,
+                    (m.energy->prefillPj + m.energy->decodePj) * 1e-6);
+    }
     if (m.maxLogitError) {
         std::printf("  check                 largest logit error %.2e of the largest logit%s\n", *m.maxLogitError,
                     m.referenceAgrees ? (*m.referenceAgrees ? "; greedy tokens agree" : "; greedy tokens DIFFER") : "");

@@ -30,6 +30,15 @@ struct RequestMetrics {
     double tokensPerSecond = 0;     ///< its sequences' tokens over the time to its last
 };
 
+/// A traced generation's energy (each step's NPU job: dynamic energy and leakage, in pJ, priced
+/// by its own plan's ops), the prompt's steps apart from the decode steps.
+struct GenerationEnergy {
+    std::vector<double> stepPj;  ///< per step, in order
+    double prefillPj = 0, decodePj = 0;
+    uint64_t decodeTokens = 0;
+    double decodePjPerToken() const { return decodeTokens ? decodePj / static_cast<double>(decodeTokens) : 0; }
+};
+
 struct GenerationMetrics {
     std::vector<RequestMetrics> requests;
     double firstTokenMean = 0;  ///< over the requests
@@ -45,9 +54,11 @@ struct GenerationMetrics {
     PlanBound prefill, decode;
     std::optional<double> maxLogitError;  ///< with a check: over every step
     std::optional<bool> referenceAgrees;  ///< with a greedy check: every step's tokens
+    std::optional<GenerationEnergy> energy;  ///< when the run was traced (a report was asked for)
 };
 
-GenerationMetrics measureGeneration(const GenerationResult& result, const ArchConfig& config, const GenerationPlans& plans);
+GenerationMetrics measureGeneration(const GenerationRequest& request, const GenerationResult& result, const ArchConfig& config,
+                                    const GenerationPlans& plans);
 
 /// The figures as report.json's `generation` section (docs/LLM.md): the text of its object.
 std::string generationJson(const GenerationRequest& request, const ArchConfig& config, const GenerationPlans& plans,

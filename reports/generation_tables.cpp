@@ -35,7 +35,7 @@ std::vector<std::string> generationLines(const Report& r) {
     const Json& tpot = g.at("time_per_output_token");
     const Json& cache = g.at("cache");
     const Json& roof = g.at("decode_roofline");
-    return {
+    std::vector<std::string> lines = {
         std::to_string(g.at("requests").size()) + " request(s) (" + g.at("schedule").get<std::string>() + "): prompts of " +
             list(g.at("prompt_lengths")) + " tokens, " + list(g.at("new_tokens")) + " new tokens, batch " +
             std::to_string(g.at("batch").get<int64_t>()) + "; this report's ops and units are its last decode step's",
@@ -55,6 +55,12 @@ std::vector<std::string> generationLines(const Report& r) {
         boundLine("prefill", g.at("plans").at("prefill")),
         boundLine("decode", g.at("plans").at("decode")),
     };
+    if (const Json& e = g.at("energy"); !e.is_null()) {
+        lines.push_back("energy " + fixedText(e.at("decode_uj_per_token").get<double>(), 1) + " uJ per decode token; prefill " +
+                        fixedText(e.at("prefill_uj").get<double>(), 1) + " uJ; " + fixedText(e.at("total_uj").get<double>(), 1) +
+                        " uJ in all");
+    }
+    return lines;
 }
 
 Table generationRequestsTable(const Report& r) {

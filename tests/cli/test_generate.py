@@ -54,8 +54,17 @@ class GenerateTest(NpusimTestCase):
         (finding,) = [f for f in report["findings"] if f["kind"] == "decode_memory_bound"]
         self.assertIn("of weights", finding["message"])
         self.assertIn("--requests", finding["hint"])
-        # The report proper is the last decode step's: its ops and its cycles.
+        # The report proper is the last decode step's: its ops, its cycles and its energy.
         self.assertEqual(report["total_cycles"], steps[-1]["job_cycles"])
+        self.assertAlmostEqual(steps[-1]["energy_uj"], report["energy"]["total_pj"] * 1e-6, places=6)
+        # Energy per token: the steps' energies add up, the decode steps' over the 2 x 5 tokens
+        # they made; the 12-token prompt's step costs more than a one-token step.
+        energy = g["energy"]
+        self.assertAlmostEqual(energy["total_uj"], sum(s["energy_uj"] for s in steps), places=6)
+        self.assertAlmostEqual(energy["prefill_uj"], steps[0]["energy_uj"], places=6)
+        self.assertAlmostEqual(energy["decode_uj_per_token"], sum(s["energy_uj"] for s in steps[1:]) / 10, places=6)
+        self.assertGreater(energy["prefill_uj"], max(s["energy_uj"] for s in steps[1:]))
+        self.assertIn("uJ per decode token", out)
         self.assertTrue(any(op["type"] == "MatMul" for op in report["ops"]))
         self.assertIn("## Generation", (self.tmp / "rep" / "report.md").read_text())
         self.assertIn('id="generation"', (self.tmp / "rep" / "report.html").read_text())
