@@ -11,9 +11,9 @@
 //
 // The rewrite keeps results int8 between quantised ops: a quantised op's result is stored int8
 // and its int8 readers (quantised ops, reshapes and transposes, which move it unchanged, and max
-// pools, which pick among its values by order) take it as it is; a Relu, or a Clip from 0, that alone reads it is absorbed into its range
-// (zero point -128 holds no negative value). Only fp32 readers read it through a
-// DequantizeLinear. A value an fp32 op computes and both a quantised op and fp32 ops read (a
+// pools, which pick among its values by order) take it as it is; a Relu, or a Clip from 0, that
+// alone reads it is absorbed into its range (zero point -128 holds no negative value). Only fp32
+// readers read it through a DequantizeLinear. A value an fp32 op computes and both a quantised op and fp32 ops read (a
 // residual block's sum) is quantised once, and its fp32 readers take the dequantised int8
 // value, as a runtime that keeps every activation int8 does: the fp32 value is never stored.
 //
@@ -49,8 +49,8 @@ enum class Role { Fp32, Gemm, Absorbed, Passthrough };
 /// them unchanged, or (a max pool without indices) picks among them by order, which quantising
 /// keeps.
 bool movesUnchanged(const Node& node) {
-    if (node.kind == OpKind::MaxPool) return node.outputs.size() == 1;
     switch (node.kind) {
+        case OpKind::MaxPool: return node.outputs.size() == 1;
         case OpKind::Reshape:
         case OpKind::Flatten:
         case OpKind::Squeeze:

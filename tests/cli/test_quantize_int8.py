@@ -34,6 +34,12 @@ def quantize(x, scale, zero_point):
 
 
 class QuantizeInt8Test(NpusimTestCase):
+    def calibration(self, draw, samples=3):
+        """cal/s0, cal/s1, ...: each sample's x, draw(i)."""
+        for i in range(samples):
+            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
+            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", draw(i))
+
     def two_layer_model(self):
         """x -> MatMul -> Add (bias) -> Clip(0, 6) -> MatMul -> Add -> y, columns of each weight
         scaled apart (per-channel scales matter), the first layer's results mostly beyond 6 so
@@ -57,9 +63,7 @@ class QuantizeInt8Test(NpusimTestCase):
                                   weights + [low, high])
         save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "two.onnx"))
         samples = [rng.uniform(-1, 1, (ROWS, K)).astype(np.float32) for _ in range(4)]
-        for i, sample in enumerate(samples):
-            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
-            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", sample)
+        self.calibration(lambda i: samples[i], len(samples))
         (self.tmp / "in").mkdir()
         self.x = rng.uniform(-1, 1, (ROWS, K)).astype(np.float32)
         np.save(self.tmp / "in" / "x.npy", self.x)
@@ -116,9 +120,7 @@ class QuantizeInt8Test(NpusimTestCase):
                                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], weights)
         save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "head.onnx"))
-        for i in range(3):
-            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
-            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", rng.randn(1, 64).astype(np.float32))
+        self.calibration(lambda i: rng.randn(1, 64).astype(np.float32))
         args = ["head.onnx", "--precision", "int8", "--calibrate-inputs", "cal"]
         tile = self.ok("compile", *args, "--emit", "tile")
         self.assertRegex(tile, r"tile\.gemm @fc\.product .* m=1 n=10 .*bias=row .*epilogue=dequantize\(%fc\.multiplier\S* row\) -> %y")
@@ -127,10 +129,7 @@ class QuantizeInt8Test(NpusimTestCase):
 
     def test_convolutions_run_int8_and_match_their_program(self):
         (self.tmp / "cal").mkdir()
-        for i in range(3):
-            (self.tmp / "cal" / f"s{i}").mkdir()
-            np.save(self.tmp / "cal" / f"s{i}" / "x.npy",
-                    np.random.RandomState(i).uniform(-1, 1, (1, 3, 32, 32)).astype(np.float32))
+        self.calibration(lambda i: np.random.RandomState(i).uniform(-1, 1, (1, 3, 32, 32)).astype(np.float32))
         out = self.ok("run", example("small_cnn.onnx"), "--precision", "int8", "--calibrate-inputs", "cal",
                       "--check", "--report", "rep")
         self.assertIn("check against the compiled int8 program: passed (max abs error 0,", out)
@@ -166,9 +165,7 @@ class QuantizeInt8Test(NpusimTestCase):
         graph = helper.make_graph(nodes, "block", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 16, 16])], weights)
         save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "block.onnx"))
-        for i in range(3):
-            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
-            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", rng.randn(1, 3, 16, 16).astype(np.float32))
+        self.calibration(lambda i: rng.randn(1, 3, 16, 16).astype(np.float32))
         ir = self.ok("compile", "block.onnx", "--precision", "int8", "--calibrate-inputs", "cal", "--emit", "graph")
         self.assertNotIn("Relu", ir)
         self.assertEqual(len(re.findall(r"= QuantizeLinear\(%h[,.]", ir)), 0)  # h comes int8 from conv_in
@@ -204,9 +201,7 @@ class QuantizeInt8Test(NpusimTestCase):
         graph = helper.make_graph(nodes, "stem", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 20, 20])],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 10, 10])], weights)
         save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "stem.onnx"))
-        for i in range(3):
-            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
-            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", rng.randn(1, 3, 20, 20).astype(np.float32))
+        self.calibration(lambda i: rng.randn(1, 3, 20, 20).astype(np.float32))
         args = ["stem.onnx", "--precision", "int8", "--calibrate-inputs", "cal"]
         ir = self.ok("compile", *args, "--emit", "graph")
         self.assertRegex(ir, r"= MaxPool\(%stem\.\S+\)")  # the stem's int8 result
@@ -231,9 +226,7 @@ class QuantizeInt8Test(NpusimTestCase):
                                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [ROWS, K])],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [ROWS, K])], [w])
         save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(self.tmp / "res.onnx"))
-        for i in range(3):
-            (self.tmp / "cal" / f"s{i}").mkdir(parents=True)
-            np.save(self.tmp / "cal" / f"s{i}" / "x.npy", rng.uniform(-1, 1, (ROWS, K)).astype(np.float32))
+        self.calibration(lambda i: rng.uniform(-1, 1, (ROWS, K)).astype(np.float32))
         args = ["res.onnx", "--precision", "int8", "--calibrate-inputs", "cal"]
         tile = self.ok("compile", *args, "--emit", "tile")
         self.assertRegex(tile, r"tile\.gemm @proj\.product .*epilogue=dequantize\(%proj\.multiplier\S* row\)\+add\(%x full\) -> %y")
